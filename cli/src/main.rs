@@ -1,0 +1,30 @@
+//! `usertrace`: inspect and record user_events.
+
+mod status;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: usertrace <command>
+
+commands:
+  status    say whether user_events tracing works here, and what to do if not
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("status") => status::run(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some(other) => {
+            eprintln!("usertrace: unknown command {other:?}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+        None => {
+            eprint!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}

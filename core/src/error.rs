@@ -1,0 +1,156 @@
+//! The one error type of the crate, and the stable codes every binding shares.
+
+use std::fmt;
+
+use crate::status::Status;
+use crate::sys::Errno;
+
+/// A stable, binding-independent classification of [`Error`].
+///
+/// The numbers are part of the C, Python and Java APIs: never renumber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i32)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// user_events cannot be used here; see [`crate::status()`].
+    Unavailable = 1,
+    /// An event, provider or field name is not `[A-Za-z0-9_]+`.
+    InvalidName = 2,
+    /// Too many fields, a `char[N]` too large, or a format over 511 bytes.
+    InvalidFormat = 3,
+    /// The name is registered with different fields.
+    FieldsMismatch = 4,
+    /// A value does not fit the field it was given for.
+    ValueMismatch = 5,
+    /// The event would exceed what perf can record.
+    PayloadTooLarge = 6,
+    /// The kernel's limit on user events (`kernel.user_events_max`) is reached.
+    TooManyEvents = 7,
+    /// The operation needs a privilege (e.g. CAP_PERFMON for persist/delete).
+    PermissionDenied = 8,
+    /// No event of that name exists.
+    UnknownEvent = 9,
+    /// The event is still registered by some process.
+    EventBusy = 10,
+    /// The kernel refused for another reason; the message carries errno.
+    Kernel = 11,
+}
+
+impl ErrorKind {
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// Everything that can go wrong, with what to do about it in the message.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    Unavailable(Box<Status>),
+    InvalidName { what: &'static str, name: String },
+    TooManyFields { event: String, count: usize, max: usize },
+    CharArrayTooLarge { event: String, field: String, len: usize, max: usize },
+    FormatTooLong { event: String, len: usize, max: usize },
+    FieldsMismatch { event: String, ours: String, registered: Option<String> },
+    ValueCount { event: String, expected: usize, got: usize },
+    ValueMismatch { event: String, field: String, expected: &'static str, got: &'static str },
+    ValueTooLong { event: String, field: String, len: usize, max: usize },
+    InteriorNul { event: String, field: String },
+    PayloadTooLarge { event: String, len: usize, max: usize },
+    TooManyEvents { event: String },
+    PermissionDenied { op: &'static str, event: String },
+    UnknownEvent { event: String },
+    EventBusy { event: String },
+    Kernel { op: &'static str, event: String, errno: Errno },
+}
+
+impl Error {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Unavailable(_) => ErrorKind::Unavailable,
+            Error::InvalidName { .. } => ErrorKind::InvalidName,
+            Error::TooManyFields { .. } | Error::CharArrayTooLarge { .. } | Error::FormatTooLong { .. } => {
+                ErrorKind::InvalidFormat
+            }
+            Error::FieldsMismatch { .. } => ErrorKind::FieldsMismatch,
+            Error::ValueCount { .. }
+            | Error::ValueMismatch { .. }
+            | Error::ValueTooLong { .. }
+            | Error::InteriorNul { .. } => ErrorKind::ValueMismatch,
+            Error::PayloadTooLarge { .. } => ErrorKind::PayloadTooLarge,
+            Error::TooManyEvents { .. } => ErrorKind::TooManyEvents,
+            Error::PermissionDenied { .. } => ErrorKind::PermissionDenied,
+            Error::UnknownEvent { .. } => ErrorKind::UnknownEvent,
+            Error::EventBusy { .. } => ErrorKind::EventBusy,
+            Error::Kernel { .. } => ErrorKind::Kernel,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unavailable(status) => write!(f, "{status} (see `usertrace status`)"),
+            Error::InvalidName { what, name } => write!(
+                f,
+                "invalid {what} name {name:?}: use only ASCII letters, digits and '_' \
+                 (':' and spaces have meaning to the kernel)"
+            ),
+            Error::TooManyFields { event, count, max } => {
+                write!(f, "event {event} declares {count} fields; at most {max} are supported")
+            }
+            Error::CharArrayTooLarge { event, field, len, max } => {
+                write!(f, "field {field} of event {event} is char[{len}]; the kernel allows at most char[{max}]")
+            }
+            Error::FormatTooLong { event, len, max } => write!(
+                f,
+                "the format of event {event} is {len} bytes; the kernel allows {max}: use fewer or shorter field names"
+            ),
+            Error::FieldsMismatch { event, ours, registered } => match registered {
+                Some(theirs) => write!(
+                    f,
+                    "event {event} is already registered with different fields: registered \"{theirs}\", \
+                     this one \"{ours}\"; rename the event or use the multi-format option"
+                ),
+                None => write!(
+                    f,
+                    "event {event} is already registered with different fields (this one \"{ours}\"); \
+                     rename the event or use the multi-format option"
+                ),
+            },
+            Error::ValueCount { event, expected, got } => {
+                write!(f, "event {event} has {expected} fields but {got} values were given")
+            }
+            Error::ValueMismatch { event, field, expected, got } => {
+                write!(f, "field {field} of event {event} is {expected}, but a {got} was given")
+            }
+            Error::ValueTooLong { event, field, len, max } => {
+                write!(f, "field {field} of event {event} holds {max} bytes, but the value has {len}")
+            }
+            Error::InteriorNul { event, field } => write!(
+                f,
+                "field {field} of event {event} got a string with a NUL byte inside, which readers would cut \
+                 short; use a bytes field for binary data"
+            ),
+            Error::PayloadTooLarge { event, len, max } => write!(
+                f,
+                "event {event} would carry {len} bytes; perf records at most {max} per event, so it was not written"
+            ),
+            Error::TooManyEvents { event } => write!(
+                f,
+                "cannot register {event}: the kernel's limit of user events is reached \
+                 (raise sysctl kernel.user_events_max, or unregister events)"
+            ),
+            Error::PermissionDenied { op, event } => {
+                write!(f, "{op} of event {event} needs CAP_PERFMON (or root)")
+            }
+            Error::UnknownEvent { event } => write!(f, "no user event named {event} exists"),
+            Error::EventBusy { event } => {
+                write!(f, "event {event} is still registered or traced; unregister it everywhere first")
+            }
+            Error::Kernel { op, event, errno } => write!(f, "{op} of event {event} failed: {errno}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,82 @@
+//! Tracepoints defined at run time, as the language bindings need.
+
+use super::field::{format_string, Field};
+use super::tracepoint::{RegisterOptions, Tracepoint};
+use super::value::Value;
+use crate::Error;
+
+/// A tracepoint whose name and fields are known only at run time. It lives
+/// on the heap and is unregistered before that memory is freed.
+pub struct DynamicTracepoint {
+    // Boxed so the enable word keeps its address when the handle moves.
+    inner: Box<Tracepoint>,
+}
+
+impl DynamicTracepoint {
+    /// Validates the definition. Nothing is registered yet: call
+    /// [`register`](Self::register), so an unavailable kernel can be told
+    /// apart from a bad definition.
+    pub fn new(name: impl Into<String>, fields: Vec<Field>, options: RegisterOptions) -> Result<Self, Error> {
+        let name = name.into();
+        format_string(&name, &fields)?;
+        Ok(DynamicTracepoint { inner: Box::new(Tracepoint::new_dynamic(name, fields, options)) })
+    }
+
+    /// Registers with the kernel; retries if an earlier attempt failed.
+    pub fn register(&self) -> Result<(), Error> {
+        // SAFETY: the box keeps the word at one address, and Drop
+        // unregisters it (or leaks it) before freeing.
+        unsafe { self.inner.register_in_place() }
+    }
+
+    /// Stops the kernel writing the enable word.
+    pub fn unregister(&self) -> Result<(), Error> {
+        self.inner.unregister()
+    }
+
+    #[inline(always)]
+    pub fn enabled(&self) -> bool {
+        self.inner.enabled()
+    }
+
+    /// Emits one event if registered and a tracer is attached.
+    #[inline]
+    pub fn emit(&self, values: &[Value<'_>]) -> Result<(), Error> {
+        if !self.enabled() {
+            return Ok(());
+        }
+        self.inner.write_if_enabled(values)
+    }
+
+    pub fn tracepoint(&self) -> &Tracepoint {
+        &self.inner
+    }
+
+    pub fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    pub fn fields(&self) -> &[Field] {
+        self.inner.fields()
+    }
+
+    pub fn is_registered(&self) -> bool {
+        self.inner.is_registered()
+    }
+}
+
+impl Drop for DynamicTracepoint {
+    fn drop(&mut self) {
+        if self.inner.unregister().is_err() {
+            // The kernel may still write the word: it must never be freed.
+            let placeholder = Box::new(Tracepoint::new_dynamic(String::new(), Vec::new(), RegisterOptions::default()));
+            std::mem::forget(std::mem::replace(&mut self.inner, placeholder));
+        }
+    }
+}
+
+impl std::fmt::Debug for DynamicTracepoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}

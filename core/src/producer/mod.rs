@@ -1,0 +1,18 @@
+//! The producer half: declare tracepoints, register them, emit events.
+
+mod data_file;
+mod dynamic;
+mod events;
+mod field;
+pub(crate) mod macros;
+mod payload;
+mod provider;
+mod tracepoint;
+mod value;
+
+pub use dynamic::DynamicTracepoint;
+pub use events::{delete_event, registered_format};
+pub use field::{format_string, is_valid_name, Field, FieldType, MAX_FIELDS};
+pub use provider::{Provider, StaticProvider};
+pub use tracepoint::{RegisterOptions, Tracepoint};
+pub use value::{ToValue, Value};

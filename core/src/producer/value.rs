@@ -1,0 +1,89 @@
+//! Values given to an emit, one per field.
+
+/// One field's value. Borrowed data is written straight from where it lies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value<'a> {
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    Bool(bool),
+    F32(f32),
+    F64(f64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl Value<'_> {
+    pub const fn type_name(&self) -> &'static str {
+        match self {
+            Value::U8(_) => "u8",
+            Value::U16(_) => "u16",
+            Value::U32(_) => "u32",
+            Value::U64(_) => "u64",
+            Value::I8(_) => "i8",
+            Value::I16(_) => "i16",
+            Value::I32(_) => "i32",
+            Value::I64(_) => "i64",
+            Value::Bool(_) => "bool",
+            Value::F32(_) => "f32",
+            Value::F64(_) => "f64",
+            Value::Str(_) => "string",
+            Value::Bytes(_) => "bytes",
+        }
+    }
+}
+
+/// Rust types that are a field value, and so may appear in the
+/// [`tracepoints!`](crate::tracepoints) macro.
+pub trait ToValue {
+    /// The field type this Rust type is declared as.
+    const FIELD_TYPE: crate::FieldType;
+    fn to_value(&self) -> Value<'_>;
+}
+
+macro_rules! to_value {
+    ($($t:ty => $variant:ident, $ft:ident;)*) => {$(
+        impl ToValue for $t {
+            const FIELD_TYPE: crate::FieldType = crate::FieldType::$ft;
+            #[inline]
+            fn to_value(&self) -> Value<'_> {
+                Value::$variant(*self)
+            }
+        }
+    )*};
+}
+
+to_value! {
+    u8 => U8, U8;
+    u16 => U16, U16;
+    u32 => U32, U32;
+    u64 => U64, U64;
+    i8 => I8, I8;
+    i16 => I16, I16;
+    i32 => I32, I32;
+    i64 => I64, I64;
+    bool => Bool, Bool;
+    f32 => F32, F32;
+    f64 => F64, F64;
+}
+
+impl ToValue for &str {
+    const FIELD_TYPE: crate::FieldType = crate::FieldType::Str;
+    #[inline]
+    fn to_value(&self) -> Value<'_> {
+        Value::Str(self)
+    }
+}
+
+impl ToValue for &[u8] {
+    const FIELD_TYPE: crate::FieldType = crate::FieldType::Bytes;
+    #[inline]
+    fn to_value(&self) -> Value<'_> {
+        Value::Bytes(self)
+    }
+}

@@ -1,0 +1,141 @@
+//! Why tracing is, or is not, available in this process.
+//!
+//! The same probe serves [`status()`] and the producer's lazy open of
+//! `user_events_data`, so what `usertrace status` says is exactly what a
+//! registration would meet.
+
+use std::ffi::CString;
+use std::fmt;
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use crate::sys;
+use crate::tracefs;
+
+/// The verdict of a probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Availability {
+    /// `user_events_data` opened for writing: tracepoints will register.
+    Available,
+    /// No tracefs mount point was found.
+    TracefsNotMounted,
+    /// tracefs is mounted but has no `user_events_data`: the kernel was
+    /// built without CONFIG_USER_EVENTS (or is older than 6.4).
+    UserEventsMissing,
+    /// `user_events_data` exists but this process may not open it.
+    PermissionDenied,
+    /// Opening `user_events_data` failed for another reason.
+    OpenFailed,
+}
+
+/// What [`status()`] found, with every path it looked at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub availability: Availability,
+    /// The tracefs mount point in use, if one was found.
+    pub tracefs: Option<PathBuf>,
+    /// The mount points tried, in order.
+    pub tried: Vec<PathBuf>,
+    /// The errno of a failed open, when there was one.
+    pub errno: Option<i32>,
+}
+
+impl Status {
+    pub fn is_available(&self) -> bool {
+        self.availability == Availability::Available
+    }
+
+    /// The `user_events_data` path, when tracefs was found.
+    pub fn data_path(&self) -> Option<PathBuf> {
+        self.tracefs.as_ref().map(|t| t.join("user_events_data"))
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tried = self.tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        let data = self.data_path().map(|p| p.display().to_string()).unwrap_or_default();
+        match self.availability {
+            Availability::Available => write!(f, "user_events is available: {data} is writable"),
+            Availability::TracefsNotMounted => write!(
+                f,
+                "user_events is not available: tracefs is not mounted (tried {tried}); \
+                 mount it with `mount -t tracefs nodev /sys/kernel/tracing` or set {} to its mount point",
+                tracefs::TRACEFS_ENV
+            ),
+            Availability::UserEventsMissing => write!(
+                f,
+                "user_events is not available: {data} does not exist, so the kernel ({}) lacks \
+                 CONFIG_USER_EVENTS; it needs Linux 6.4 or later built with CONFIG_USER_EVENTS=y",
+                kernel_release()
+            ),
+            Availability::PermissionDenied => write!(
+                f,
+                "user_events is not available: permission denied opening {data}; run as root, or give \
+                 this user write access (e.g. `chgrp tracing` the tracefs root and user_events_data \
+                 and `chmod g+rx`/`g+rw` them)"
+            ),
+            Availability::OpenFailed => write!(
+                f,
+                "user_events is not available: opening {data} failed: {}",
+                sys::Errno(self.errno.unwrap_or(0))
+            ),
+        }
+    }
+}
+
+/// Probes tracefs and `user_events_data` now. Never cached: each call looks
+/// again, so a later mount or permission change is seen.
+pub fn status() -> Status {
+    match probe() {
+        Ok((_fd, status)) => status,
+        Err(status) => status,
+    }
+}
+
+/// Finds tracefs and opens `user_events_data` read-write.
+pub(crate) fn probe() -> Result<(OwnedFd, Status), Status> {
+    let tried = tracefs::candidates();
+    let mut status = Status { availability: Availability::TracefsNotMounted, tracefs: None, tried, errno: None };
+    let Some(mount) = status.tried.iter().find(|d| tracefs::is_mounted(d) || d.join("user_events_data").exists()).cloned()
+    else {
+        // tracefs' root is 0700 by default: an unprivileged user cannot look
+        // inside it, which is a permission problem, not a missing mount.
+        if status.tried.iter().any(|d| is_permission_denied(d)) {
+            status.availability = Availability::PermissionDenied;
+            status.tracefs = status.tried.iter().find(|d| is_permission_denied(d)).cloned();
+        }
+        return Err(status);
+    };
+    status.tracefs = Some(mount.clone());
+    let data = mount.join("user_events_data");
+    let Ok(path) = CString::new(data.as_os_str().as_bytes()) else {
+        status.availability = Availability::OpenFailed;
+        status.errno = Some(libc::EINVAL);
+        return Err(status);
+    };
+    match sys::open_read_write(&path) {
+        Ok(fd) => {
+            status.availability = Availability::Available;
+            Ok((fd, status))
+        }
+        Err(errno) => {
+            status.errno = Some(errno.0);
+            status.availability = match errno.0 {
+                libc::ENOENT => Availability::UserEventsMissing,
+                libc::EACCES | libc::EPERM => Availability::PermissionDenied,
+                _ => Availability::OpenFailed,
+            };
+            Err(status)
+        }
+    }
+}
+
+fn is_permission_denied(dir: &std::path::Path) -> bool {
+    matches!(std::fs::read_dir(dir), Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied)
+}
+
+fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_owned()).unwrap_or_else(|_| "unknown".into())
+}

@@ -1,0 +1,71 @@
+//! On a kernel (or tracefs) without user_events, nothing fails loudly except
+//! the registration that was asked for, and a later attempt looks again.
+//!
+//! USERTRACE_TRACEFS points at a scratch directory, so this runs the same on
+//! any host, whether or not it has user_events.
+
+use std::path::PathBuf;
+
+use usertrace::{Availability, ErrorKind, Field, FieldType};
+
+mod events {
+    usertrace::tracepoints! {
+        provider nouserevents;
+        pub fn hello(n: u32, msg: &str);
+    }
+}
+
+fn scratch_tracefs() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usertrace-fake-tracefs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn without_user_events_emits_do_nothing_and_status_says_why_and_a_later_call_retries() {
+    let dir = scratch_tracefs();
+    std::env::set_var("USERTRACE_TRACEFS", &dir);
+
+    // An empty mount point: tracefs is not mounted.
+    let status = usertrace::status();
+    assert_eq!(status.availability, Availability::TracefsNotMounted);
+    assert_eq!(status.tried, vec![dir.clone()]);
+    assert!(status.to_string().contains("tracefs is not mounted"), "{status}");
+
+    // The first emit tries to register, and says why it could not.
+    assert!(events::hello::enabled(), "the first use is pending registration");
+    let err = usertrace::emit!(events::hello(1, "x")).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unavailable);
+    assert!(err.to_string().contains("see `usertrace status`"), "{err}");
+
+    // After that the disabled path is one load, and emits are no-ops.
+    assert!(!events::hello::enabled());
+    for i in 0..1000 {
+        usertrace::emit!(events::hello(i, "x")).unwrap();
+    }
+
+    // tracefs "mounted" but without user_events_data: the kernel lacks it.
+    std::fs::create_dir(dir.join("events")).unwrap();
+    let status = usertrace::status();
+    assert_eq!(status.availability, Availability::UserEventsMissing);
+    assert!(status.to_string().contains("lacks CONFIG_USER_EVENTS"), "{status}");
+
+    // A later registration looks again rather than repeating the old answer.
+    let err = events::PROVIDER.register().unwrap_err();
+    match err {
+        usertrace::Error::Unavailable(s) => assert_eq!(s.availability, Availability::UserEventsMissing),
+        other => panic!("expected Unavailable, got {other}"),
+    }
+
+    // Dynamic tracepoints: validation errors come first, then availability.
+    let provider = usertrace::Provider::new("nouserevents").unwrap();
+    assert_eq!(provider.tracepoint("bad name", vec![]).unwrap_err().kind(), ErrorKind::InvalidName);
+    let tp = provider.define("dyn", vec![Field::new("x", FieldType::U8)]).unwrap();
+    assert_eq!(tp.register().unwrap_err().kind(), ErrorKind::Unavailable);
+    assert!(!tp.enabled());
+    tp.emit(&[usertrace::Value::U8(1)]).unwrap();
+    drop(tp);
+
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,53 +1,124 @@
 //! The process-wide `user_events_data` descriptor.
 //!
 //! One descriptor serves every tracepoint: write indexes belong to the open
-//! file description, so all registrations and writes must use the same one.
-//! It is opened on first registration and never closed: closing would not
-//! stop the kernel updating enable bits (those belong to the address space),
-//! and would invalidate every index handed out. A failed open is not
-//! remembered: the next registration tries again.
+//! file description. It is opened on first registration, and a failed open
+//! is not remembered: the next registration tries again.
+//!
+//! The kernel keeps every event this descriptor ever registered alive until
+//! the descriptor is closed, even after unregistration. So when the last
+//! registration goes, the descriptor is closed, and the kernel can delete
+//! the events; the next registration opens a new one. Closing must not race
+//! with an emit that already read a write index: emits announce themselves in
+//! `IN_FLIGHT` (only on the enabled path), and closing waits for them.
 
 use std::os::fd::{IntoRawFd, RawFd};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::status;
 use crate::Error;
 
 static DATA_FD: AtomicI32 = AtomicI32::new(-1);
-static OPEN_LOCK: Mutex<()> = Mutex::new(());
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
 
-/// The descriptor, opening it if no earlier call succeeded.
-pub(crate) fn data_fd() -> Result<RawFd, Error> {
-    // ATOMICS: Acquire pairs with the Release store in `open_slow`, so a
-    // thread that sees the fd also sees it fully opened.
-    let fd = DATA_FD.load(Ordering::Acquire);
-    if fd >= 0 {
-        return Ok(fd);
-    }
-    open_slow()
+struct Registrations {
+    live: usize,
 }
 
-/// The descriptor if it is already open; never opens it.
-pub(crate) fn data_fd_if_open() -> Option<RawFd> {
-    let fd = DATA_FD.load(Ordering::Acquire);
-    (fd >= 0).then_some(fd)
+static REGISTRATIONS: Mutex<Registrations> = Mutex::new(Registrations { live: 0 });
+
+/// Runs `register` with the descriptor (opening it if needed) and counts a
+/// success as one live registration.
+pub(crate) fn with_fd_for_registration<T>(register: impl FnOnce(RawFd) -> Result<T, Error>) -> Result<T, Error> {
+    let mut regs = REGISTRATIONS.lock().unwrap_or_else(|p| p.into_inner());
+    let fd = match DATA_FD.load(Ordering::Acquire) {
+        fd if fd >= 0 => fd,
+        _ => open()?,
+    };
+    let result = register(fd)?;
+    regs.live += 1;
+    Ok(result)
 }
 
-#[cold]
-#[inline(never)]
-fn open_slow() -> Result<RawFd, Error> {
-    let _guard = OPEN_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+/// Runs `unregister` with the descriptor; on success, one registration
+/// fewer, and the descriptor is closed when none remain.
+pub(crate) fn with_fd_for_unregistration(unregister: impl FnOnce(RawFd) -> Result<(), Error>) -> Result<(), Error> {
+    let mut regs = REGISTRATIONS.lock().unwrap_or_else(|p| p.into_inner());
     let fd = DATA_FD.load(Ordering::Acquire);
-    if fd >= 0 {
-        return Ok(fd);
+    debug_assert!(fd >= 0, "a registered tracepoint implies an open descriptor");
+    unregister(fd)?;
+    regs.live = regs.live.saturating_sub(1);
+    if regs.live == 0 {
+        close_when_idle(fd);
     }
+    Ok(())
+}
+
+fn open() -> Result<RawFd, Error> {
     match status::probe() {
         Ok((owned, _status)) => {
             let fd = owned.into_raw_fd();
+            // ATOMICS: Release pairs with the Acquire loads, so a thread that
+            // sees the fd (or a registration made after this) sees it open.
             DATA_FD.store(fd, Ordering::Release);
             Ok(fd)
         }
         Err(status) => Err(Error::Unavailable(Box::new(status))),
+    }
+}
+
+/// Closes `fd` once no emit is using it. Every registration is already
+/// cleared, so an emit that starts now will not write; only those that
+/// started before can still hold the fd. If they do not drain (a fork can
+/// leave a stale count in the child), the fd stays open: a kernel-side
+/// leak until exit, never a write to a reused descriptor.
+fn close_when_idle(fd: RawFd) {
+    let deadline = Instant::now() + Duration::from_millis(100);
+    // ATOMICS: SeqCst here and in `EmitGuard` make a store-load pair: either
+    // the emit sees the cleared registration, or we see its count.
+    while IN_FLIGHT.load(Ordering::SeqCst) != 0 {
+        if Instant::now() > deadline {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    DATA_FD.store(-1, Ordering::Release);
+    // SAFETY: `fd` is ours (opened in `open`), no registration refers to it
+    // and no emit is using it, so closing cannot disturb another owner.
+    unsafe { libc::close(fd) };
+}
+
+/// Marks one emit in progress while it lives; gives the descriptor.
+pub(crate) struct EmitGuard(());
+
+impl EmitGuard {
+    #[inline]
+    pub(crate) fn enter() -> Self {
+        IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+        EmitGuard(())
+    }
+
+    /// The descriptor; read after checking the registration, inside the guard.
+    #[inline]
+    pub(crate) fn fd(&self) -> Option<RawFd> {
+        let fd = DATA_FD.load(Ordering::Acquire);
+        (fd >= 0).then_some(fd)
+    }
+}
+
+impl Drop for EmitGuard {
+    #[inline]
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// The descriptor if open, or a new one; for operations by event name.
+pub(crate) fn data_fd() -> Result<RawFd, Error> {
+    let _regs = REGISTRATIONS.lock().unwrap_or_else(|p| p.into_inner());
+    match DATA_FD.load(Ordering::Acquire) {
+        fd if fd >= 0 => Ok(fd),
+        _ => open(),
     }
 }

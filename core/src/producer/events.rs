@@ -7,7 +7,9 @@ use crate::sys::{self, Errno};
 use crate::{tracefs, Error};
 
 /// Deletes the event `name` (`DIAG_IOCSDEL`). It must not be registered by
-/// any process; a persistent event needs CAP_PERFMON.
+/// any process; a persistent event needs CAP_PERFMON. The kernel releases an
+/// unregistration's reference after an RCU grace period, so right after the
+/// last unregister this may briefly report [`Error::EventBusy`].
 pub fn delete_event(name: &str) -> Result<(), Error> {
     if !super::field::is_valid_name(name) {
         return Err(Error::InvalidName { what: "event", name: name.to_owned() });

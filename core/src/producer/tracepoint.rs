@@ -158,7 +158,10 @@ impl Tracepoint {
 
     fn register_locked(&self) -> Result<(), Error> {
         let format = format_string(&self.name, &self.fields)?;
-        let fd = data_file::data_fd()?;
+        data_file::with_fd_for_registration(|fd| self.register_with(fd, format))
+    }
+
+    fn register_with(&self, fd: std::os::fd::RawFd, format: String) -> Result<(), Error> {
         let name_args = CString::new(format.clone()).expect("validated names contain no NUL");
         let mut flags = self.options.flags();
         loop {
@@ -173,8 +176,8 @@ impl Tracepoint {
             };
             match sys::register(fd, &mut reg) {
                 Ok(()) => {
-                    // ATOMICS: Release pairs with the Acquire in `emit`, so
-                    // an emitter that sees REGISTERED sees the index.
+                    // ATOMICS: Release pairs with the load in
+                    // `write_if_enabled`: who sees REGISTERED sees the index.
                     self.registration.store(REGISTERED | u64::from(reg.write_index), Ordering::Release);
                     return Ok(());
                 }
@@ -204,22 +207,24 @@ impl Tracepoint {
         if !self.is_registered() {
             return Ok(());
         }
-        let fd = data_file::data_fd_if_open().expect("registered tracepoints imply an open data file");
-        let unreg = UserUnreg {
-            size: std::mem::size_of::<UserUnreg>() as u32,
-            disable_bit: KERNEL_BIT,
-            disable_addr: self.enable.0.as_ptr() as u64,
-            ..Default::default()
-        };
-        match sys::unregister(fd, &unreg) {
-            // ENOENT: the kernel no longer knows this word (e.g. a child that
-            // lost its enablers at fork); it will not write it either way.
-            Ok(()) | Err(Errno(libc::ENOENT)) => {
-                self.registration.store(0, Ordering::Release);
-                Ok(())
+        data_file::with_fd_for_unregistration(|fd| {
+            let unreg = UserUnreg {
+                size: std::mem::size_of::<UserUnreg>() as u32,
+                disable_bit: KERNEL_BIT,
+                disable_addr: self.enable.0.as_ptr() as u64,
+                ..Default::default()
+            };
+            match sys::unregister(fd, &unreg) {
+                // ENOENT: the kernel no longer knows this word (e.g. a child
+                // whose enablers were not copied at fork); it will not write
+                // it either way.
+                Ok(()) | Err(Errno(libc::ENOENT)) => {
+                    self.registration.store(0, Ordering::SeqCst);
+                    Ok(())
+                }
+                Err(errno) => Err(Error::Kernel { op: "unregistration", event: self.name.to_string(), errno }),
             }
-            Err(errno) => Err(Error::Kernel { op: "unregistration", event: self.name.to_string(), errno }),
-        }
+        })
     }
 
     /// Emits one event if a tracer is attached; registers first if this is
@@ -242,12 +247,16 @@ impl Tracepoint {
         if self.enable.0.load(Ordering::Relaxed) & (1 << KERNEL_BIT) == 0 {
             return Ok(());
         }
-        // ATOMICS: Acquire pairs with the Release in `register_locked`.
-        let registration = self.registration.load(Ordering::Acquire);
+        let guard = data_file::EmitGuard::enter();
+        // ATOMICS: SeqCst (after the guard's SeqCst increment) pairs with
+        // the unregistration's clear: see `data_file::close_when_idle`. It
+        // also acquires the Release store of a registration, so the index
+        // and the descriptor read after it are current.
+        let registration = self.registration.load(Ordering::SeqCst);
         if registration & REGISTERED == 0 {
             return Ok(());
         }
-        let Some(fd) = data_file::data_fd_if_open() else { return Ok(()) };
+        let Some(fd) = guard.fd() else { return Ok(()) };
         write_event(fd, registration as u32, &self.name, &self.fields, values)
     }
 }

@@ -10,6 +10,7 @@
 //! it every tracepoint stays disabled and emits do nothing.
 
 pub mod abi;
+pub mod consumer;
 mod error;
 mod producer;
 mod status;

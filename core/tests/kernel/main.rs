@@ -14,3 +14,10 @@ mod ten_thousand_tracepoints_register_and_unregister;
 mod persist_delete_and_multi_format;
 mod oversized_payloads_are_refused_not_dropped;
 
+mod consumer_support;
+mod a_session_decodes_every_field_type_with_its_emitter;
+mod no_event_is_lost_from_the_moment_the_bit_flips;
+mod exec_and_rename_are_attributed_as_they_happened;
+mod two_hundred_forked_children_each_get_their_own_name;
+mod a_tiny_ring_counts_exactly_what_it_lost;
+mod tracepoints_registered_after_start_are_attached;

@@ -1,0 +1,158 @@
+//! A producer for the consumer's kernel tests and the CLI's acceptance
+//! tests: each mode emits a known pattern of events once a tracer attaches.
+//!
+//!   ut_emit seq NAME COUNT          n = 0..COUNT from the moment the bit flips
+//!   ut_emit all NAME [--on-stdin]   one event with a field of every type (after a line on stdin)
+//!   ut_emit rename NAME             E1, rename to ut_renamed, E2, exec as ut-new-PID, E3
+//!   ut_emit fork NAME N             N children, each renamed ut_child_I, emit child=I
+//!
+//! It prints `ready PID` once registered, and exits 3 if nobody attaches
+//! within a minute.
+
+use std::ffi::CString;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value};
+
+fn tracepoint(name: &str, fields: &[(&str, FieldType)]) -> DynamicTracepoint {
+    let fields = fields.iter().map(|(n, t)| Field::owned(*n, *t)).collect();
+    let tp = DynamicTracepoint::new(name, fields, RegisterOptions::default()).expect("valid definition");
+    tp.register().expect("register");
+    // After an exec nobody reads stdout any more: ignore a broken pipe.
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "ready {}", std::process::id()).and_then(|()| out.flush());
+    tp
+}
+
+fn wait_enabled(tp: &DynamicTracepoint) {
+    let start = Instant::now();
+    while !tp.enabled() {
+        if start.elapsed() > Duration::from_secs(60) {
+            eprintln!("ut_emit: nobody attached to {}", tp.name());
+            std::process::exit(3);
+        }
+        std::hint::spin_loop();
+    }
+}
+
+fn emit(tp: &DynamicTracepoint, values: &[Value<'_>]) {
+    if let Err(e) = tp.emit(values) {
+        eprintln!("ut_emit: emit failed: {e}");
+        std::process::exit(4);
+    }
+}
+
+fn set_name(name: &str) {
+    let c = CString::new(name).unwrap();
+    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
+    unsafe { libc::prctl(libc::PR_SET_NAME, c.as_ptr() as libc::c_ulong, 0, 0, 0) };
+}
+
+const STAGE: &[(&str, FieldType)] = &[("stage", FieldType::U32), ("note", FieldType::Str)];
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_else(|| panic!("missing argument {i}: see the doc"));
+    match arg(1) {
+        "seq" => {
+            let count: u64 = arg(3).parse().unwrap();
+            let tp = tracepoint(arg(2), &[("n", FieldType::U64)]);
+            wait_enabled(&tp);
+            for n in 0..count {
+                emit(&tp, &[Value::U64(n)]);
+            }
+        }
+        "all" => {
+            let tp = tracepoint(
+                arg(2),
+                &[
+                    ("u8v", FieldType::U8),
+                    ("u16v", FieldType::U16),
+                    ("u32v", FieldType::U32),
+                    ("u64v", FieldType::U64),
+                    ("i8v", FieldType::I8),
+                    ("i16v", FieldType::I16),
+                    ("i32v", FieldType::I32),
+                    ("i64v", FieldType::I64),
+                    ("flag", FieldType::Bool),
+                    ("f32v", FieldType::F32),
+                    ("f64v", FieldType::F64),
+                    ("arr", FieldType::CharArray(8)),
+                    ("msg", FieldType::Str),
+                    ("blob", FieldType::Bytes),
+                ],
+            );
+            wait_enabled(&tp);
+            if args.get(3).map(String::as_str) == Some("--on-stdin") {
+                let mut line = String::new();
+                let _ = std::io::stdin().read_line(&mut line);
+            }
+            emit(
+                &tp,
+                &[
+                    Value::U8(250),
+                    Value::U16(65_000),
+                    Value::U32(4_000_000_000),
+                    Value::U64(u64::MAX - 1),
+                    Value::I8(-100),
+                    Value::I16(-30_000),
+                    Value::I32(-2_000_000_000),
+                    Value::I64(i64::MIN + 1),
+                    Value::Bool(true),
+                    Value::F32(1.5),
+                    Value::F64(-2.25),
+                    Value::Str("abc"),
+                    Value::Str("héllo wörld"),
+                    Value::Bytes(&[0xde, 0xad, 0xbe, 0xef]),
+                ],
+            );
+        }
+        "rename" => {
+            let tp = tracepoint(arg(2), STAGE);
+            wait_enabled(&tp);
+            emit(&tp, &[Value::U32(1), Value::Str("E1")]);
+            set_name("ut_renamed");
+            emit(&tp, &[Value::U32(2), Value::Str("E2")]);
+            let link = format!("/tmp/ut-new-{}", std::process::id());
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(std::env::current_exe().unwrap(), &link).unwrap();
+            drop(tp);
+            let err = std::os::unix::process::CommandExt::exec(std::process::Command::new(&link).args(["exec-target", arg(2)]));
+            panic!("exec {link}: {err}");
+        }
+        "exec-target" => {
+            let tp = tracepoint(arg(2), STAGE);
+            // argv[0] is the symlink (current_exe() would be its target).
+            let _ = std::fs::remove_file(&args[0]);
+            wait_enabled(&tp);
+            emit(&tp, &[Value::U32(3), Value::Str("E3")]);
+        }
+        "fork" => {
+            let n: u32 = arg(3).parse().unwrap();
+            let tp = tracepoint(arg(2), &[("child", FieldType::U32)]);
+            wait_enabled(&tp);
+            let mut children = Vec::new();
+            for i in 0..n {
+                // SAFETY: single-threaded program; the child only calls
+                // prctl, writev (emit) and _exit.
+                let pid = unsafe { libc::fork() };
+                if pid == 0 {
+                    set_name(&format!("ut_child_{i}"));
+                    let code = if tp.emit(&[Value::U32(i)]).is_ok() { 0 } else { 4 };
+                    // SAFETY: _exit skips atexit handlers the parent owns.
+                    unsafe { libc::_exit(code) };
+                }
+                assert!(pid > 0, "fork failed");
+                children.push(pid);
+            }
+            for pid in children {
+                let mut status = 0;
+                // SAFETY: waiting for our own child.
+                unsafe { libc::waitpid(pid, &mut status, 0) };
+                assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child {pid} failed");
+            }
+        }
+        other => panic!("unknown mode {other}"),
+    }
+}

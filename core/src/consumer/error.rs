@@ -1,0 +1,156 @@
+//! What can go wrong while reading events, typed so callers can react.
+//!
+//! Parsing errors ([`FormatError`], [`DecodeError`], [`RecordError`],
+//! [`RingError`]) are small `Copy` values: bad input from the kernel or a
+//! file is reported, never a panic. [`Error`] is what a session returns.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::sys::Errno;
+
+/// A `format` file of tracefs could not be understood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatError {
+    /// No `ID:` line, or one that is not a number.
+    MissingId,
+    /// No `name:` line.
+    MissingName,
+    /// A `field:` line (1-based line number) lacks a part or has a bad number.
+    BadField { line: usize },
+    /// A field's offset + size overflows.
+    FieldOutOfRange { line: usize },
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FormatError::MissingId => write!(f, "event format has no numeric ID line"),
+            FormatError::MissingName => write!(f, "event format has no name line"),
+            FormatError::BadField { line } => write!(f, "event format line {line}: malformed field"),
+            FormatError::FieldOutOfRange { line } => write!(f, "event format line {line}: field offset/size overflow"),
+        }
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+/// A raw event payload does not match its format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The fixed part of field `index` lies beyond the `len` bytes recorded.
+    Truncated { field: usize, len: usize },
+    /// A `__data_loc`/`__rel_loc` word of field `index` points outside the record.
+    BadLocation { field: usize },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Truncated { field, len } => {
+                write!(f, "event payload of {len} bytes is too short for field #{field}")
+            }
+            DecodeError::BadLocation { field } => write!(f, "field #{field} points outside the event payload"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// A perf record is shorter than its type requires, or inconsistent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordError {
+    /// Fewer than the 8 header bytes.
+    NoHeader,
+    /// The header's size disagrees with the bytes given.
+    SizeMismatch { header: usize, actual: usize },
+    /// A record of `kind` needs more bytes than it has.
+    Truncated { kind: u32 },
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordError::NoHeader => write!(f, "perf record shorter than its header"),
+            RecordError::SizeMismatch { header, actual } => {
+                write!(f, "perf record header says {header} bytes but {actual} are present")
+            }
+            RecordError::Truncated { kind } => write!(f, "perf record of type {kind} is truncated"),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+/// The ring's head/tail or a record header is impossible: the reader stops
+/// rather than read garbage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingError {
+    /// head is behind tail, or further ahead than the ring is large.
+    BadHead { head: u64, tail: u64 },
+    /// A record header of `size` bytes at `offset` is smaller than a header or
+    /// runs past head.
+    BadRecordSize { offset: u64, size: u16 },
+}
+
+impl fmt::Display for RingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RingError::BadHead { head, tail } => write!(f, "perf ring head {head} inconsistent with tail {tail}"),
+            RingError::BadRecordSize { offset, size } => {
+                write!(f, "perf ring record at {offset} has impossible size {size}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RingError {}
+
+/// Why a recording session could not start or go on.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// tracefs or user_events is missing; the status says what to do.
+    Unavailable(Box<crate::Status>),
+    /// An `-e` pattern is empty or has characters no event name can contain.
+    BadPattern { pattern: String },
+    /// An exact event name matched nothing in tracefs.
+    UnknownEvent { name: String },
+    /// perf_event_open or its ioctls were refused for lack of privilege.
+    PermissionDenied { op: &'static str, errno: Errno },
+    /// A perf call failed for another reason.
+    Perf { op: &'static str, cpu: u32, errno: Errno },
+    /// Reading tracefs, /proc or sysfs failed.
+    Io { path: PathBuf, error: std::io::Error },
+    /// A tracefs `format` file could not be parsed.
+    Format { path: PathBuf, error: FormatError },
+    /// The kernel's ring buffer held something impossible.
+    Ring { cpu: u32, error: RingError },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unavailable(status) => write!(f, "{status} (see `usertrace status`)"),
+            Error::BadPattern { pattern } => write!(
+                f,
+                "bad event pattern {pattern:?}: use [SYSTEM:]NAME with ASCII letters, digits, '_', '.', \
+                 and the wildcards '*' and '?'"
+            ),
+            Error::UnknownEvent { name } => {
+                write!(f, "no user event matches {name:?}; `usertrace list` shows the registered ones")
+            }
+            Error::PermissionDenied { op, errno } => write!(
+                f,
+                "{op} failed: {errno}; recording every CPU needs root or CAP_PERFMON, or \
+                 `sysctl kernel.perf_event_paranoid=-1`"
+            ),
+            Error::Perf { op, cpu, errno } => write!(f, "{op} on CPU {cpu} failed: {errno}"),
+            Error::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            Error::Format { path, error } => write!(f, "{}: {error}", path.display()),
+            Error::Ring { cpu, error } => write!(f, "CPU {cpu}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,31 @@
+//! The consumer half: record user_events with perf, in time order, each
+//! event attributed to the thread and process that emitted it.
+//!
+//! Layers, bottom up: `sys` (perf syscalls) → `ring` (mmap protocol) →
+//! `record` (one perf record) → `format`/`decode` (tracepoint payloads) →
+//! `threads`/`procfs` (who was who, when) → `order` (merging CPUs) →
+//! `attach` (no loss when a tracepoint is first enabled) → `session`.
+
+mod attach;
+mod decode;
+mod error;
+mod format;
+mod order;
+mod procfs;
+pub mod record;
+mod ring;
+mod select;
+mod session;
+mod sys;
+mod threads;
+
+pub use attach::Window;
+pub use decode::{decode, FieldValue};
+pub use error::{DecodeError, Error, FormatError, RecordError, RingError};
+pub use format::{EventFormat, FieldKind, FormatField};
+pub use order::Orderer;
+pub use ring::{published_ranges, RawRecord, Records};
+pub use select::{glob, load, scan, Candidate, Pattern, USER_SYSTEMS};
+pub use session::{find_tracefs, Event, Output, Session, SessionOptions, Stats};
+pub use sys::monotonic_ns;
+pub use threads::{Identity, ThreadTable};

@@ -1,0 +1,45 @@
+//! The threads that exist when a session starts, read from `/proc`.
+//!
+//! Only what attribution needs: each thread's pid, tid and comm. Each read
+//! is stamped with CLOCK_MONOTONIC taken just before it, so any COMM the
+//! kernel reports after the stamp is newer than what we read (see
+//! `threads.rs`). Threads that vanish mid-walk are skipped.
+
+use std::path::Path;
+
+use super::sys::monotonic_ns;
+use super::threads::ThreadTable;
+
+/// Walks `proc_root` (normally `/proc`) into `table`; returns threads read.
+pub fn snapshot(proc_root: &Path, table: &mut ThreadTable) -> usize {
+    let mut count = 0;
+    let Ok(processes) = std::fs::read_dir(proc_root) else { return 0 };
+    for process in processes.flatten() {
+        let Some(pid) = process.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let Ok(tasks) = std::fs::read_dir(process.path().join("task")) else { continue };
+        for task in tasks.flatten() {
+            let Some(tid) = task.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            let stamp = monotonic_ns();
+            let Ok(comm) = std::fs::read_to_string(task.path().join("comm")) else { continue };
+            table.synthesize(pid, tid, comm.strip_suffix('\n').unwrap_or(&comm), stamp);
+            count += 1;
+        }
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_thread_is_found_with_its_name() {
+        let mut table = ThreadTable::new();
+        let n = snapshot(Path::new("/proc"), &mut table);
+        assert!(n >= 1);
+        let me = std::process::id();
+        let comm = std::fs::read_to_string(format!("/proc/{me}/comm")).unwrap();
+        let id = table.identity(me, me, u64::MAX);
+        assert_eq!(&*id.comm, comm.trim_end());
+    }
+}

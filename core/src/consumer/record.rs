@@ -1,0 +1,315 @@
+//! Parsing one perf record, as written by the events a session opens.
+//!
+//! Every event of a session uses the same `sample_type`
+//! (IDENTIFIER | TID | TIME | CPU, plus RAW on tracepoints) and
+//! `sample_id_all`, so each record's origin and time sit at fixed places:
+//! first in a SAMPLE, in a 32-byte trailer on everything else.
+//! References: include/uapi/linux/perf_event.h, `enum perf_event_type`.
+
+use super::error::RecordError;
+
+pub const PERF_RECORD_MMAP: u32 = 1;
+pub const PERF_RECORD_LOST: u32 = 2;
+pub const PERF_RECORD_COMM: u32 = 3;
+pub const PERF_RECORD_EXIT: u32 = 4;
+pub const PERF_RECORD_FORK: u32 = 7;
+pub const PERF_RECORD_SAMPLE: u32 = 9;
+pub const PERF_RECORD_MMAP2: u32 = 10;
+
+/// `PERF_RECORD_MISC_COMM_EXEC`: the COMM comes from an exec, not a rename.
+pub const PERF_RECORD_MISC_COMM_EXEC: u16 = 1 << 13;
+
+/// `struct perf_event_header`.
+pub const HEADER_LEN: usize = 8;
+/// `struct sample_id` for our sample_type: pid, tid, time, cpu, res, id.
+const SAMPLE_ID_LEN: usize = 32;
+
+/// Who wrote a record, when and where: the `sample_id` fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SampleId {
+    /// The perf event id (`PERF_EVENT_IOC_ID`) that produced the record.
+    pub id: u64,
+    pub pid: u32,
+    pub tid: u32,
+    /// CLOCK_MONOTONIC nanoseconds.
+    pub time: u64,
+    pub cpu: u32,
+}
+
+/// A task appeared (FORK) or went away (EXIT).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Task {
+    pub pid: u32,
+    pub ppid: u32,
+    pub tid: u32,
+    pub ptid: u32,
+    pub time: u64,
+    pub sample: SampleId,
+}
+
+/// One parsed record, borrowing from the bytes it was parsed from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record<'a> {
+    /// A tracepoint hit, with its raw `trace_entry` + payload.
+    Sample { sample: SampleId, raw: &'a [u8] },
+    /// A thread's name changed: by exec (`exec`) or by prctl/pthread_setname.
+    Comm { pid: u32, tid: u32, comm: &'a [u8], exec: bool, sample: SampleId },
+    Fork(Task),
+    Exit(Task),
+    Mmap2 { pid: u32, tid: u32, addr: u64, len: u64, filename: &'a [u8], sample: SampleId },
+    /// The ring was full: `lost` records were dropped by the event `id`.
+    Lost { id: u64, lost: u64, sample: SampleId },
+    /// A type the session does not use (THROTTLE, NAMESPACES, ...).
+    Other { kind: u32, misc: u16 },
+}
+
+impl Record<'_> {
+    /// The record's timestamp, when it has one.
+    pub fn time(&self) -> Option<u64> {
+        match self {
+            Record::Sample { sample, .. }
+            | Record::Comm { sample, .. }
+            | Record::Mmap2 { sample, .. }
+            | Record::Lost { sample, .. } => Some(sample.time),
+            Record::Fork(t) | Record::Exit(t) => Some(t.sample.time),
+            Record::Other { .. } => None,
+        }
+    }
+}
+
+/// A bounds-checked little reader over one record.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    kind: u32,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], RecordError> {
+        let out = self.bytes.get(self.at..self.at + n).ok_or(RecordError::Truncated { kind: self.kind })?;
+        self.at += n;
+        Ok(out)
+    }
+    fn u32(&mut self) -> Result<u32, RecordError> {
+        Ok(u32::from_ne_bytes(self.take(4)?.try_into().unwrap_or_default()))
+    }
+    fn u64(&mut self) -> Result<u64, RecordError> {
+        Ok(u64::from_ne_bytes(self.take(8)?.try_into().unwrap_or_default()))
+    }
+}
+
+/// Parses one whole record (header included).
+pub fn parse(bytes: &[u8]) -> Result<Record<'_>, RecordError> {
+    if bytes.len() < HEADER_LEN {
+        return Err(RecordError::NoHeader);
+    }
+    let kind = u32::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let misc = u16::from_ne_bytes([bytes[4], bytes[5]]);
+    let size = u16::from_ne_bytes([bytes[6], bytes[7]]) as usize;
+    if size != bytes.len() {
+        return Err(RecordError::SizeMismatch { header: size, actual: bytes.len() });
+    }
+    let truncated = RecordError::Truncated { kind };
+    // Non-sample records end with the sample_id trailer; the body is before it.
+    let trailer = || -> Result<(SampleId, &[u8]), RecordError> {
+        let body_end = size.checked_sub(SAMPLE_ID_LEN).filter(|&e| e >= HEADER_LEN).ok_or(truncated)?;
+        let mut c = Cursor { bytes, at: body_end, kind };
+        let (pid, tid, time, cpu, _res, id) = (c.u32()?, c.u32()?, c.u64()?, c.u32()?, c.u32()?, c.u64()?);
+        Ok((SampleId { id, pid, tid, time, cpu }, &bytes[HEADER_LEN..body_end]))
+    };
+    match kind {
+        PERF_RECORD_SAMPLE => {
+            let mut c = Cursor { bytes, at: HEADER_LEN, kind };
+            let id = c.u64()?;
+            let (pid, tid, time, cpu, _res) = (c.u32()?, c.u32()?, c.u64()?, c.u32()?, c.u32()?);
+            let raw_len = c.u32()? as usize;
+            let raw = c.take(raw_len)?;
+            Ok(Record::Sample { sample: SampleId { id, pid, tid, time, cpu }, raw })
+        }
+        PERF_RECORD_COMM => {
+            let (sample, body) = trailer()?;
+            let mut c = Cursor { bytes: body, at: 0, kind };
+            let (pid, tid) = (c.u32()?, c.u32()?);
+            let comm = padded_string(&body[8..], kind)?;
+            Ok(Record::Comm { pid, tid, comm, exec: misc & PERF_RECORD_MISC_COMM_EXEC != 0, sample })
+        }
+        PERF_RECORD_FORK | PERF_RECORD_EXIT => {
+            let (sample, body) = trailer()?;
+            let mut c = Cursor { bytes: body, at: 0, kind };
+            let task = Task { pid: c.u32()?, ppid: c.u32()?, tid: c.u32()?, ptid: c.u32()?, time: c.u64()?, sample };
+            Ok(if kind == PERF_RECORD_FORK { Record::Fork(task) } else { Record::Exit(task) })
+        }
+        PERF_RECORD_MMAP2 => {
+            let (sample, body) = trailer()?;
+            let mut c = Cursor { bytes: body, at: 0, kind };
+            let (pid, tid, addr, len, _pgoff) = (c.u32()?, c.u32()?, c.u64()?, c.u64()?, c.u64()?);
+            // maj, min, ino, ino_generation (or build id), prot, flags.
+            c.take(24 + 8)?;
+            let filename = padded_string(&body[c.at..], kind)?;
+            Ok(Record::Mmap2 { pid, tid, addr, len, filename, sample })
+        }
+        PERF_RECORD_LOST => {
+            let (sample, body) = trailer()?;
+            let mut c = Cursor { bytes: body, at: 0, kind };
+            Ok(Record::Lost { id: c.u64()?, lost: c.u64()?, sample })
+        }
+        _ => Ok(Record::Other { kind, misc }),
+    }
+}
+
+/// The kernel writes names NUL-terminated and padded to 8 bytes; anything
+/// else means the record was cut.
+fn padded_string(bytes: &[u8], kind: u32) -> Result<&[u8], RecordError> {
+    if bytes.is_empty() || bytes.len() % 8 != 0 || bytes[bytes.len() - 1] != 0 {
+        return Err(RecordError::Truncated { kind });
+    }
+    Ok(&bytes[..bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len())])
+}
+
+/// Builders of records as the kernel writes them, for tests here and in
+/// the other consumer modules.
+#[cfg(test)]
+pub(crate) mod build {
+    use super::*;
+
+    pub fn header(kind: u32, misc: u16, body: &[u8]) -> Vec<u8> {
+        let mut r = Vec::new();
+        r.extend_from_slice(&kind.to_ne_bytes());
+        r.extend_from_slice(&misc.to_ne_bytes());
+        r.extend_from_slice(&((HEADER_LEN + body.len()) as u16).to_ne_bytes());
+        r.extend_from_slice(body);
+        r
+    }
+
+    pub fn sample_id(s: SampleId) -> Vec<u8> {
+        let mut b = Vec::new();
+        for v in [s.pid, s.tid] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        b.extend_from_slice(&s.time.to_ne_bytes());
+        b.extend_from_slice(&s.cpu.to_ne_bytes());
+        b.extend_from_slice(&0u32.to_ne_bytes());
+        b.extend_from_slice(&s.id.to_ne_bytes());
+        b
+    }
+
+    pub fn sample(s: SampleId, raw: &[u8]) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&s.id.to_ne_bytes());
+        b.extend_from_slice(&s.pid.to_ne_bytes());
+        b.extend_from_slice(&s.tid.to_ne_bytes());
+        b.extend_from_slice(&s.time.to_ne_bytes());
+        b.extend_from_slice(&s.cpu.to_ne_bytes());
+        b.extend_from_slice(&0u32.to_ne_bytes());
+        // The kernel pads raw so that size + data end 8-aligned.
+        let padded = (4 + raw.len()).next_multiple_of(8) - 4;
+        b.extend_from_slice(&(padded as u32).to_ne_bytes());
+        b.extend_from_slice(raw);
+        b.resize(b.len() + padded - raw.len(), 0);
+        header(PERF_RECORD_SAMPLE, 0, &b)
+    }
+
+    pub fn comm(pid: u32, tid: u32, name: &str, exec: bool, s: SampleId) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&tid.to_ne_bytes());
+        let mut n = name.as_bytes().to_vec();
+        n.resize((name.len() + 1).next_multiple_of(8), 0);
+        b.extend_from_slice(&n);
+        b.extend_from_slice(&sample_id(s));
+        header(PERF_RECORD_COMM, if exec { PERF_RECORD_MISC_COMM_EXEC } else { 0 }, &b)
+    }
+
+    pub fn task(kind: u32, pid: u32, ppid: u32, tid: u32, ptid: u32, s: SampleId) -> Vec<u8> {
+        let mut b = Vec::new();
+        for v in [pid, ppid, tid, ptid] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        b.extend_from_slice(&s.time.to_ne_bytes());
+        b.extend_from_slice(&sample_id(s));
+        header(kind, 0, &b)
+    }
+
+    pub fn lost(id: u64, lost: u64, s: SampleId) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&id.to_ne_bytes());
+        b.extend_from_slice(&lost.to_ne_bytes());
+        b.extend_from_slice(&sample_id(s));
+        header(PERF_RECORD_LOST, 0, &b)
+    }
+
+    pub fn mmap2(pid: u32, tid: u32, file: &str, s: SampleId) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&tid.to_ne_bytes());
+        for v in [0x1000u64, 0x2000, 0] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        b.extend_from_slice(&[0u8; 32]);
+        let mut n = file.as_bytes().to_vec();
+        n.resize((file.len() + 1).next_multiple_of(8), 0);
+        b.extend_from_slice(&n);
+        b.extend_from_slice(&sample_id(s));
+        header(PERF_RECORD_MMAP2, 0, &b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::build::*;
+    use super::*;
+
+    const S: SampleId = SampleId { id: 42, pid: 10, tid: 11, time: 1_000, cpu: 1 };
+
+    #[test]
+    fn every_record_type_parses_to_its_fields() {
+        let raw = [1u8, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        match parse(&sample(S, &raw)).unwrap() {
+            Record::Sample { sample, raw: got } => {
+                assert_eq!(sample, S);
+                assert_eq!(&got[..raw.len()], &raw);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            parse(&comm(10, 11, "renamed", true, S)).unwrap(),
+            Record::Comm { pid: 10, tid: 11, comm: b"renamed", exec: true, sample: S }
+        );
+        assert_eq!(
+            parse(&task(PERF_RECORD_FORK, 12, 10, 13, 11, S)).unwrap(),
+            Record::Fork(Task { pid: 12, ppid: 10, tid: 13, ptid: 11, time: 1_000, sample: S })
+        );
+        assert!(matches!(parse(&task(PERF_RECORD_EXIT, 12, 10, 13, 11, S)).unwrap(), Record::Exit(t) if t.tid == 13));
+        assert_eq!(parse(&lost(42, 7, S)).unwrap(), Record::Lost { id: 42, lost: 7, sample: S });
+        assert!(matches!(
+            parse(&mmap2(10, 11, "/bin/true", S)).unwrap(),
+            Record::Mmap2 { filename: b"/bin/true", addr: 0x1000, .. }
+        ));
+        assert_eq!(parse(&header(5, 0, &[0; 16])).unwrap(), Record::Other { kind: 5, misc: 0 });
+    }
+
+    #[test]
+    fn every_truncation_is_an_error_not_a_panic() {
+        let records = [
+            sample(S, b"0123456789"),
+            comm(1, 2, "x", false, S),
+            task(PERF_RECORD_FORK, 1, 2, 3, 4, S),
+            lost(1, 2, S),
+            mmap2(1, 2, "/f", S),
+        ];
+        for r in &records {
+            for len in 0..r.len() {
+                let mut cut = r[..len].to_vec();
+                if len >= HEADER_LEN {
+                    // Keep the header consistent so the body parser is what fails.
+                    cut[6..8].copy_from_slice(&(len as u16).to_ne_bytes());
+                }
+                assert!(parse(&cut).is_err(), "type {} cut to {len} parsed", r[0]);
+            }
+        }
+        assert_eq!(parse(&[0; 4]), Err(RecordError::NoHeader));
+        let mut r = lost(1, 2, S);
+        r[6] = 200;
+        assert!(matches!(parse(&r), Err(RecordError::SizeMismatch { header: 200, .. })));
+    }
+}

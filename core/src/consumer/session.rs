@@ -1,0 +1,396 @@
+//! A recording session: perf events on every CPU, read in time order, each
+//! event attributed to the thread and process that emitted it.
+//!
+//! Start-up follows the race-free recipe:
+//! 1. per CPU, a dummy sideband event (COMM with exec flag, FORK, EXIT,
+//!    MMAP2) is opened, its ring mapped, and enabled;
+//! 2. `/proc` is read, each thread stamped with the time of its read;
+//! 3. only then are the tracepoints attached (`attach.rs`), each CPU's
+//!    event writing into that CPU's event ring.
+//!
+//! Each CPU has two rings: sideband, and tracepoint events. The kernel's
+//! LOST count is per ring, so keeping them apart makes "lost" mean lost
+//! events (received + lost = emitted), and a sideband loss, which can spoil
+//! attribution, is reported as such. Both are merged by timestamp.
+//!
+//! Afterwards [`Session::poll`] reads all rings in rounds, orders records
+//! (`order.rs`), replays sideband into the thread table and yields
+//! [`Output`]s. Glob patterns, and exact ones when asked, are re-checked
+//! against tracefs so tracepoints registered later are attached too.
+
+use std::collections::{HashMap, HashSet};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::attach::{attach, perf_error, Attachment, Window};
+use super::decode::{decode, FieldValue};
+use super::error::{DecodeError, Error};
+use super::format::EventFormat;
+use super::order::Orderer;
+use super::record::{parse, Record};
+use super::ring::Ring;
+use super::select::{load, scan, systems_of, Pattern};
+use super::threads::ThreadTable;
+use super::{procfs, sys};
+
+/// What to record and how.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// `[SYSTEM:]NAME` patterns with `*` and `?`.
+    pub patterns: Vec<String>,
+    /// Data pages per CPU ring; rounded up to a power of two.
+    pub ring_pages: usize,
+    /// Wait for exact names that do not exist yet, instead of failing.
+    pub wait_for_exact: bool,
+    /// How often tracefs is re-read for tracepoints registered later.
+    pub rescan_interval: Duration,
+    /// tracefs mount point; found like the producer does when `None`.
+    pub tracefs: Option<PathBuf>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            patterns: Vec::new(),
+            ring_pages: 256,
+            wait_for_exact: false,
+            rescan_interval: Duration::from_millis(100),
+            tracefs: None,
+        }
+    }
+}
+
+/// One tracepoint hit, with who emitted it.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// CLOCK_MONOTONIC nanoseconds.
+    pub time_ns: u64,
+    pub cpu: u32,
+    pub pid: u32,
+    pub tid: u32,
+    /// The thread's name when it emitted the event.
+    pub comm: Arc<str>,
+    /// The process's (main thread's) name at that time.
+    pub process: Arc<str>,
+    pub format: Arc<EventFormat>,
+    /// `trace_entry` + payload, as the format's offsets expect.
+    pub raw: Box<[u8]>,
+}
+
+impl Event {
+    pub fn name(&self) -> &str {
+        &self.format.name
+    }
+
+    /// The decoded fields, in declaration order.
+    pub fn fields(&self) -> Result<Vec<(&str, FieldValue<'_>)>, DecodeError> {
+        decode(&self.format, &self.raw)
+    }
+}
+
+/// What a session yields, in time order.
+#[derive(Debug, Clone)]
+pub enum Output {
+    Event(Event),
+    /// The ring of `cpu` was full and `count` events were dropped; with
+    /// `sideband`, task records were dropped instead, so names may be wrong.
+    Lost { cpu: u32, time_ns: u64, count: u64, sideband: bool },
+    /// A tracepoint was attached (at start, or later when it appeared).
+    Attached { format: Arc<EventFormat>, time_ns: u64, window: Window },
+}
+
+/// Counters over the whole session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub events: u64,
+    /// Lost events per CPU, by CPU number.
+    pub lost: Vec<(u32, u64)>,
+    /// Lost sideband (task) records, all CPUs.
+    pub lost_sideband: u64,
+    /// Records that could not be parsed (should stay 0).
+    pub malformed: u64,
+    /// Threads known from /proc and sideband.
+    pub threads: usize,
+}
+
+impl Stats {
+    pub fn lost_total(&self) -> u64 {
+        self.lost.iter().map(|l| l.1).sum()
+    }
+}
+
+struct CpuRing {
+    cpu: u32,
+    sideband: OwnedFd,
+    sideband_ring: Ring,
+    /// Owner of the ring the tracepoints of this CPU write into.
+    events: OwnedFd,
+    events_ring: Ring,
+    lost: u64,
+    lost_sideband: u64,
+}
+
+enum Pending {
+    Sample { id: u64, pid: u32, tid: u32, cpu: u32, raw: Box<[u8]> },
+    Comm { pid: u32, tid: u32, comm: String, exec: bool },
+    Fork { pid: u32, tid: u32, ptid: u32 },
+    Exit { tid: u32 },
+    Lost { cpu: u32, count: u64, sideband: bool },
+    Attached { format: Arc<EventFormat>, window: Window },
+}
+
+/// A live recording.
+pub struct Session {
+    tracefs: PathBuf,
+    patterns: Vec<Pattern>,
+    systems: Vec<String>,
+    rings: Vec<CpuRing>,
+    attachments: Vec<Attachment>,
+    by_id: HashMap<u64, Arc<EventFormat>>,
+    attached_tracepoints: HashSet<u64>,
+    threads: ThreadTable,
+    orderer: Orderer<Pending>,
+    rescan_interval: Duration,
+    last_scan: Instant,
+    rescan: bool,
+    events: u64,
+    malformed: u64,
+}
+
+impl Session {
+    /// Opens the sideband, reads /proc, then attaches the matching
+    /// tracepoints; recording has begun when this returns.
+    pub fn open(options: &SessionOptions) -> Result<Session, Error> {
+        let patterns = options.patterns.iter().map(|p| Pattern::parse(p)).collect::<Result<Vec<_>, _>>()?;
+        if patterns.is_empty() {
+            return Err(Error::BadPattern { pattern: String::new() });
+        }
+        let tracefs = match &options.tracefs {
+            Some(t) => t.clone(),
+            None => find_tracefs()?,
+        };
+        let cpus = sys::online_cpus().map_err(|error| Error::Io { path: "/sys/devices/system/cpu/online".into(), error })?;
+        let pages = options.ring_pages.max(1).next_power_of_two();
+        let page = 4096u32;
+        let mut rings = Vec::with_capacity(cpus.len());
+        // Task records are few, but a fork storm must fit.
+        let sideband_pages = pages.max(16);
+        let wakeup = |pages: usize| (pages as u32 * page / 4).max(page);
+        for &cpu in &cpus {
+            let ring_error = |error| Error::Io { path: format!("perf ring of CPU {cpu}").into(), error };
+            let mut attr = sys::sideband_attr(wakeup(sideband_pages));
+            let sideband = sys::open(&mut attr, cpu, None).map_err(|e| perf_error("perf_event_open(sideband)", cpu, e))?;
+            let sideband_ring = Ring::map(sideband.as_fd(), sideband_pages).map_err(ring_error)?;
+            let mut attr = sys::ring_owner_attr(wakeup(pages));
+            let events = sys::open(&mut attr, cpu, None).map_err(|e| perf_error("perf_event_open(ring)", cpu, e))?;
+            let events_ring = Ring::map(events.as_fd(), pages).map_err(ring_error)?;
+            rings.push(CpuRing { cpu, sideband, sideband_ring, events, events_ring, lost: 0, lost_sideband: 0 });
+        }
+        for r in &rings {
+            sys::enable(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ENABLE(sideband)", r.cpu, e))?;
+        }
+        let mut threads = ThreadTable::new();
+        procfs::snapshot(Path::new("/proc"), &mut threads);
+
+        let systems = systems_of(&patterns);
+        let rescan = patterns.iter().any(|p| p.is_glob()) || options.wait_for_exact;
+        let mut session = Session {
+            tracefs,
+            patterns,
+            systems,
+            rings,
+            attachments: Vec::new(),
+            by_id: HashMap::new(),
+            attached_tracepoints: HashSet::new(),
+            threads,
+            orderer: Orderer::new(),
+            rescan_interval: options.rescan_interval,
+            last_scan: Instant::now(),
+            rescan,
+            events: 0,
+            malformed: 0,
+        };
+        session.attach_new()?;
+        if !options.wait_for_exact {
+            for p in session.patterns.iter().filter(|p| !p.is_glob()) {
+                if !session.attachments.iter().any(|a| p.matches(&a.format.system, &a.format.name)) {
+                    return Err(Error::UnknownEvent { name: p.as_str().to_owned() });
+                }
+            }
+        }
+        Ok(session)
+    }
+
+    /// Attaches every matching tracepoint not attached yet.
+    fn attach_new(&mut self) -> Result<(), Error> {
+        self.last_scan = Instant::now();
+        let systems: Vec<&str> = self.systems.iter().map(String::as_str).collect();
+        for candidate in scan(&self.tracefs, &systems)? {
+            if !self.patterns.iter().any(|p| p.matches(&candidate.system, &candidate.name)) {
+                continue;
+            }
+            // The event may vanish between scan and read: skip it then.
+            let format = match load(&candidate) {
+                Ok(f) => Arc::new(f),
+                Err(Error::Io { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            if !self.attached_tracepoints.insert(format.id) {
+                continue;
+            }
+            let owners: Vec<_> = self.rings.iter().map(|r| (r.cpu, r.events.as_fd())).collect();
+            let attachment = match attach(format.clone(), &owners) {
+                Ok(a) => a,
+                // Deleted between scan and open.
+                Err(Error::Perf { errno, .. }) if errno.0 == libc::ENOENT => continue,
+                Err(e) => return Err(e),
+            };
+            for (_, _, id) in &attachment.events {
+                self.by_id.insert(*id, format.clone());
+            }
+            self.orderer.push(sys::monotonic_ns(), Pending::Attached { format, window: attachment.window });
+            self.attachments.push(attachment);
+        }
+        Ok(())
+    }
+
+    /// The tracepoints attached so far.
+    pub fn attached(&self) -> impl Iterator<Item = &EventFormat> {
+        self.attachments.iter().map(|a| &*a.format)
+    }
+
+    /// Waits up to `timeout` for data, reads every ring once, attaches
+    /// tracepoints that appeared, and returns what is now safely in order.
+    pub fn poll(&mut self, timeout: Duration) -> Result<Vec<Output>, Error> {
+        let fds: Vec<_> = self.rings.iter().flat_map(|r| [r.sideband.as_fd(), r.events.as_fd()]).collect();
+        let wait = timeout.min(self.rescan_interval).as_millis().min(i32::MAX as u128) as i32;
+        sys::poll_readable(&fds, wait).map_err(|e| Error::Perf { op: "poll", cpu: 0, errno: e })?;
+        if self.rescan && self.last_scan.elapsed() >= self.rescan_interval {
+            self.attach_new()?;
+        }
+        self.read_rings();
+        let mut out = Vec::new();
+        let mut orderer = std::mem::take(&mut self.orderer);
+        orderer.end_round(&mut |time, p| self.release(time, p, &mut out));
+        self.orderer = orderer;
+        Ok(out)
+    }
+
+    /// Reads what is left and releases everything, in order. Call once the
+    /// producers are done (or on Ctrl-C); the session may still be polled.
+    pub fn flush(&mut self) -> Vec<Output> {
+        self.read_rings();
+        self.provoke_lost_records();
+        self.read_rings();
+        let mut out = Vec::new();
+        let mut orderer = std::mem::take(&mut self.orderer);
+        orderer.flush(&mut |time, p| self.release(time, p, &mut out));
+        self.orderer = orderer;
+        out
+    }
+
+    pub fn stats(&self) -> Stats {
+        Stats {
+            events: self.events,
+            lost: self.rings.iter().map(|r| (r.cpu, r.lost)).collect(),
+            lost_sideband: self.rings.iter().map(|r| r.lost_sideband).sum(),
+            malformed: self.malformed,
+            threads: self.threads.len(),
+        }
+    }
+
+    /// The kernel reports a loss only in front of the next record written
+    /// to the ring, so losses at the very end would go unreported. A thread
+    /// that exits on each CPU makes the sideband event, and a probe opened
+    /// into the event ring, write an EXIT record there, each preceded by any
+    /// pending LOST. (The EXIT of our own short thread is harmless.)
+    fn provoke_lost_records(&self) {
+        for r in &self.rings {
+            let cpu = r.cpu;
+            let probe = sys::open(&mut sys::exit_probe_attr(), cpu, Some(r.events.as_fd()));
+            let _ = std::thread::spawn(move || {
+                let _ = sys::pin_current_thread(cpu);
+            })
+            .join();
+            drop(probe);
+        }
+    }
+
+    fn read_rings(&mut self) {
+        for r in &mut self.rings {
+            for sideband in [true, false] {
+                let orderer = &mut self.orderer;
+                let malformed = &mut self.malformed;
+                let (ring, lost) =
+                    if sideband { (&mut r.sideband_ring, &mut r.lost_sideband) } else { (&mut r.events_ring, &mut r.lost) };
+                let result = ring.drain(|bytes| match parse(bytes) {
+                    Ok(record) => {
+                        if let Some((time, mut pending)) = to_pending(record) {
+                            if let Pending::Lost { count, sideband: s, .. } = &mut pending {
+                                *lost += *count;
+                                *s = sideband;
+                            }
+                            orderer.push(time, pending);
+                        }
+                    }
+                    Err(_) => *malformed += 1,
+                });
+                if result.is_err() {
+                    self.malformed += 1;
+                }
+            }
+        }
+    }
+
+    fn release(&mut self, time: u64, pending: Pending, out: &mut Vec<Output>) {
+        match pending {
+            Pending::Sample { id, pid, tid, cpu, raw } => {
+                let Some(format) = self.by_id.get(&id) else { return };
+                let identity = self.threads.identity(pid, tid, time);
+                self.events += 1;
+                out.push(Output::Event(Event {
+                    time_ns: time,
+                    cpu,
+                    pid,
+                    tid,
+                    comm: identity.comm,
+                    process: identity.process,
+                    format: format.clone(),
+                    raw,
+                }));
+            }
+            Pending::Comm { pid, tid, comm, exec } => self.threads.comm(pid, tid, &comm, exec, time),
+            Pending::Fork { pid, tid, ptid } => self.threads.fork(pid, tid, ptid, time),
+            Pending::Exit { tid } => self.threads.exit(tid, time),
+            Pending::Lost { cpu, count, sideband } => out.push(Output::Lost { cpu, time_ns: time, count, sideband }),
+            Pending::Attached { format, window } => out.push(Output::Attached { format, time_ns: time, window }),
+        }
+    }
+}
+
+fn to_pending(record: Record<'_>) -> Option<(u64, Pending)> {
+    Some(match record {
+        Record::Sample { sample, raw } => (
+            sample.time,
+            Pending::Sample { id: sample.id, pid: sample.pid, tid: sample.tid, cpu: sample.cpu, raw: raw.into() },
+        ),
+        Record::Comm { pid, tid, comm, exec, sample } => {
+            (sample.time, Pending::Comm { pid, tid, comm: String::from_utf8_lossy(comm).into_owned(), exec })
+        }
+        Record::Fork(t) => (t.time, Pending::Fork { pid: t.pid, tid: t.tid, ptid: t.ptid }),
+        Record::Exit(t) => (t.time, Pending::Exit { tid: t.tid }),
+        Record::Lost { lost, sample, .. } => (sample.time, Pending::Lost { cpu: sample.cpu, count: lost, sideband: false }),
+        Record::Mmap2 { .. } | Record::Other { .. } => return None,
+    })
+}
+
+/// The tracefs mount point, or why user_events cannot be used.
+pub fn find_tracefs() -> Result<PathBuf, Error> {
+    let status = crate::status();
+    match (&status.tracefs, status.is_available()) {
+        (Some(t), true) => Ok(t.clone()),
+        _ => Err(Error::Unavailable(Box::new(status))),
+    }
+}

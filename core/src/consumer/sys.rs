@@ -1,0 +1,272 @@
+//! The consumer's system calls: perf_event_open, its ioctls, affinity and
+//! scheduling for the attach hold, and the monotonic clock.
+//!
+//! Each wrapper is a thin typed shell returning the raw errno.
+//! References: perf_event_open(2), include/uapi/linux/perf_event.h.
+
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+
+use perf_event_open_sys as pe;
+use pe::bindings::perf_event_attr;
+
+use crate::sys::Errno;
+
+fn last_errno() -> Errno {
+    Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+}
+
+/// What every record of a session carries: its event id first (samples) or
+/// last (everything else), then pid/tid, time and cpu. See `record.rs`.
+pub const SAMPLE_TYPE: u64 = (pe::bindings::PERF_SAMPLE_IDENTIFIER
+    | pe::bindings::PERF_SAMPLE_TID
+    | pe::bindings::PERF_SAMPLE_TIME
+    | pe::bindings::PERF_SAMPLE_CPU) as u64;
+
+/// The attr size of Linux 6.3+ (VER8); larger kernels accept it, and older
+/// ones accept a larger struct as long as the extra bytes are zero.
+const ATTR_SIZE: u32 = pe::bindings::PERF_ATTR_SIZE_VER8;
+
+fn base_attr() -> perf_event_attr {
+    let mut attr = perf_event_attr { size: ATTR_SIZE, sample_type: SAMPLE_TYPE, ..Default::default() };
+    attr.set_sample_id_all(1);
+    attr.set_use_clockid(1);
+    attr.clockid = libc::CLOCK_MONOTONIC;
+    attr
+}
+
+/// A tracepoint event: every hit is a sample with the raw record. Opened
+/// enabled: see `attach.rs` for why it must never exist disabled.
+pub fn tracepoint_attr(id: u64) -> perf_event_attr {
+    let mut attr = base_attr();
+    attr.type_ = pe::bindings::PERF_TYPE_TRACEPOINT;
+    attr.config = id;
+    attr.__bindgen_anon_1.sample_period = 1;
+    attr.sample_type |= pe::bindings::PERF_SAMPLE_RAW as u64;
+    attr
+}
+
+/// The sideband event: no samples, only COMM (with exec flag), FORK/EXIT
+/// and MMAP2 of every task. Opened disabled, enabled once its ring is mapped.
+pub fn sideband_attr(wakeup_bytes: u32) -> perf_event_attr {
+    let mut attr = base_attr();
+    attr.type_ = pe::bindings::PERF_TYPE_SOFTWARE;
+    attr.config = pe::bindings::PERF_COUNT_SW_DUMMY as u64;
+    attr.set_disabled(1);
+    attr.set_comm(1);
+    attr.set_comm_exec(1);
+    attr.set_task(1);
+    attr.set_mmap(1);
+    attr.set_mmap2(1);
+    attr.set_exclude_kernel(1);
+    attr.set_exclude_hv(1);
+    attr.set_watermark(1);
+    attr.__bindgen_anon_2.wakeup_watermark = wakeup_bytes;
+    attr
+}
+
+/// The owner of a CPU's tracepoint ring: a dummy event that records
+/// nothing itself; the tracepoints write into its ring. Kept apart from the
+/// sideband ring so that LOST counts only tracepoint events.
+pub fn ring_owner_attr(wakeup_bytes: u32) -> perf_event_attr {
+    let mut attr = base_attr();
+    attr.type_ = pe::bindings::PERF_TYPE_SOFTWARE;
+    attr.config = pe::bindings::PERF_COUNT_SW_DUMMY as u64;
+    attr.set_disabled(1);
+    attr.set_exclude_kernel(1);
+    attr.set_exclude_hv(1);
+    attr.set_watermark(1);
+    attr.__bindgen_anon_2.wakeup_watermark = wakeup_bytes;
+    attr
+}
+
+/// An enabled event that records task exits, and nothing else: opened
+/// briefly into an event ring so that a thread exit writes a record there,
+/// which makes the kernel write any pending LOST first.
+pub fn exit_probe_attr() -> perf_event_attr {
+    let mut attr = base_attr();
+    attr.type_ = pe::bindings::PERF_TYPE_SOFTWARE;
+    attr.config = pe::bindings::PERF_COUNT_SW_DUMMY as u64;
+    attr.set_task(1);
+    attr.set_exclude_kernel(1);
+    attr.set_exclude_hv(1);
+    attr
+}
+
+/// `perf_event_open(attr, -1, cpu, output, PERF_FLAG_FD_CLOEXEC [| PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP])`.
+///
+/// With `output`, the kernel redirects the new event into `output`'s ring
+/// before it installs the event (kernel/events/core.c, `perf_event_open`:
+/// `perf_event_set_output` precedes `perf_install_in_context`), so an event
+/// opened enabled never has a moment without a ring.
+pub fn open(attr: &mut perf_event_attr, cpu: u32, output: Option<BorrowedFd<'_>>) -> Result<OwnedFd, Errno> {
+    let mut flags = pe::bindings::PERF_FLAG_FD_CLOEXEC;
+    let group = match output {
+        Some(fd) => {
+            flags |= pe::bindings::PERF_FLAG_FD_OUTPUT | pe::bindings::PERF_FLAG_FD_NO_GROUP;
+            fd.as_raw_fd()
+        }
+        None => -1,
+    };
+    // SAFETY: `attr` is a fully initialised perf_event_attr with `size` set;
+    // the kernel only reads it (and may write `size` back on E2BIG).
+    let fd = unsafe { pe::perf_event_open(attr, -1, cpu as libc::c_int, group, flags as libc::c_ulong) };
+    if fd < 0 {
+        return Err(last_errno());
+    }
+    // SAFETY: perf_event_open returned a new descriptor nobody else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)`.
+pub fn enable(fd: BorrowedFd<'_>) -> Result<(), Errno> {
+    // SAFETY: ENABLE takes an integer argument and touches no user memory.
+    let rc = unsafe { pe::ioctls::ENABLE(fd.as_raw_fd(), 0) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(())
+}
+
+/// `ioctl(fd, PERF_EVENT_IOC_ID, &id)`: the id records carry.
+pub fn event_id(fd: BorrowedFd<'_>) -> Result<u64, Errno> {
+    let mut id = 0u64;
+    // SAFETY: ID writes one u64 through the pointer, which is valid.
+    let rc = unsafe { pe::ioctls::ID(fd.as_raw_fd(), &mut id) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(id)
+}
+
+/// `ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, output)`.
+pub fn set_output(fd: BorrowedFd<'_>, output: BorrowedFd<'_>) -> Result<(), Errno> {
+    // SAFETY: SET_OUTPUT takes a descriptor number and touches no user memory.
+    let rc = unsafe { pe::ioctls::SET_OUTPUT(fd.as_raw_fd(), output.as_raw_fd()) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(())
+}
+
+/// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds: the clock of every record.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write into.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// `sched_setaffinity(0, {cpu})`: pins the calling thread.
+pub fn pin_current_thread(cpu: u32) -> Result<(), Errno> {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if cpu as usize >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+        return Err(Errno(libc::EINVAL));
+    }
+    // SAFETY: cpu is within the set's capacity (checked above).
+    unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+    // SAFETY: `set` is a valid cpu_set_t of the size passed.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(())
+}
+
+/// `sched_getaffinity(0)` as a saved set, to restore later.
+pub fn current_affinity() -> Result<libc::cpu_set_t, Errno> {
+    // SAFETY: zeroed cpu_set_t is a valid empty set to be filled in.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is writable and of the size passed.
+    let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(set)
+}
+
+/// `sched_setaffinity(0, set)`.
+pub fn set_affinity(set: &libc::cpu_set_t) -> Result<(), Errno> {
+    // SAFETY: `set` is a valid cpu_set_t of the size passed.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(())
+}
+
+/// `sched_setscheduler(0, SCHED_FIFO, {priority})` for the calling thread.
+pub fn set_fifo(priority: i32) -> Result<(), Errno> {
+    let param = libc::sched_param { sched_priority: priority };
+    // SAFETY: `param` is a valid sched_param; pid 0 is the calling thread.
+    let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(())
+}
+
+/// `sched_getcpu()`.
+pub fn current_cpu() -> Option<u32> {
+    // SAFETY: no preconditions.
+    let cpu = unsafe { libc::sched_getcpu() };
+    u32::try_from(cpu).ok()
+}
+
+/// `poll(fds, timeout)` for readability; returns when any is ready or time is up.
+pub fn poll_readable(fds: &[BorrowedFd<'_>], timeout_ms: i32) -> Result<(), Errno> {
+    let mut pfds: Vec<libc::pollfd> =
+        fds.iter().map(|fd| libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 }).collect();
+    // SAFETY: `pfds` is a valid array of pollfd of the length passed.
+    let rc = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout_ms) };
+    if rc < 0 {
+        let errno = last_errno();
+        if errno.0 != libc::EINTR {
+            return Err(errno);
+        }
+    }
+    Ok(())
+}
+
+/// The online CPUs, from `/sys/devices/system/cpu/online` (`0-3,5`).
+pub fn online_cpus() -> std::io::Result<Vec<u32>> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/online")?;
+    parse_cpu_list(&text).ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "bad CPU list"))
+}
+
+pub fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
+    let mut cpus = Vec::new();
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+                if b < a || b - a > 1 << 16 {
+                    return None;
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.parse().ok()?),
+        }
+    }
+    Some(cpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_parse_ranges_and_singles() {
+        assert_eq!(parse_cpu_list("0-3,5\n"), Some(vec![0, 1, 2, 3, 5]));
+        assert_eq!(parse_cpu_list("0"), Some(vec![0]));
+        assert_eq!(parse_cpu_list("3-1"), None);
+        assert_eq!(parse_cpu_list("a"), None);
+    }
+
+    #[test]
+    fn the_session_clock_moves_forward() {
+        let a = monotonic_ns();
+        let b = monotonic_ns();
+        assert!(b >= a);
+    }
+}

@@ -31,7 +31,9 @@ pub(crate) fn write_event(
 ) -> Result<(), Error> {
     let index_bytes = write_index.to_ne_bytes();
     let mut locs = [0u32; MAX_FIELDS];
-    let iov = lay_out(&index_bytes, &mut locs, event, fields, values)?;
+    // Built in place: returning ~2 KiB of iovecs by value would copy them.
+    let mut iov = IovecArray::new();
+    lay_out(&mut iov, &index_bytes, &mut locs, event, fields, values)?;
     match sys::writev(fd, iov.as_slice()) {
         Ok(_) | Err(Errno(libc::EBADF)) => Ok(()),
         Err(errno) => Err(Error::Kernel { op: "write", event: event.to_owned(), errno }),
@@ -40,12 +42,13 @@ pub(crate) fn write_event(
 
 /// Checks `values` against `fields` and builds the `iovec`s of one write.
 fn lay_out<'a>(
+    iov: &mut IovecArray<'a>,
     index_bytes: &'a [u8; 4],
     locs: &'a mut [u32; MAX_FIELDS],
     event: &str,
     fields: &[Field],
     values: &'a [Value<'a>],
-) -> Result<IovecArray<'a>, Error> {
+) -> Result<(), Error> {
     if values.len() != fields.len() {
         return Err(Error::ValueCount { event: event.to_owned(), expected: fields.len(), got: values.len() });
     }
@@ -70,7 +73,6 @@ fn lay_out<'a>(
     }
 
     let locs: &'a [u32; MAX_FIELDS] = locs;
-    let mut iov = IovecArray::new();
     iov.push_slice(index_bytes);
     for (i, (field, value)) in fields.iter().zip(values).enumerate() {
         match (field.ty, value) {
@@ -96,7 +98,7 @@ fn lay_out<'a>(
             _ => {}
         }
     }
-    Ok(iov)
+    Ok(())
 }
 
 /// Checks that `value` suits `field`; returns its variable-length size.
@@ -210,7 +212,8 @@ mod tests {
     fn encode(fields: &[Field], values: &[Value<'_>]) -> Result<Vec<u8>, Error> {
         let index = 7u32.to_ne_bytes();
         let mut locs = [0u32; MAX_FIELDS];
-        let iov = lay_out(&index, &mut locs, "ev", fields, values)?;
+        let mut iov = IovecArray::new();
+        lay_out(&mut iov, &index, &mut locs, "ev", fields, values)?;
         let mut out = Vec::new();
         for v in iov.as_slice() {
             // SAFETY: each iovec points at a live slice borrowed by `iov`.

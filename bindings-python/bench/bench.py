@@ -1,0 +1,109 @@
+"""Benchmarks of the Python binding (not tests): run in the guest kernel,
+where user_events exists, in one run:
+
+    bindings-python/run-tests.sh build
+    harness/in-guest '/tmp/usertrace-python/311/bin/python bindings-python/bench/bench.py'
+
+Under qemu without KVM absolute times are inflated: compare the ratios.
+Disabled: `tp.enabled` vs a plain attribute read vs a disabled
+`logging.debug`. Enabled (ftrace attached): `tp.emit` vs a raw `os.writev`
+to user_events_data of the same event layout, registered by hand.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import logging
+import os
+import struct
+import sys
+import timeit
+from typing import Callable, Dict, List, Tuple
+
+import usertrace
+
+DIAG_IOCSREG = 0xC0082A00
+DIAG_IOCSUNREG = 0x40082A02
+NUMBER = int(os.environ.get("BENCH_NUMBER", "200000"))
+
+
+def best_ns(stmt: str, ns: Dict[str, object], number: int = NUMBER) -> float:
+    return min(timeit.repeat(stmt, globals=ns, number=number, repeat=5)) / number * 1e9
+
+
+class Plain:
+    def __init__(self) -> None:
+        self.enabled = False
+
+
+def report(title: str, rows: List[Tuple[str, float]], base: float) -> None:
+    print(f"\n{title}")
+    for name, ns in rows:
+        print(f"  {name:<44} {ns:8.1f} ns   {ns / base:5.2f}x")
+
+
+def main() -> None:
+    status = usertrace.status()
+    print(f"Python {sys.version.split()[0]}, {os.uname().release}: {status}")
+    provider = usertrace.Provider("bench")
+    tp = provider.tracepoint("ev", a="u32", b="u64")
+    plain = Plain()
+    log = logging.getLogger("bench")
+    log.setLevel(logging.WARNING)
+    ns: Dict[str, object] = {"tp": tp, "plain": plain, "log": log}
+
+    base = best_ns("plain.enabled", ns)
+    rows = [
+        ("plain attribute read: plain.enabled", base),
+        ("tp.enabled (disabled)", best_ns("tp.enabled", ns)),
+        ("if tp.enabled: tp.emit(1, 2)  (disabled)", best_ns("if tp.enabled: tp.emit(1, 2)", ns)),
+        ("tp.emit(1, 2)  (disabled, unguarded)", best_ns("tp.emit(1, 2)", ns)),
+        ("log.debug('x %s', 1)  (level WARNING)", best_ns("log.debug('x %s', 1)", ns)),
+    ]
+    report("Disabled (ratios to a plain attribute read)", rows, base)
+
+    if not status.available:
+        print("\nuser_events unavailable: enabled benchmarks skipped")
+        return
+    assert status.tracefs is not None
+    events = os.path.join(status.tracefs, "events", "user_events")
+
+    # The same layout registered by hand: u32 a; u64 b.
+    fd = os.open(os.path.join(status.tracefs, "user_events_data"), os.O_RDWR | os.O_CLOEXEC)
+    word = ctypes.c_uint64(0)  # 8 bytes: the kernel sets bits in the containing long
+    name = ctypes.create_string_buffer(b"bench_raw u32 a;u64 b")
+    reg = bytearray(struct.pack("<IBBHQQI", 28, 0, 4, 0, ctypes.addressof(word), ctypes.addressof(name), 0))
+    fcntl.ioctl(fd, DIAG_IOCSREG, reg, True)
+    index = struct.pack("<I", struct.unpack_from("<I", reg, 24)[0])
+    writev: Callable[..., int] = os.writev
+    ns.update(fd=fd, index=index, pack=struct.pack, writev=writev, word=word)
+
+    for event in ("bench_ev", "bench_raw"):
+        with open(os.path.join(events, event, "enable"), "w") as f:
+            f.write("1")
+    assert tp.enabled and word.value
+    try:
+        n = NUMBER // 4
+        raw = best_ns("writev(fd, [index, pack('<IQ', 1, 2)])", ns, n)
+        rows = [
+            ("raw os.writev(fd, [index, struct.pack(..)])", raw),
+            ("tp.emit(1, 2)", best_ns("tp.emit(1, 2)", ns, n)),
+            ("if tp.enabled: tp.emit(1, 2)", best_ns("if tp.enabled: tp.emit(1, 2)", ns, n)),
+            ("tp.emit(a=1, b=2)", best_ns("tp.emit(a=1, b=2)", ns, n)),
+        ]
+        report("Enabled, ftrace attached (ratios to a raw os.writev)", rows, raw)
+    finally:
+        for event in ("bench_ev", "bench_raw"):
+            with open(os.path.join(events, event, "enable"), "w") as f:
+                f.write("0")
+        unreg = struct.pack("<IBBHQ", 16, 0, 0, 0, ctypes.addressof(word))
+        fcntl.ioctl(fd, DIAG_IOCSUNREG, unreg)
+        os.close(fd)
+        with open(os.path.join(status.tracefs, "trace"), "w") as f:
+            f.write("")
+        provider.close()
+
+
+if __name__ == "__main__":
+    main()

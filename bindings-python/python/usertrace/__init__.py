@@ -1,0 +1,43 @@
+"""usertrace: Linux user_events tracepoints for Python.
+
+    import usertrace
+
+    app = usertrace.Provider("myapp")
+    request = app.tracepoint("request", path=str, status="u16", micros="u64")
+
+    if request.enabled:                      # about an attribute read
+        request.emit(path, 200, micros)      # or emit(path=..., status=...)
+
+While no tracer (perf, ftrace, ``usertrace record``) is attached,
+``enabled`` is False and ``emit`` returns at once. When one is, each emit is
+one ``writev`` into the kernel's trace buffers: no daemon, no ctypes, no
+uprobes. Without user_events (Linux 6.4+, CONFIG_USER_EVENTS, write access to
+tracefs' ``user_events_data``) every tracepoint stays disabled; nothing
+raises, and ``usertrace.status()`` and ``tp.registration_error`` say why.
+"""
+
+from __future__ import annotations
+
+from ._errors import ErrorKind, UsertraceError
+from ._functions import FunctionTracer, trace_functions
+from ._native import MAX_FIELDS, Tracepoint
+from ._provider import FieldSpec, Provider, default_provider
+from ._status import Availability, Status, status
+from ._traced import Traced, traced
+
+__all__ = [
+    "MAX_FIELDS",
+    "Availability",
+    "ErrorKind",
+    "FieldSpec",
+    "FunctionTracer",
+    "Provider",
+    "Status",
+    "Traced",
+    "Tracepoint",
+    "UsertraceError",
+    "default_provider",
+    "status",
+    "trace_functions",
+    "traced",
+]

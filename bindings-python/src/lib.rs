@@ -1,0 +1,29 @@
+//! `usertrace._native`: the private native half of the `usertrace` Python
+//! package. It only converts values; everything else is the `usertrace`
+//! crate. Python code imports the typed front (`usertrace`), never this.
+
+mod convert;
+mod enabled;
+mod errors;
+mod status;
+mod tracepoint;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+mod _native {
+    #[pymodule_export]
+    use crate::status::status;
+    #[pymodule_export]
+    use crate::tracepoint::check_name;
+    #[pymodule_export]
+    use crate::tracepoint::Tracepoint;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("MAX_FIELDS", usertrace::MAX_FIELDS)?;
+        crate::enabled::install(&m.py().get_type::<crate::tracepoint::Tracepoint>())
+    }
+
+    use pyo3::prelude::*;
+}

@@ -1,0 +1,288 @@
+//! The `Tracepoint` class: a `DynamicTracepoint` and its Python arguments.
+
+use std::sync::Mutex;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use usertrace::{DynamicTracepoint, Error, ErrorKind, Field, RegisterOptions, Value};
+
+use crate::convert::{convert, parse_type, type_name, Arg};
+use crate::errors::{to_pyerr, usertrace_error};
+
+/// One user_events tracepoint, named `<provider>_<event>`. Made by
+/// `Provider.tracepoint`; unregistered by `close()`, by its provider's
+/// `close()`, or when garbage-collected.
+#[pyclass(frozen, weakref, module = "usertrace")]
+pub struct Tracepoint {
+    inner: DynamicTracepoint,
+    provider: String,
+    event: String,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    closed: bool,
+    /// Why the last registration failed (only `Unavailable` is kept quiet).
+    error: Option<Error>,
+}
+
+impl Tracepoint {
+    /// What the `enabled` descriptor reads.
+    #[inline(always)]
+    pub(crate) fn enabled(&self) -> bool {
+        self.inner.enabled()
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Matches positional and keyword arguments to the fields, in order.
+    fn bind<'py>(&self, args: &Bound<'py, PyTuple>, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Vec<Arg<'py>>> {
+        let fields = self.inner.fields();
+        let event = self.inner.name();
+        if args.len() > fields.len() {
+            return Err(PyTypeError::new_err(format!(
+                "event {event} has {} fields ({}), but {} values were given",
+                fields.len(),
+                field_names(fields),
+                args.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(fields.len());
+        let mut from_keywords = 0;
+        for (i, field) in fields.iter().enumerate() {
+            let obj = if i < args.len() {
+                args.get_item(i)?
+            } else {
+                match kwargs.map(|kw| kw.get_item(field.name.as_ref())).transpose()?.flatten() {
+                    Some(v) => {
+                        from_keywords += 1;
+                        v
+                    }
+                    None => {
+                        return Err(PyTypeError::new_err(format!(
+                            "missing value for field {} of event {event} (fields: {})",
+                            field.name,
+                            field_names(fields)
+                        )))
+                    }
+                }
+            };
+            out.push(convert(event, field, &obj)?);
+        }
+        if let Some(kw) = kwargs {
+            if kw.len() != from_keywords {
+                for key in kw.keys() {
+                    let key: String = key.extract()?;
+                    match fields.iter().position(|f| f.name == key.as_str()) {
+                        Some(i) if i < args.len() => {
+                            return Err(PyTypeError::new_err(format!(
+                                "field {key} of event {event} was given by position and by keyword"
+                            )))
+                        }
+                        Some(_) => {}
+                        None => {
+                            return Err(PyTypeError::new_err(format!(
+                                "event {event} has no field {key} (fields: {})",
+                                field_names(fields)
+                            )))
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn field_names(fields: &[Field]) -> String {
+    fields.iter().map(|f| f.name.as_ref()).collect::<Vec<_>>().join(", ")
+}
+
+#[pymethods]
+impl Tracepoint {
+    /// Defines `<provider>_<event>` and registers it. If user_events is
+    /// unavailable the tracepoint is created disabled and
+    /// `registration_error` says why; any other failure raises.
+    #[new]
+    #[pyo3(signature = (provider, event, fields, *, persist = false, multi_format = false))]
+    fn new(
+        py: Python<'_>,
+        provider: &str,
+        event: &str,
+        fields: Vec<(String, String)>,
+        persist: bool,
+        multi_format: bool,
+    ) -> PyResult<Self> {
+        let mut parsed = Vec::with_capacity(fields.len());
+        for (name, ty) in fields {
+            let Some(ty) = parse_type(&ty) else {
+                return Err(PyValueError::new_err(format!(
+                    "field {name} of event {provider}_{event} has unknown type {ty:?}; use one of u8, u16, u32, \
+                     u64, i8, i16, i32, i64, bool, f32, f64, str, bytes, char[N]"
+                )));
+            };
+            parsed.push(Field::owned(name, ty));
+        }
+        let options = RegisterOptions { persist, multi_format };
+        let inner = usertrace::Provider::new(provider)
+            .and_then(|p| p.with_options(options).define(event, parsed))
+            .map_err(|e| to_pyerr(py, &e))?;
+        let mut state = State::default();
+        match inner.register() {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::Unavailable => state.error = Some(e),
+            Err(e) => return Err(to_pyerr(py, &e)),
+        }
+        Ok(Tracepoint { inner, provider: provider.to_owned(), event: event.to_owned(), state: Mutex::new(state) })
+    }
+
+    /// The kernel's event name, `<provider>_<event>`.
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    #[getter]
+    fn provider(&self) -> &str {
+        &self.provider
+    }
+
+    #[getter]
+    fn event(&self) -> &str {
+        &self.event
+    }
+
+    /// The fields as `(name, type)` pairs, in order.
+    #[getter]
+    fn fields(&self) -> Vec<(String, String)> {
+        self.inner.fields().iter().map(|f| (f.name.to_string(), type_name(f.ty))).collect()
+    }
+
+    /// The definition handed to the kernel, e.g. `app_req u32 code;__rel_loc char[] path`.
+    #[getter]
+    fn format(&self, py: Python<'_>) -> PyResult<String> {
+        self.inner.tracepoint().format().map_err(|e| to_pyerr(py, &e))
+    }
+
+    /// Whether the kernel knows this tracepoint (False when user_events is
+    /// unavailable, or after `close()`).
+    #[getter]
+    fn registered(&self) -> bool {
+        self.inner.is_registered()
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.state().closed
+    }
+
+    /// Why the last registration failed, as a `UsertraceError`, or None.
+    #[getter]
+    fn registration_error(&self, py: Python<'_>) -> Option<PyErr> {
+        self.state().error.as_ref().map(|e| usertrace_error(py, e))
+    }
+
+    /// Registers again (after user_events became available). Raises
+    /// `UsertraceError` if it fails; does nothing if already registered.
+    fn register(&self, py: Python<'_>) -> PyResult<()> {
+        let mut state = self.state();
+        if state.closed {
+            return Err(PyValueError::new_err(format!("tracepoint {} is closed", self.inner.name())));
+        }
+        let result = self.inner.register();
+        state.error = result.as_ref().err().cloned();
+        result.map_err(|e| to_pyerr(py, &e))
+    }
+
+    /// Unregisters: the kernel stops writing the enable word and the
+    /// tracepoint stays disabled for good. Closing twice does nothing.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut state = self.state();
+        state.closed = true;
+        self.inner.unregister().map_err(|e| to_pyerr(py, &e))
+    }
+
+    /// Writes one event if a tracer is attached; does nothing (and checks
+    /// nothing) otherwise. Values by position, in field order, or by name.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn emit(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        if !self.inner.enabled() {
+            return Ok(());
+        }
+        let bound = self.bind(args, kwargs)?;
+        let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
+        self.inner.emit(&values).map_err(|e| to_pyerr(args.py(), &e))
+    }
+
+    /// Checks values as `emit` would, raising the same errors, whether or not
+    /// the tracepoint is enabled, and writes nothing.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn validate(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let bound = self.bind(args, kwargs)?;
+        for (field, arg) in self.inner.fields().iter().zip(&bound) {
+            if let Value::Str(s) = arg.value() {
+                if s.as_bytes().contains(&0) && field.ty == usertrace::FieldType::Str {
+                    return to_pyerr_result(
+                        args.py(),
+                        Error::InteriorNul { event: self.inner.name().into(), field: field.name.to_string() },
+                    );
+                }
+            }
+            let len = match arg.value() {
+                Value::Str(s) => s.len(),
+                Value::Bytes(b) => b.len(),
+                _ => 0,
+            };
+            if let usertrace::FieldType::CharArray(n) = field.ty {
+                if len > n as usize {
+                    return to_pyerr_result(
+                        args.py(),
+                        Error::ValueTooLong {
+                            event: self.inner.name().into(),
+                            field: field.name.to_string(),
+                            len,
+                            max: n as usize,
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        let state = if self.state().closed {
+            "closed"
+        } else if self.inner.enabled() {
+            "enabled"
+        } else if self.inner.is_registered() {
+            "disabled"
+        } else {
+            "unregistered"
+        };
+        format!("<usertrace.Tracepoint {} ({}) {state}>", self.inner.name(), field_names(self.inner.fields()))
+    }
+}
+
+fn to_pyerr_result(py: Python<'_>, e: Error) -> PyResult<()> {
+    Err(to_pyerr(py, &e))
+}
+
+/// Raises `UsertraceError` (kind INVALID_NAME) unless `name` is a valid
+/// provider, event or field name: `[A-Za-z0-9_]+`.
+#[pyfunction]
+pub(crate) fn check_name(py: Python<'_>, what: &str, name: &str) -> PyResult<()> {
+    if usertrace::is_valid_name(name) {
+        return Ok(());
+    }
+    let what = match what {
+        "provider" => "provider",
+        "event" => "event",
+        _ => "field",
+    };
+    Err(to_pyerr(py, &Error::InvalidName { what, name: name.to_owned() }))
+}

@@ -1,9 +1,11 @@
 //! Starting `-- CMD` held at the door: the child is forked at once but
 //! execs only when released, after the session is attached, so none of its
-//! events (nor its exec) happens before recording starts.
+//! events (nor its exec) happens before recording starts. Its usertrace
+//! producers then announce each event they register, and wait for the
+//! recorder to attach (`usertrace::handshake`).
 
 use std::io::Write;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 use std::thread::JoinHandle;
@@ -15,11 +17,17 @@ pub struct HeldChild {
 }
 
 impl HeldChild {
-    pub fn spawn(argv: &[String]) -> std::io::Result<HeldChild> {
+    /// Forks `argv`, held. `attach` is the handshake socket the command
+    /// inherits (see `usertrace::handshake`) and the variables naming it.
+    pub fn spawn(argv: &[String], attach: Option<(RawFd, [(&str, String); 2])>) -> std::io::Result<HeldChild> {
         let (read_end, write_end) = pipe()?;
         let write_fd = write_end.as_raw_fd();
         let mut command = Command::new(&argv[0]);
         command.args(&argv[1..]);
+        let inherit_fd = attach.as_ref().map_or(-1, |(fd, _)| *fd);
+        if let Some((_, env)) = &attach {
+            command.envs(env.iter().map(|(k, v)| (k, v)));
+        }
         let read_end = std::fs::File::from(read_end);
         let read_fd = read_end.as_raw_fd();
         // SAFETY: the closure runs in the forked child before exec and only
@@ -27,6 +35,10 @@ impl HeldChild {
         unsafe {
             command.pre_exec(move || {
                 libc::close(write_fd);
+                // Only the command's copy of the handshake socket survives exec.
+                if inherit_fd >= 0 && libc::fcntl(inherit_fd, libc::F_SETFD, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
                 let mut byte = 0u8;
                 loop {
                     let n = libc::read(read_fd, (&mut byte as *mut u8).cast(), 1);

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use usertrace::consumer::{Output, Session, SessionOptions, Stats, Window};
 
 use crate::launch::HeldChild;
+use usertrace::handshake::AttachRequests;
 
 /// Options common to `record` and `stat`.
 #[derive(Debug, Default)]
@@ -92,10 +93,12 @@ pub struct Summary {
 /// to `sink` until the command exits or Ctrl-C. Errors are printed.
 pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
     catch_interrupts();
+    let attach_requests = if args.command.is_empty() { None } else { AttachRequests::new().ok() };
     let held = if args.command.is_empty() {
         None
     } else {
-        match HeldChild::spawn(&args.command) {
+        let handoff = attach_requests.as_ref().map(|r| r.for_child(&args.patterns));
+        match HeldChild::spawn(&args.command, handoff) {
             Ok(h) => Some(h),
             Err(e) => {
                 eprintln!("usertrace {name}: cannot start {:?}: {e}", args.command[0]);
@@ -118,6 +121,9 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
             return Err(ExitCode::from(1));
         }
     };
+    if let Some(requests) = attach_requests {
+        session.listen_for_attach_requests(requests);
+    }
     if session.attached().next().is_none() {
         let list = args.patterns.join(" ");
         eprintln!("usertrace {name}: no event matches {list} yet; attaching when one is registered");

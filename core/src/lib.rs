@@ -12,6 +12,7 @@
 pub mod abi;
 pub mod consumer;
 mod error;
+pub mod handshake;
 mod producer;
 mod status;
 pub mod sys;

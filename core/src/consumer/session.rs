@@ -157,6 +157,7 @@ pub struct Session {
     rescan: bool,
     events: u64,
     malformed: u64,
+    attach_requests: Option<crate::handshake::AttachRequests>,
 }
 
 impl Session {
@@ -211,6 +212,7 @@ impl Session {
             rescan,
             events: 0,
             malformed: 0,
+            attach_requests: None,
         };
         session.attach_new()?;
         if !options.wait_for_exact {
@@ -256,6 +258,14 @@ impl Session {
         Ok(())
     }
 
+    /// Attaches at once to matching events that a launched command's
+    /// producers announce (see [`crate::handshake`]), rather than at the
+    /// next tracefs scan.
+    pub fn listen_for_attach_requests(&mut self, requests: crate::handshake::AttachRequests) {
+        self.rescan = true;
+        self.attach_requests = Some(requests);
+    }
+
     /// The tracepoints attached so far.
     pub fn attached(&self) -> impl Iterator<Item = &EventFormat> {
         self.attachments.iter().map(|a| &*a.format)
@@ -264,10 +274,13 @@ impl Session {
     /// Waits up to `timeout` for data, reads every ring once, attaches
     /// tracepoints that appeared, and returns what is now safely in order.
     pub fn poll(&mut self, timeout: Duration) -> Result<Vec<Output>, Error> {
-        let fds: Vec<_> = self.rings.iter().flat_map(|r| [r.sideband.as_fd(), r.events.as_fd()]).collect();
+        let mut fds: Vec<_> = self.rings.iter().flat_map(|r| [r.sideband.as_fd(), r.events.as_fd()]).collect();
+        fds.extend(self.attach_requests.as_ref().map(|r| r.as_fd()));
         let wait = timeout.min(self.rescan_interval).as_millis().min(i32::MAX as u128) as i32;
         sys::poll_readable(&fds, wait).map_err(|e| Error::Perf { op: "poll", cpu: 0, errno: e })?;
-        if self.rescan && self.last_scan.elapsed() >= self.rescan_interval {
+        drop(fds);
+        let announced = self.attach_requests.as_ref().is_some_and(|r| r.drain() > 0);
+        if announced || (self.rescan && self.last_scan.elapsed() >= self.rescan_interval) {
             self.attach_new()?;
         }
         self.read_rings();

@@ -153,6 +153,9 @@ impl Tracepoint {
         // Whatever happens now, the pending bit has done its job.
         let result = self.register_locked();
         self.enable.0.fetch_and(!PENDING_BIT, Ordering::Relaxed);
+        if result.is_ok() {
+            crate::handshake::announce(&self.name, || self.enabled());
+        }
         result
     }
 

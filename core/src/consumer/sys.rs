@@ -48,19 +48,12 @@ pub fn tracepoint_attr(id: u64) -> perf_event_attr {
 /// The sideband event: no samples, only COMM (with exec flag), FORK/EXIT
 /// and MMAP2 of every task. Opened disabled, enabled once its ring is mapped.
 pub fn sideband_attr(wakeup_bytes: u32) -> perf_event_attr {
-    let mut attr = base_attr();
-    attr.type_ = pe::bindings::PERF_TYPE_SOFTWARE;
-    attr.config = pe::bindings::PERF_COUNT_SW_DUMMY as u64;
-    attr.set_disabled(1);
+    let mut attr = ring_owner_attr(wakeup_bytes);
     attr.set_comm(1);
     attr.set_comm_exec(1);
     attr.set_task(1);
     attr.set_mmap(1);
     attr.set_mmap2(1);
-    attr.set_exclude_kernel(1);
-    attr.set_exclude_hv(1);
-    attr.set_watermark(1);
-    attr.__bindgen_anon_2.wakeup_watermark = wakeup_bytes;
     attr
 }
 

@@ -14,9 +14,6 @@ use crate::abi::{dyn_loc, MAX_CHAR_ARRAY_LEN, MAX_PAYLOAD_LEN};
 use crate::sys::{self, Errno};
 use crate::Error;
 
-// One for the index; a fixed field takes one (two for a padded char array);
-// a variable field takes one more for its data and one for its NUL.
-const MAX_IOVECS: usize = 1 + 4 * MAX_FIELDS;
 
 static ZEROS: [u8; MAX_CHAR_ARRAY_LEN] = [0; MAX_CHAR_ARRAY_LEN];
 
@@ -29,10 +26,33 @@ pub(crate) fn write_event(
     fields: &[Field],
     values: &[Value<'_>],
 ) -> Result<(), Error> {
+    // The compiler zero-fills stack arrays even when they are left
+    // uninitialised, so the array is sized to the event: most have few fields.
+    match fields.len() {
+        0..=4 => write_with::<{ iovecs_for(4) }>(fd, write_index, event, fields, values),
+        5..=8 => write_with::<{ iovecs_for(8) }>(fd, write_index, event, fields, values),
+        9..=16 => write_with::<{ iovecs_for(16) }>(fd, write_index, event, fields, values),
+        _ => write_with::<{ iovecs_for(MAX_FIELDS) }>(fd, write_index, event, fields, values),
+    }
+}
+
+/// One for the index; a fixed field takes one (two for a padded char array);
+/// a variable field takes one more for its data and one for its NUL.
+const fn iovecs_for(fields: usize) -> usize {
+    1 + 4 * fields
+}
+
+fn write_with<const N: usize>(
+    fd: RawFd,
+    write_index: u32,
+    event: &str,
+    fields: &[Field],
+    values: &[Value<'_>],
+) -> Result<(), Error> {
     let index_bytes = write_index.to_ne_bytes();
     let mut locs = [0u32; MAX_FIELDS];
-    // Built in place: returning ~2 KiB of iovecs by value would copy them.
-    let mut iov = IovecArray::new();
+    // Built in place: returning the iovecs by value would copy them.
+    let mut iov = IovecArray::<N>::new();
     lay_out(&mut iov, &index_bytes, &mut locs, event, fields, values)?;
     match sys::writev(fd, iov.as_slice()) {
         Ok(_) | Err(Errno(libc::EBADF)) => Ok(()),
@@ -41,8 +61,8 @@ pub(crate) fn write_event(
 }
 
 /// Checks `values` against `fields` and builds the `iovec`s of one write.
-fn lay_out<'a>(
-    iov: &mut IovecArray<'a>,
+fn lay_out<'a, const N: usize>(
+    iov: &mut IovecArray<'a, N>,
     index_bytes: &'a [u8; 4],
     locs: &'a mut [u32; MAX_FIELDS],
     event: &str,
@@ -179,28 +199,30 @@ fn as_bytes<T: Copy>(value: &T) -> &[u8] {
 }
 
 /// A fixed-capacity `iovec` array on the stack.
-struct IovecArray<'a> {
-    entries: [MaybeUninit<libc::iovec>; MAX_IOVECS],
+struct IovecArray<'a, const N: usize> {
+    entries: MaybeUninit<[libc::iovec; N]>,
     len: usize,
     _borrows: std::marker::PhantomData<&'a [u8]>,
 }
 
-impl<'a> IovecArray<'a> {
+impl<'a, const N: usize> IovecArray<'a, N> {
     fn new() -> Self {
-        IovecArray { entries: [MaybeUninit::uninit(); MAX_IOVECS], len: 0, _borrows: std::marker::PhantomData }
+        IovecArray { entries: MaybeUninit::uninit(), len: 0, _borrows: std::marker::PhantomData }
     }
 
     fn push_slice(&mut self, bytes: &'a [u8]) {
         if bytes.is_empty() {
             return;
         }
-        self.entries[self.len] = MaybeUninit::new(libc::iovec { iov_base: bytes.as_ptr() as *mut _, iov_len: bytes.len() });
+        assert!(self.len < N, "the iovec array is sized from the field count");
+        let iov = libc::iovec { iov_base: bytes.as_ptr() as *mut _, iov_len: bytes.len() };
+        // SAFETY: `len < N`, so the slot is inside the array.
+        unsafe { self.entries.as_mut_ptr().cast::<libc::iovec>().add(self.len).write(iov) };
         self.len += 1;
     }
 
     fn as_slice(&self) -> &[libc::iovec] {
-        // SAFETY: the first `len` entries were initialised by `push_slice`,
-        // and MaybeUninit<iovec> has the layout of iovec.
+        // SAFETY: the first `len` entries were written by `push_slice`.
         unsafe { std::slice::from_raw_parts(self.entries.as_ptr().cast(), self.len) }
     }
 }
@@ -212,7 +234,7 @@ mod tests {
     fn encode(fields: &[Field], values: &[Value<'_>]) -> Result<Vec<u8>, Error> {
         let index = 7u32.to_ne_bytes();
         let mut locs = [0u32; MAX_FIELDS];
-        let mut iov = IovecArray::new();
+        let mut iov = IovecArray::<{ iovecs_for(MAX_FIELDS) }>::new();
         lay_out(&mut iov, &index, &mut locs, "ev", fields, values)?;
         let mut out = Vec::new();
         for v in iov.as_slice() {

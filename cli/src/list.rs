@@ -44,8 +44,10 @@ pub fn run(args: &[String]) -> ExitCode {
     for candidate in candidates.iter().filter(|c| pattern.matches(&c.system, &c.name)) {
         // Deleted since the scan: not an error.
         let Ok(format) = load(candidate) else { continue };
+        // The status file names multi-format events by their tracepoint
+        // name (`NAME.<hexid>`); older kernels printed the bare NAME.
         let base = candidate.name.split('.').next().unwrap_or(&candidate.name);
-        let used = match users.get(base).map(String::as_str) {
+        let used = match users.get(&candidate.name).or_else(|| users.get(base)).map(String::as_str) {
             Some("") | None => "not traced".to_owned(),
             Some(u) => format!("used by {u}"),
         };
@@ -57,6 +59,11 @@ pub fn run(args: &[String]) -> ExitCode {
     }
     if shown == 0 {
         eprintln!("usertrace list: no user event matches {:?}", pattern.as_str());
+        // An exact name is a question about one event: "no" is an error.
+        // An empty glob is an empty listing.
+        if !pattern.is_glob() {
+            return ExitCode::from(1);
+        }
     }
     ExitCode::SUCCESS
 }

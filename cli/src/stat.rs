@@ -11,7 +11,8 @@ use crate::run::{print_summary, run, RunArgs};
 pub const USAGE: &str = "usage: usertrace stat -e PATTERN... [--buffer-size PAGES] [-- CMD ARGS...]
 
 Counts the events matching each PATTERN until CMD exits (or Ctrl-C), then
-prints one line per event and the lost counts per CPU.
+prints one line per event, the total lost, and the lost count of each CPU
+that lost events.
 ";
 
 pub fn run_stat(args: &[String]) -> ExitCode {
@@ -43,8 +44,13 @@ pub fn run_stat(args: &[String]) -> ExitCode {
     for (name, count) in &counts {
         println!("{count:>12}  {name}");
     }
+    // The total always shows, so "nothing lost" is said, not implied.
+    println!("{:>12}  lost", summary.stats.lost_total());
     for (cpu, lost) in summary.stats.lost.iter().filter(|l| l.1 > 0) {
         println!("{lost:>12}  lost on CPU {cpu}");
+    }
+    if summary.stats.lost_sideband > 0 {
+        println!("{:>12}  task records lost (process names may be wrong)", summary.stats.lost_sideband);
     }
     print_summary("stat", &summary);
     summary.exit

@@ -5,6 +5,8 @@
 //!   ut_emit all NAME [--on-stdin]   one event with a field of every type (after a line on stdin)
 //!   ut_emit rename NAME             E1, rename to ut_renamed, E2, exec as ut-new-PID, E3
 //!   ut_emit fork NAME N             N children, each renamed ut_child_I, emit child=I
+//!   ut_emit churn NAME WIDTH STOP   until file STOP exists, WIDTH children at a time that emit,
+//!                                   rename, exec, emit, rename, emit and exit; no waiting for a tracer
 //!
 //! It prints `ready PID` once registered, and exits 3 if nobody attaches
 //! within a minute.
@@ -153,6 +155,88 @@ fn main() {
                 assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child {pid} failed");
             }
         }
+        "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
+        "churn-exec" => {
+            // The second half of a churn child, under its exec'd name.
+            let tp = quiet_tracepoint(arg(2), CHURN);
+            let seq: u32 = arg(3).parse().unwrap();
+            emit_as_is(&tp, seq, 2);
+            set_name(&format!("x{seq}"));
+            emit_as_is(&tp, seq, 3);
+        }
         other => panic!("unknown mode {other}"),
     }
+}
+
+/// Every churn event says who emitted it: pid, and the comm the kernel had
+/// for the thread at that moment (read from /proc just before; only the
+/// process itself renames it), so a consumer's attribution can be checked
+/// event by event.
+const CHURN: &[(&str, FieldType)] =
+    &[("pid", FieldType::U32), ("seq", FieldType::U32), ("stage", FieldType::U32), ("comm", FieldType::Str)];
+
+/// Registers without printing `ready` (for exec'd churn children) and
+/// without waiting for a tracer.
+fn quiet_tracepoint(name: &str, fields: &[(&str, FieldType)]) -> DynamicTracepoint {
+    let fields = fields.iter().map(|(n, t)| Field::owned(*n, *t)).collect();
+    let tp = DynamicTracepoint::new(name, fields, RegisterOptions::default()).expect("valid definition");
+    tp.register().expect("register");
+    tp
+}
+
+/// Emits pid, seq, stage and the current comm; a write nobody traces is fine.
+fn emit_as_is(tp: &DynamicTracepoint, seq: u32, stage: u32) {
+    let comm = std::fs::read_to_string("/proc/thread-self/comm").expect("own comm");
+    let comm = comm.strip_suffix('\n').unwrap_or(&comm);
+    emit(tp, &[Value::U32(std::process::id()), Value::U32(seq), Value::U32(stage), Value::Str(comm)]);
+}
+
+/// Processes that fork, rename, exec and exit all the time, so a session
+/// opened meanwhile sees each of these happen before, during and after its
+/// /proc walk. The parent emits stage 9 and renames itself now and then.
+/// It goes on until `stop` exists (at most a minute).
+fn churn(name: &str, width: usize, stop: &std::path::Path) {
+    let tp = tracepoint(name, CHURN);
+    let link = format!("/tmp/ut-cx-{}", std::process::id());
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(std::env::current_exe().unwrap(), &link).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (mut seq, mut live) = (0u32, 0usize);
+    let reap = |live: &mut usize| {
+        let mut status = 0;
+        // SAFETY: waits for any of our own children.
+        let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
+        assert!(pid > 0, "waitpid: {}", std::io::Error::last_os_error());
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "churn child {pid} failed: {status:#x}");
+        *live -= 1;
+    };
+    while !stop.exists() && Instant::now() < deadline {
+        if seq % 16 == 0 {
+            set_name(&format!("p{seq}"));
+        }
+        emit_as_is(&tp, seq, 9);
+        // SAFETY: single-threaded program; the child renames, emits and execs.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            emit_as_is(&tp, seq, 0);
+            set_name(&format!("k{seq}"));
+            emit_as_is(&tp, seq, 1);
+            let err = std::os::unix::process::CommandExt::exec(
+                std::process::Command::new(&link).args(["churn-exec", name, &seq.to_string()]),
+            );
+            eprintln!("ut_emit: exec {link}: {err}");
+            // SAFETY: _exit skips atexit handlers the parent owns.
+            unsafe { libc::_exit(5) };
+        }
+        assert!(pid > 0, "fork failed");
+        seq += 1;
+        live += 1;
+        while live >= width {
+            reap(&mut live);
+        }
+    }
+    while live > 0 {
+        reap(&mut live);
+    }
+    let _ = std::fs::remove_file(&link);
 }

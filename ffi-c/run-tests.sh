@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Tests of the C SDK: real C programs (under ASan where it helps).
+#   ffi-c/run-tests.sh host    builds and installs libusertrace into $build/prefix,
+#                              builds every test program, runs the tests that need no
+#                              user_events (header drift, C/C++ compile, exported
+#                              symbols, install + pkg-config examples, API errors)
+#   ffi-c/run-tests.sh guest   in a kernel with user_events (harness/in-guest), runs
+#                              the programs built by `host`: exact values through
+#                              `usertrace record` and `perf script`, threads, dlclose.
+#                              Without user_events every test fails; none is skipped.
+# Prints `PASS name` / `FAIL name` (with the log) per test, then `N passed, M failed`.
+# $build defaults to /tmp/usertrace-c-tests (USERTRACE_C_BUILD); the guest writes only there.
+set -uo pipefail
+mode=${1:-}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+target=$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")
+build=${USERTRACE_C_BUILD:-/tmp/usertrace-c-tests}
+prefix=$build/prefix
+cli=$target/debug/usertrace
+tracefs=/sys/kernel/tracing
+passed=0
+failed=0
+mkdir -p "$build/logs"
+
+run_test() { # NAME COMMAND...
+  local name=$1 log=$build/logs/$1.log
+  shift
+  if ("$@") >"$log" 2>&1; then
+    echo "PASS $name"
+    passed=$((passed + 1))
+  else
+    echo "FAIL $name"
+    sed 's/^/    /' "$log" | tail -40
+    failed=$((failed + 1))
+  fi
+}
+
+CFLAGS_TEST=(-std=gnu99 -Wall -Wextra -Werror -g -I"$prefix/include" -I"$here/tests/c")
+LIBS_TEST=(-L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lusertrace)
+
+# ---------------------------------------------------------------- host
+build_all() {
+  (cd "$root" && cargo build --quiet -p usertrace-cli) || return 1
+  "$here/install.sh" "$prefix" || return 1
+  local b=$build/bin
+  mkdir -p "$b"
+  cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/api_errors.c" "${LIBS_TEST[@]}" -o "$b/api_errors" &&
+    cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/emit_all.c" "${LIBS_TEST[@]}" -o "$b/emit_all" &&
+    cc "${CFLAGS_TEST[@]}" "$here/tests/c/threads.c" "${LIBS_TEST[@]}" -lpthread -o "$b/threads" &&
+    cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin.c" "${LIBS_TEST[@]}" -o "$b/libcplug.so" &&
+    cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin_raw.c" -o "$b/libcraw.so" &&
+    cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_main"
+}
+
+header_is_current() {
+  "$here/gen-header.sh" "$build/usertrace.h" && diff -u "$here/include/usertrace.h" "$build/usertrace.h" || {
+    echo "include/usertrace.h differs from what cbindgen generates: run ffi-c/gen-header.sh"
+    return 1
+  }
+}
+
+header_compiles() { # COMPILER STD
+  local src=$build/header_use.$3
+  cat >"$src" <<'SRC'
+#include <usertrace.h>
+USERTRACE_EVENT(e, USERTRACE_FIELD_U32(a), USERTRACE_FIELD_STR(b), USERTRACE_FIELD_CHARS(c, 4));
+USERTRACE_EVENT0(z);
+USERTRACE_PROVIDER(hdr, &e, &z);
+int main(void) {
+  if (usertrace_provider_register(&hdr) != USERTRACE_OK) return 0;
+  USERTRACE_EMIT(e, usertrace_u32(1), usertrace_str("b"), usertrace_bytes("cc", 2));
+  USERTRACE_EMIT0(z);
+  return USERTRACE_ENABLED(e) ? 1 : 0;
+}
+SRC
+  $1 -std="$2" -Wall -Wextra -Werror -pedantic -I"$here/include" -c "$src" -o "$build/header_use.o"
+}
+
+exports_only_usertrace() {
+  local so=$prefix/lib/libusertrace.so.0 others
+  readelf -d "$so" | grep -q 'SONAME.*\[libusertrace\.so\.0\]' || { echo "SONAME is not libusertrace.so.0"; return 1; }
+  others=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^usertrace_')
+  [ -z "$others" ] || { echo "exported beyond usertrace_*: $others"; return 1; }
+  others=$(nm -g --defined-only "$prefix/lib/libusertrace.a" | awk 'NF == 3 {print $3}' | grep -v '^usertrace_')
+  [ -z "$others" ] || { echo "libusertrace.a has globals beyond usertrace_*: $(echo "$others" | head)"; return 1; }
+  nm -D --defined-only "$so" | grep -c ' usertrace_'
+}
+
+examples_build_from_prefix() {
+  export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -o "$build/bin/example_c" "$root/examples/c/main.c" $(pkg-config --cflags --libs usertrace) &&
+    c++ -std=c++11 -Wall -Wextra -Werror -pedantic -o "$build/bin/example_cpp" "$root/examples/cpp/main.cpp" $(pkg-config --cflags --libs usertrace) &&
+    readelf -d "$build/bin/example_c" | grep -q 'NEEDED.*libusertrace\.so\.0' &&
+    "$build/bin/example_c" && "$build/bin/example_cpp"
+}
+
+static_library_links() {
+  export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+  cc -std=c99 -o "$build/bin/example_static" "$root/examples/c/main.c" $(pkg-config --cflags usertrace) \
+    "$prefix/lib/libusertrace.a" $(pkg-config --static --libs-only-l usertrace | sed 's/-lusertrace//') &&
+    ! readelf -d "$build/bin/example_static" | grep -q libusertrace && "$build/bin/example_static"
+}
+
+host() {
+  run_test builds_and_installs build_all
+  run_test header_is_current header_is_current
+  run_test header_compiles_as_c99 header_compiles cc c99 c
+  run_test header_compiles_as_c11 header_compiles cc c11 c
+  run_test header_compiles_as_cxx11 header_compiles c++ c++11 cpp
+  run_test header_compiles_as_cxx17 header_compiles c++ c++17 cpp
+  run_test exports_only_usertrace_symbols exports_only_usertrace
+  run_test examples_build_from_prefix_with_pkg_config examples_build_from_prefix
+  run_test static_library_links static_library_links
+  run_test api_errors_under_asan "$build/bin/api_errors"
+  run_test benchmark_builds "$here/bench/run-bench.sh" build
+}
+
+# --------------------------------------------------------------- guest
+have_user_events() {
+  [ -e "$tracefs/user_events_data" ] || { echo "no $tracefs/user_events_data: this kernel lacks user_events"; return 1; }
+  [ -x "$build/bin/emit_all" ] && [ -x "$cli" ] || { echo "run 'ffi-c/run-tests.sh host' first (missing $build/bin or $cli)"; return 1; }
+}
+
+record() { # OUT PATTERN -- CMD...
+  local out=$1 pattern=$2
+  shift 3
+  "$cli" record --format json --buffer-size 1024 -e "$pattern" -o "$out" -- "$@"
+}
+
+record_sees_exact_values() {
+  have_user_events && record "$build/all.json" 'ctest_*' -- "$build/bin/emit_all" 3 &&
+    python3 "$here/tests/check_output.py" record-all "$build/all.json"
+}
+
+perf_script_sees_exact_values() {
+  have_user_events || return 1
+  local data=$build/perf.data
+  rm -f "$data"
+  timeout 300 "$build/bin/emit_all" 40 100 &
+  local emitter=$!
+  for _ in $(seq 300); do [ -e "$tracefs/events/user_events/ctest_dyn" ] && break; sleep 0.1; done
+  timeout 300 perf record -q -e user_events:ctest_all -e user_events:ctest_dyn -a -o "$data" &
+  local perf=$!
+  wait "$emitter"
+  local rc=$?
+  # SIGTERM, not SIGINT: a non-interactive shell starts background jobs
+  # with SIGINT ignored. perf writes its file and exits on either.
+  kill -TERM "$perf"
+  wait "$perf"
+  [ "$rc" = 0 ] || { echo "emit_all failed ($rc)"; return 1; }
+  perf script -i "$data" >"$build/perf.txt" 2>"$build/perf.err" || { cat "$build/perf.err"; return 1; }
+  python3 "$here/tests/check_output.py" perf-all "$build/perf.txt"
+}
+
+threaded_emitters_lose_nothing() {
+  have_user_events && record "$build/mt.json" 'ctest_mt' -- "$build/bin/threads" 4 5000 &&
+    python3 "$here/tests/check_output.py" record-threads "$build/mt.json" 4 5000
+}
+
+dlclose_unregisters_tracepoints() {
+  have_user_events && "$build/bin/dlclose_main" "$build/bin/libcplug.so" cplug_ev intact
+}
+
+dlclose_control_shows_the_hazard() {
+  have_user_events && "$build/bin/dlclose_main" "$build/bin/libcraw.so" craw_ev modified
+}
+
+api_errors_with_user_events() {
+  have_user_events && "$build/bin/api_errors"
+}
+
+examples_events_arrive() {
+  have_user_events &&
+    record "$build/ex.json" 'example_*' -- sh -c "'$build/bin/example_c' --wait && '$build/bin/example_cpp' --wait" &&
+    python3 "$here/tests/check_output.py" record-example "$build/ex.json"
+}
+
+guest() {
+  run_test api_errors_with_user_events api_errors_with_user_events
+  run_test record_sees_exact_values record_sees_exact_values
+  run_test perf_script_sees_exact_values perf_script_sees_exact_values
+  run_test threaded_emitters_lose_nothing threaded_emitters_lose_nothing
+  run_test dlclose_unregisters_tracepoints dlclose_unregisters_tracepoints
+  run_test dlclose_control_shows_the_hazard dlclose_control_shows_the_hazard
+  run_test examples_events_arrive examples_events_arrive
+}
+
+case "$mode" in
+  host) host ;;
+  guest) guest ;;
+  *) echo "usage: $0 host|guest" >&2; exit 2 ;;
+esac
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,23 @@
+//! libusertrace: the C API of usertrace.
+//!
+//! One module per C concept. Every export runs inside [`boundary::guard`],
+//! so no panic unwinds into C, and returns a `usertrace_result`: 0, or a
+//! code in the 7100 range (never an errno). The header
+//! `include/usertrace.h` is generated from these modules by cbindgen
+//! (`ffi-c/gen-header.sh`), with the C macros of `cbindgen.toml`'s trailer.
+//!
+//! # Safety
+//! Every export takes raw pointers from C; each documents what it needs and
+//! checks for NULL. Unsafe code is confined to pointer reads.
+
+#![allow(non_camel_case_types)]
+#![allow(clippy::missing_safety_doc)]
+
+mod boundary;
+mod error;
+mod event;
+mod field;
+mod provider;
+mod status;
+mod tracepoint;
+mod value;

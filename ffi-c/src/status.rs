@@ -1,0 +1,44 @@
+//! `usertrace_status`: whether user_events can be used, and why not.
+
+use std::ffi::c_char;
+
+use ut::Availability;
+
+use crate::boundary;
+
+/// The verdict of `usertrace_status` (the core's `Availability`).
+pub type usertrace_availability = i32;
+/// `user_events_data` is writable: tracepoints will register.
+pub const USERTRACE_AVAILABLE: usertrace_availability = 0;
+/// No tracefs mount point was found.
+pub const USERTRACE_TRACEFS_NOT_MOUNTED: usertrace_availability = 1;
+/// The kernel lacks CONFIG_USER_EVENTS (or is older than 6.4).
+pub const USERTRACE_USER_EVENTS_MISSING: usertrace_availability = 2;
+/// This process may not open `user_events_data`.
+pub const USERTRACE_PERMISSION_DENIED: usertrace_availability = 3;
+/// Opening `user_events_data` failed for another reason.
+pub const USERTRACE_OPEN_FAILED: usertrace_availability = 4;
+
+/// Probes tracefs and `user_events_data` now (never cached). Writes a
+/// sentence saying what was found, and what to do about it, into `buf`
+/// (`len` bytes, NUL-terminated, truncated if needed; `buf` may be NULL
+/// with `len` 0); `*out_n` (if not NULL) gets its length. Returns one of
+/// the `USERTRACE_*` availability values.
+///
+/// # Safety
+/// `buf` NULL or valid for `len` bytes; `out_n` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_status(buf: *mut c_char, len: usize, out_n: *mut usize) -> usertrace_availability {
+    boundary::guard_value(USERTRACE_OPEN_FAILED, || {
+        let status = ut::status();
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { boundary::write_message(&status.to_string(), buf.cast(), len, out_n) };
+        match status.availability {
+            Availability::Available => USERTRACE_AVAILABLE,
+            Availability::TracefsNotMounted => USERTRACE_TRACEFS_NOT_MOUNTED,
+            Availability::UserEventsMissing => USERTRACE_USER_EVENTS_MISSING,
+            Availability::PermissionDenied => USERTRACE_PERMISSION_DENIED,
+            Availability::OpenFailed => USERTRACE_OPEN_FAILED,
+        }
+    })
+}

@@ -1,0 +1,169 @@
+//! Dynamic tracepoints: an opaque `usertrace_tracepoint` whose name and
+//! fields are given at run time (for runtimes that embed C), with
+//! `_new`/`_free`. Static C tracepoints (`USERTRACE_EVENT`) use one of these
+//! underneath, created when their provider registers.
+//!
+//! The enable word lives inside the handle, on libusertrace's heap: it keeps
+//! its address until `usertrace_tracepoint_free`, which unregisters before
+//! freeing (and leaks the word if the kernel refuses).
+
+use std::ffi::c_char;
+
+use ut::{DynamicTracepoint, RegisterOptions, Value};
+
+use crate::boundary::{guard, guard_value};
+use crate::error::{non_null, usertrace_result, Failure};
+use crate::field::{self, str_arg, usertrace_field, USERTRACE_MAX_FIELDS};
+use crate::value::{self, usertrace_value};
+
+/// Registration flags of `usertrace_tracepoint_new`.
+pub type usertrace_flags = u32;
+/// `USER_EVENT_REG_PERSIST`: the event outlives the process (CAP_PERFMON).
+pub const USERTRACE_FLAG_PERSIST: usertrace_flags = 1;
+/// `USER_EVENT_REG_MULTI_FORMAT`: allow the same name with other fields.
+pub const USERTRACE_FLAG_MULTI_FORMAT: usertrace_flags = 2;
+
+/// A tracepoint defined at run time. Opaque.
+pub struct usertrace_tracepoint {
+    pub(crate) inner: DynamicTracepoint,
+}
+
+pub(crate) fn options(flags: usertrace_flags) -> Result<RegisterOptions, Failure> {
+    if flags & !(USERTRACE_FLAG_PERSIST | USERTRACE_FLAG_MULTI_FORMAT) != 0 {
+        return Err(Failure::Invalid(format!("unknown flags {flags:#x}")));
+    }
+    Ok(RegisterOptions {
+        persist: flags & USERTRACE_FLAG_PERSIST != 0,
+        multi_format: flags & USERTRACE_FLAG_MULTI_FORMAT != 0,
+    })
+}
+
+/// Validates a definition and makes a handle; nothing is registered yet.
+pub(crate) unsafe fn define(
+    name: &str,
+    fields: *const usertrace_field,
+    count: usize,
+    flags: usertrace_flags,
+) -> Result<Box<usertrace_tracepoint>, Failure> {
+    let fields = field::convert(fields, count)?;
+    let inner = DynamicTracepoint::new(name, fields, options(flags)?)?;
+    Ok(Box::new(usertrace_tracepoint { inner }))
+}
+
+/// Writes one event through `tp` if a tracer is attached.
+#[inline]
+pub(crate) unsafe fn emit(tp: &DynamicTracepoint, values: *const usertrace_value, count: usize) -> Result<(), Failure> {
+    if !tp.enabled() {
+        return Ok(());
+    }
+    if count > USERTRACE_MAX_FIELDS {
+        return Err(Failure::Invalid(format!("{count} values given; an event has at most {USERTRACE_MAX_FIELDS} fields")));
+    }
+    let values: &[usertrace_value] = if count == 0 { &[] } else { std::slice::from_raw_parts(non_null(values, "values")?, count) };
+    let mut converted = [Value::U8(0); USERTRACE_MAX_FIELDS];
+    value::convert(values, &mut converted)?;
+    tp.emit(&converted[..count])?;
+    Ok(())
+}
+
+/// Defines the event `name` (`[A-Za-z0-9_]+`) with `count` fields (copied:
+/// the caller's array may go away). Flags are `USERTRACE_FLAG_*`. On
+/// success `*out` gets a handle to free with `usertrace_tracepoint_free`.
+/// Not registered yet: call `usertrace_tracepoint_register`, so that a bad
+/// definition and an unavailable kernel are told apart.
+///
+/// # Safety
+/// `name` a C string; `fields` valid for `count` elements; `out` valid.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_new(
+    name: *const c_char,
+    fields: *const usertrace_field,
+    count: usize,
+    flags: usertrace_flags,
+    out: *mut *mut usertrace_tracepoint,
+) -> usertrace_result {
+    guard(|| {
+        non_null(out, "out")?;
+        let tp = define(str_arg(name, "name")?, fields, count, flags)?;
+        *out = Box::into_raw(tp);
+        Ok(())
+    })
+}
+
+/// Registers with the kernel; retries if an earlier attempt failed, does
+/// nothing if registered. `USERTRACE_ERR_UNAVAILABLE` without user_events.
+///
+/// # Safety
+/// `tp` NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_register(tp: *const usertrace_tracepoint) -> usertrace_result {
+    guard(|| {
+        (*non_null(tp, "tp")?).inner.register()?;
+        Ok(())
+    })
+}
+
+/// Stops the kernel writing the enable word; the handle stays valid and may
+/// register again.
+///
+/// # Safety
+/// `tp` NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_unregister(tp: *const usertrace_tracepoint) -> usertrace_result {
+    guard(|| {
+        (*non_null(tp, "tp")?).inner.unregister()?;
+        Ok(())
+    })
+}
+
+/// Whether a tracer is attached (false for NULL). A function call: hot
+/// paths read `usertrace_tracepoint_enable_word` once and use
+/// `USERTRACE_WORD_ENABLED` on it.
+///
+/// # Safety
+/// `tp` NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_enabled(tp: *const usertrace_tracepoint) -> bool {
+    guard_value(false, || !tp.is_null() && (*tp).inner.enabled())
+}
+
+/// The address of the word the kernel sets while a tracer is attached
+/// (nonzero = enabled); valid until `usertrace_tracepoint_free`. NULL for
+/// a NULL handle.
+///
+/// # Safety
+/// `tp` NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_enable_word(tp: *const usertrace_tracepoint) -> *const u32 {
+    guard_value(std::ptr::null(), || if tp.is_null() { std::ptr::null() } else { (*tp).inner.tracepoint().enable_word() })
+}
+
+/// Writes one event if a tracer is attached: `count` values in field order,
+/// each of its field's type. No allocation; does nothing (and returns
+/// `USERTRACE_OK`) when disabled or unregistered.
+///
+/// # Safety
+/// `tp` NULL or a live handle; `values` valid for `count` elements.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_emit(
+    tp: *const usertrace_tracepoint,
+    values: *const usertrace_value,
+    count: usize,
+) -> usertrace_result {
+    guard(|| emit(&(*non_null(tp, "tp")?).inner, values, count))
+}
+
+/// Unregisters and frees the handle (NULL is ignored). If the kernel
+/// refuses to unregister, the enable word is leaked, never freed: the
+/// kernel could still write it. No other thread may use `tp` meanwhile.
+///
+/// # Safety
+/// `tp` NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_free(tp: *mut usertrace_tracepoint) {
+    guard_value((), || {
+        if !tp.is_null() {
+            drop(Box::from_raw(tp));
+        }
+    })
+}

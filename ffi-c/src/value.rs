@@ -1,0 +1,95 @@
+//! Values given to an emit: `usertrace_value`, a tagged union made by the
+//! header's inline constructors (`usertrace_u32(x)`, `usertrace_str(s)`…).
+//!
+//! Converting one is a `match` on its tag: no format string, no
+//! allocation. Strings are written straight from the caller's memory.
+
+use std::ffi::{c_void, CStr};
+
+use ut::Value;
+
+use crate::error::Failure;
+use crate::field::*;
+
+/// `usertrace_value.len` of a string whose length is found by `strlen`.
+pub const USERTRACE_LEN_NUL_TERMINATED: u32 = u32::MAX;
+
+/// The payload of a `usertrace_value`.
+/// cbindgen:field-names=[u, i, f32, f64, ptr]
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union usertrace_value_data {
+    /// Unsigned integers and bool.
+    pub u: u64,
+    /// Signed integers.
+    pub i: i64,
+    pub f32_: f32,
+    pub f64_: f64,
+    /// Strings and bytes.
+    pub ptr: *const c_void,
+}
+
+/// One value of an emit, in field order. `type` is a `USERTRACE_TYPE_*`;
+/// `len` the length of a string or bytes value (for a string,
+/// `USERTRACE_LEN_NUL_TERMINATED` means up to its NUL).
+/// cbindgen:field-names=[type, len, as]
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct usertrace_value {
+    pub type_: usertrace_type,
+    pub len: u32,
+    pub as_: usertrace_value_data,
+}
+
+/// Converts C values into the core's, in `out`.
+///
+/// # Safety
+/// Pointers inside string and bytes values valid for their length (or NUL-
+/// terminated), living as long as `'a`.
+#[inline]
+pub(crate) unsafe fn convert<'a>(values: &[usertrace_value], out: &mut [Value<'a>]) -> Result<(), Failure> {
+    for (v, slot) in values.iter().zip(out.iter_mut()) {
+        *slot = match v.type_ {
+            USERTRACE_TYPE_U8 => Value::U8(v.as_.u as u8),
+            USERTRACE_TYPE_U16 => Value::U16(v.as_.u as u16),
+            USERTRACE_TYPE_U32 => Value::U32(v.as_.u as u32),
+            USERTRACE_TYPE_U64 => Value::U64(v.as_.u),
+            USERTRACE_TYPE_I8 => Value::I8(v.as_.i as i8),
+            USERTRACE_TYPE_I16 => Value::I16(v.as_.i as i16),
+            USERTRACE_TYPE_I32 => Value::I32(v.as_.i as i32),
+            USERTRACE_TYPE_I64 => Value::I64(v.as_.i),
+            USERTRACE_TYPE_BOOL => Value::Bool(v.as_.u != 0),
+            USERTRACE_TYPE_F32 => Value::F32(v.as_.f32_),
+            USERTRACE_TYPE_F64 => Value::F64(v.as_.f64_),
+            USERTRACE_TYPE_STR | USERTRACE_TYPE_CHARS => Value::Str(string(v)?),
+            USERTRACE_TYPE_BYTES => Value::Bytes(bytes(v)?),
+            other => return Err(Failure::Invalid(format!("value of unknown type {other}"))),
+        };
+    }
+    Ok(())
+}
+
+unsafe fn string<'a>(v: &usertrace_value) -> Result<&'a str, Failure> {
+    let p = v.as_.ptr;
+    if p.is_null() {
+        return Err(Failure::Null("string value"));
+    }
+    let bytes = if v.len == USERTRACE_LEN_NUL_TERMINATED {
+        CStr::from_ptr(p.cast()).to_bytes()
+    } else {
+        std::slice::from_raw_parts(p.cast::<u8>(), v.len as usize)
+    };
+    // Validation, not parsing: the core's Value::Str is UTF-8 by contract.
+    std::str::from_utf8(bytes).map_err(|_| Failure::Invalid("a string value is not UTF-8; use a bytes field".into()))
+}
+
+unsafe fn bytes<'a>(v: &usertrace_value) -> Result<&'a [u8], Failure> {
+    let p = v.as_.ptr;
+    if v.len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Failure::Null("bytes value"));
+    }
+    Ok(std::slice::from_raw_parts(p.cast::<u8>(), v.len as usize))
+}

@@ -1,0 +1,120 @@
+/* The API's contract without a tracer: NULL and invalid arguments give
+ * error codes (never a crash), messages are there, the disabled path
+ * evaluates no argument. Runs on any kernel, under ASan. */
+#include <string.h>
+
+#include "check.h"
+
+USERTRACE_EVENT(plain, USERTRACE_FIELD_U32(n), USERTRACE_FIELD_STR(msg));
+USERTRACE_EVENT0(bare);
+USERTRACE_PROVIDER(capi, &plain, &bare);
+
+USERTRACE_EVENT(bad, USERTRACE_FIELD_U32(n));
+static usertrace_event *const bad_events[] = {&bad, NULL};
+static const usertrace_provider bad_provider = {"bad:name", bad_events, 0};
+static const usertrace_provider no_events = {"x", NULL, 0};
+
+static int evaluated;
+static uint32_t side_effect(void) { return (uint32_t)++evaluated; }
+
+int main(void) {
+  char buf[512];
+  size_t n = 12345;
+  const usertrace_field fields[] = {USERTRACE_FIELD_U32(a), USERTRACE_FIELD_STR(b)};
+  const usertrace_field bad_field[] = {{"a b", USERTRACE_TYPE_U32, 0}};
+  const usertrace_field bad_type[] = {{"a", 99, 0}};
+  const usertrace_field big_chars[] = {USERTRACE_FIELD_CHARS(c, 1025)};
+  usertrace_tracepoint *tp = NULL;
+  int available = user_events_available();
+
+  /* Status: a verdict and a sentence. */
+  int st = usertrace_status(buf, sizeof buf, &n);
+  CHECK(st >= USERTRACE_AVAILABLE && st <= USERTRACE_OPEN_FAILED);
+  CHECK(n > 0 && n == strlen(buf) && strstr(buf, "user_events") != NULL);
+  CHECK(usertrace_status(buf, 8, &n) == st && n == 7 && strlen(buf) == 7);
+
+  /* Error strings: static, never NULL. */
+  CHECK(strcmp(usertrace_error_string(USERTRACE_OK), "success") == 0);
+  CHECK(strstr(usertrace_error_string(USERTRACE_ERR_INVALID_NAME), "name") != NULL);
+  CHECK(strstr(usertrace_error_string(-5), "unknown") != NULL);
+  CHECK(usertrace_error_string(USERTRACE_ERR_PANIC) != NULL);
+
+  /* NULL arguments. */
+  CHECK_RESULT(usertrace_tracepoint_new(NULL, fields, 2, 0, &tp), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_tracepoint_new("x", fields, 2, 0, NULL), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_tracepoint_new("x", NULL, 2, 0, &tp), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK(tp == NULL); /* out-params are written only on success */
+  CHECK_RESULT(usertrace_tracepoint_register(NULL), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_tracepoint_unregister(NULL), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_tracepoint_emit(NULL, NULL, 0), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_event_emit(NULL, NULL, 0), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_provider_register(NULL), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_provider_unregister(NULL), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_provider_release(NULL), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK(usertrace_tracepoint_enabled(NULL) == false);
+  CHECK(usertrace_tracepoint_enable_word(NULL) == NULL);
+  usertrace_tracepoint_free(NULL);
+  CHECK_RESULT(usertrace_last_error(NULL, 10, &n), USERTRACE_ERR_NULL_ARGUMENT);
+
+  /* The last error names the argument; a short buffer truncates. */
+  CHECK_RESULT(usertrace_tracepoint_new("x", fields, 2, 0, NULL), USERTRACE_ERR_NULL_ARGUMENT);
+  CHECK_RESULT(usertrace_last_error(buf, sizeof buf, &n), USERTRACE_OK);
+  CHECK(strcmp(buf, "out must not be NULL") == 0 && n == strlen(buf));
+  CHECK_RESULT(usertrace_last_error(buf, 4, &n), USERTRACE_ERR_INVALID_ARGUMENT);
+  CHECK(strcmp(buf, "out") == 0 && n == 3);
+
+  /* Invalid definitions. */
+  CHECK_RESULT(usertrace_tracepoint_new("a:b", fields, 2, 0, &tp), USERTRACE_ERR_INVALID_NAME);
+  usertrace_last_error(buf, sizeof buf, NULL);
+  CHECK(strstr(buf, "ASCII letters") != NULL);
+  CHECK_RESULT(usertrace_tracepoint_new("", fields, 2, 0, &tp), USERTRACE_ERR_INVALID_NAME);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", bad_field, 1, 0, &tp), USERTRACE_ERR_INVALID_NAME);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", bad_type, 1, 0, &tp), USERTRACE_ERR_INVALID_ARGUMENT);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", big_chars, 1, 0, &tp), USERTRACE_ERR_INVALID_FORMAT);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", fields, 33, 0, &tp), USERTRACE_ERR_INVALID_FORMAT);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", fields, 2, 0x80, &tp), USERTRACE_ERR_INVALID_ARGUMENT);
+  CHECK(tp == NULL);
+  CHECK_RESULT(usertrace_provider_register(&bad_provider), USERTRACE_ERR_INVALID_NAME);
+  CHECK(bad.tracepoint == NULL && bad.enable == &usertrace_disabled_word);
+  CHECK_RESULT(usertrace_provider_register(&no_events), USERTRACE_ERR_NULL_ARGUMENT);
+
+  /* A dynamic tracepoint: made, registered if the kernel allows, freed. */
+  CHECK_RESULT(usertrace_tracepoint_new("capi_dynamic", fields, 2, 0, &tp), USERTRACE_OK);
+  REQUIRE(tp != NULL);
+  CHECK(usertrace_tracepoint_enable_word(tp) != NULL);
+  CHECK(!USERTRACE_WORD_ENABLED(usertrace_tracepoint_enable_word(tp)));
+  CHECK_RESULT(usertrace_tracepoint_register(tp), available ? USERTRACE_OK : USERTRACE_ERR_UNAVAILABLE);
+  if (!available) {
+    usertrace_last_error(buf, sizeof buf, NULL);
+    CHECK(strstr(buf, "not available") != NULL);
+  }
+  {
+    usertrace_value v[2];
+    v[0] = usertrace_u32(1);
+    v[1] = usertrace_str("x");
+    CHECK_RESULT(usertrace_tracepoint_emit(tp, v, 2), USERTRACE_OK); /* disabled: nothing written */
+    CHECK_RESULT(usertrace_tracepoint_emit(tp, v, 1), USERTRACE_OK); /* nor checked */
+  }
+  CHECK_RESULT(usertrace_tracepoint_unregister(tp), USERTRACE_OK);
+  CHECK_RESULT(usertrace_tracepoint_unregister(tp), USERTRACE_OK);
+  usertrace_tracepoint_free(tp);
+
+  /* Static events: disabled before and after registration, and the
+   * disabled path evaluates no value. */
+  CHECK(!USERTRACE_ENABLED(plain));
+  CHECK(plain.enable == &usertrace_disabled_word);
+  CHECK_RESULT(usertrace_provider_register(&capi), available ? USERTRACE_OK : USERTRACE_ERR_UNAVAILABLE);
+  CHECK_RESULT(usertrace_provider_register(&capi), available ? USERTRACE_OK : USERTRACE_ERR_UNAVAILABLE);
+  CHECK(!USERTRACE_ENABLED(plain) && !USERTRACE_ENABLED(bare));
+  CHECK((plain.enable != &usertrace_disabled_word) == (available != 0));
+  USERTRACE_EMIT(plain, usertrace_u32(side_effect()), usertrace_str("never"));
+  USERTRACE_EMIT0(bare);
+  CHECK(evaluated == 0);
+  CHECK_RESULT(usertrace_provider_unregister(&capi), USERTRACE_OK);
+  CHECK(plain.enable == &usertrace_disabled_word);
+  CHECK_RESULT(usertrace_provider_release(&capi), USERTRACE_OK);
+  CHECK(plain.tracepoint == NULL);
+  /* Registering again after a release works (the destructor releases once more). */
+  CHECK_RESULT(usertrace_provider_register(&capi), available ? USERTRACE_OK : USERTRACE_ERR_UNAVAILABLE);
+  return check_done("api_errors");
+}

@@ -1,0 +1,106 @@
+/* dlopen a shared library with tracepoints, register them, dlclose it,
+ * then fill the memory it used with canaries and enable its event through
+ * ftrace. With libusertrace the canaries stay intact (the provider's
+ * destructor unregistered the event, and its enable word was freed only
+ * after); with the hand-made control library they change.
+ *   dlclose_main LIBRARY EVENT intact|modified */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "wait.h"
+
+/* Bit 0 of every byte clear: the kernel sets bit 0 of the enable word. */
+#define CANARY 0x5A
+#define BLOCKS 4096
+
+static int write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY);
+  if (fd < 0) return -1;
+  ssize_t n = write(fd, text, strlen(text));
+  close(fd);
+  return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  REQUIRE(argc == 4);
+  const char *library = argv[1], *event = argv[2];
+  int expect_intact = strcmp(argv[3], "intact") == 0;
+  char enable_path[256];
+  snprintf(enable_path, sizeof enable_path, "/sys/kernel/tracing/events/user_events/%s/enable", event);
+
+  /* Keeps libusertrace's descriptor open, so the kernel keeps the plugin's
+   * event alive after its unregistration and ftrace can still enable it. */
+  const usertrace_field f[] = {USERTRACE_FIELD_U32(n)};
+  usertrace_tracepoint *keeper = NULL;
+  CHECK_RESULT(usertrace_tracepoint_new("ctest_keeper", f, 1, 0, &keeper), USERTRACE_OK);
+  CHECK_RESULT(usertrace_tracepoint_register(keeper), USERTRACE_OK);
+
+  void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "dlopen %s: %s\n", library, dlerror());
+    return 1;
+  }
+  int (*reg)(void) = (int (*)(void))dlsym(lib, "plugin_register");
+  const uint32_t *(*word_of)(void) = (const uint32_t *(*)(void))dlsym(lib, "plugin_word");
+  void (*emit)(uint32_t) = (void (*)(uint32_t))dlsym(lib, "plugin_emit");
+  REQUIRE(reg && word_of && emit);
+  REQUIRE(reg() == 0);
+  const uint32_t *word = word_of();
+  /* The event works while loaded. */
+  REQUIRE(write_file(enable_path, "1") == 0);
+  REQUIRE(wait_enabled(&word, 10));
+  emit(1);
+  REQUIRE(write_file(enable_path, "0") == 0);
+  sleep_ms(100);
+  REQUIRE(__atomic_load_n(word, __ATOMIC_RELAXED) == 0);
+
+  uintptr_t page = (uintptr_t)word & ~(uintptr_t)4095;
+  REQUIRE(dlclose(lib) == 0);
+  REQUIRE(dlopen(library, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
+
+  /* Canaries where the word was: the library's page if it held it, and heap
+   * blocks (libusertrace keeps words on its heap, freed at release). */
+  unsigned char *mapped = mmap((void *)page, 4096, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  int page_canary = mapped == (void *)page;
+  if (page_canary) memset(mapped, CANARY, 4096);
+  static unsigned char *blocks[BLOCKS];
+  int word_reused = 0;
+  for (int i = 0; i < BLOCKS; i++) {
+    size_t size = 8 + (size_t)(i % 32) * 8;
+    blocks[i] = malloc(size);
+    memset(blocks[i], CANARY, size);
+    if ((uintptr_t)word >= (uintptr_t)blocks[i] && (uintptr_t)word < (uintptr_t)blocks[i] + size) word_reused = 1;
+  }
+  fprintf(stderr, "dlclose_main: word %p, page canary %s, heap block over the old word: %s\n", (void *)word,
+          page_canary ? "mapped" : "not mapped", word_reused ? "yes" : "no");
+  REQUIRE(page_canary || word_reused);
+
+  /* Enable the unloaded library's event from a consumer. */
+  if (access(enable_path, F_OK) != 0) {
+    fprintf(stderr, "dlclose_main: %s is gone\n", enable_path);
+    REQUIRE(0);
+  }
+  REQUIRE(write_file(enable_path, "1") == 0);
+  sleep_ms(500);
+  long changed = 0;
+  if (page_canary)
+    for (int j = 0; j < 4096; j++) changed += mapped[j] != CANARY;
+  for (int i = 0; i < BLOCKS; i++) {
+    size_t size = 8 + (size_t)(i % 32) * 8;
+    for (size_t j = 0; j < size; j++) changed += blocks[i][j] != CANARY;
+  }
+  write_file(enable_path, "0");
+  fprintf(stderr, "dlclose_main: %ld canary byte(s) changed after enabling %s\n", changed, event);
+  CHECK(expect_intact ? changed == 0 : changed > 0);
+  for (int i = 0; i < BLOCKS; i++) free(blocks[i]);
+  usertrace_tracepoint_free(keeper);
+  return check_done("dlclose_main");
+}

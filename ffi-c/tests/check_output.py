@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Checks what a consumer decoded from the C test programs.
+
+  check_output.py record-all FILE        usertrace record json of emit_all
+  check_output.py perf-all FILE          perf script text of emit_all
+  check_output.py record-threads FILE T N  every (thread, seq) exactly once
+  check_output.py record-example FILE    examples/c and examples/cpp events
+"""
+import json
+import re
+import struct
+import sys
+
+
+def fail(msg):
+    print(f"check_output: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def records(path):
+    out = []
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    return out
+
+
+def expected_all(seq):
+    s = seq % 1000
+    return {
+        "seq": seq, "u8v": 200, "u16v": 65000, "u64v": 2**64 - 1 - s, "i8v": -100, "i16v": -30000,
+        "i32v": -2000000000, "i64v": -9000000000000000000 - s, "flag": s % 2 == 1, "f32v": 1.5,
+        "f64v": -2.25 * s, "msg": "h\u00e9llo from C", "raw": "deadbeef",
+    }
+
+
+def record_all(path):
+    evs = records(path)
+    alls = [e for e in evs if e["event"].endswith("ctest_all")]
+    dyns = [e for e in evs if e["event"].endswith("ctest_dyn")]
+    seqs = sorted(e["fields"]["seq"] for e in alls)
+    if seqs != [1, 2, 3, 1001, 1002, 1003]:
+        fail(f"ctest_all seqs {seqs}, expected [1, 2, 3, 1001, 1002, 1003]\n{open(path).read()}")
+    for e in alls:
+        f = e["fields"]
+        want = expected_all(f["seq"])
+        for k, v in want.items():
+            if f.get(k) != v:
+                fail(f"field {k} = {f.get(k)!r}, expected {v!r} in {e}")
+        if not str(f.get("tag", "")).rstrip("\x00") == "tag":
+            fail(f"tag = {f.get('tag')!r}")
+        if e.get("error"):
+            fail(f"decode error {e}")
+    got = sorted((e["fields"]["seq"], e["fields"]["name"]) for e in dyns)
+    if got != [(1, "dynamic"), (2, "dynamic"), (3, "dynamic")]:
+        fail(f"ctest_dyn events {got}")
+    print(f"check_output: {len(alls)} ctest_all and {len(dyns)} ctest_dyn events with exact values")
+
+
+def perf_all(path):
+    lines = [l for l in open(path, encoding="utf-8", errors="replace") if "ctest_all:" in l]
+    good = 0
+    for line in lines:
+        m = re.search(r"\bseq=(\d+)", line)
+        if not m:
+            fail(f"no seq in {line!r}")
+        seq = int(m[1])
+        s = seq % 1000
+        f32bits = struct.unpack("<I", struct.pack("<f", 1.5))[0]
+        f64bits = struct.unpack("<Q", struct.pack("<d", -2.25 * s))[0]
+        # perf 6.1 prints s8/s16 fields unsigned (the bits), f32/f64 as their
+        # IEEE-754 bits, and a __rel_loc u8[] as its loc word, so raw is not checked.
+        want = [f"u8v=200", "u16v=65000", f"u64v={2**64 - 1 - s}", "i8v=156", "i16v=35536", "i32v=-2000000000",
+                f"i64v={-9000000000000000000 - s}", f"flag={1 if s % 2 else 0}", f"f32v={f32bits}", f"f64v={f64bits}",
+                "msg=h\u00e9llo from C"]
+        for w in want:
+            if not re.search(r"(^|\s)" + re.escape(w) + r"(\s|$)", line):
+                fail(f"{w} not in {line!r}")
+        good += 1
+    if good < 5:
+        fail(f"perf script showed {good} ctest_all events, expected at least 5:\n{open(path).read()[-3000:]}")
+    dyn = [l for l in open(path, encoding="utf-8", errors="replace") if "ctest_dyn:" in l]
+    if len(dyn) < 5 or any(not re.search(r"seq=\d+ name=dynamic$", l.rstrip()) for l in dyn):
+        fail(f"ctest_dyn lines: {dyn[:5]}")
+    print(f"check_output: perf script decoded {good} ctest_all and {len(dyn)} ctest_dyn events with exact values")
+
+
+def record_threads(path, threads, per_thread):
+    seen = {}
+    for e in records(path):
+        if e["event"].endswith("ctest_mt"):
+            key = (e["fields"]["thread"], e["fields"]["seq"])
+            seen[key] = seen.get(key, 0) + 1
+    want = {(t, s) for t in range(threads) for s in range(per_thread)}
+    missing = want - set(seen)
+    dup = [k for k, n in seen.items() if n > 1]
+    extra = set(seen) - want
+    if missing or dup or extra:
+        fail(f"{len(seen)} distinct events; missing {len(missing)} (e.g. {sorted(missing)[:5]}), "
+             f"duplicated {len(dup)}, unexpected {len(extra)}")
+    print(f"check_output: all {len(want)} events from {threads} threads arrived exactly once")
+
+
+def record_example(path):
+    evs = records(path)
+    req = [(e["fields"]["id"], e["fields"]["path"], e["fields"]["ms"]) for e in evs if e["event"].endswith("example_c_request")]
+    if sorted(req) != [(1, "/index.html", 1.5), (2, "/index.html", 3.0), (3, "/index.html", 4.5)]:
+        fail(f"example_c_request {req}")
+    if sum(e["event"].endswith("example_c_shutdown") for e in evs) != 1:
+        fail("no example_c_shutdown")
+    greet = sorted((e["fields"]["n"], e["fields"]["who"], e["fields"]["loud"]) for e in evs if e["event"].endswith("example_cpp_greeting"))
+    if greet != [(-1, "world", False), (0, "world", False), (1, "world", True)]:
+        fail(f"example_cpp_greeting {greet}")
+    print("check_output: the C and C++ examples' events arrived")
+
+
+if __name__ == "__main__":
+    cmd, path = sys.argv[1], sys.argv[2]
+    if cmd == "record-all":
+        record_all(path)
+    elif cmd == "perf-all":
+        perf_all(path)
+    elif cmd == "record-threads":
+        record_threads(path, int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "record-example":
+        record_example(path)
+    else:
+        fail(f"unknown command {cmd}")

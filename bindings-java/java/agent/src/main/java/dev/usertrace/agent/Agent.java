@@ -1,0 +1,111 @@
+package dev.usertrace.agent;
+
+import dev.usertrace.Field;
+import dev.usertrace.Provider;
+import dev.usertrace.Tracepoint;
+import dev.usertrace.Usertrace;
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+import jdk.jfr.consumer.RecordedThread;
+
+/**
+ * {@code java -javaagent:usertrace-agent.jar[=options] -jar app.jar}: the
+ * application's GC, GC pauses, safepoints (when asked for), thrown exceptions
+ * and java.util.logging records appear as user_events, beside the rest of
+ * the system in perf, ftrace and {@code usertrace record}. See {@link Options}.
+ *
+ * <p>Nothing fails the application: without user_events (or the native
+ * library) the agent says so once on stderr and does nothing more.
+ */
+public final class Agent {
+    private Agent() {}
+
+    public static void premain(String args, Instrumentation inst) {
+        start(args);
+    }
+
+    public static void agentmain(String args, Instrumentation inst) {
+        start(args);
+    }
+
+    /** {@code java -jar usertrace-agent.jar} prints the options and the status. */
+    public static void main(String[] args) {
+        System.out.println(Options.USAGE);
+        System.out.println(Usertrace.status().message());
+    }
+
+    static synchronized void start(String args) {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return;
+        }
+        try {
+            install(options);
+        } catch (RuntimeException | LinkageError e) {
+            System.err.println("usertrace agent: not started: " + e);
+        }
+    }
+
+    private static void install(Options o) {
+        Provider provider = new Provider(o.provider());
+        List<JfrBridge.Source> sources = new ArrayList<>();
+        List<Tracepoint> all = new ArrayList<>();
+        if (o.gc()) {
+            Tracepoint tp = add(all, provider, Events.GC, Events.GC_FIELDS);
+            sources.add(new JfrBridge.Source("jdk.GarbageCollection", tp, true, e -> tp.event()
+                    .put(JfrBridge.startNs(e)).put(JfrBridge.durationNs(e)).put(JfrBridge.u32(e, "gcId"))
+                    .put(JfrBridge.string(e, "name")).put(JfrBridge.string(e, "cause"))
+                    .put(JfrBridge.nanos(e, "sumOfPauses")).put(JfrBridge.nanos(e, "longestPause")).emit()));
+        }
+        if (o.gcPause()) {
+            Tracepoint tp = add(all, provider, Events.GC_PAUSE, Events.GC_PAUSE_FIELDS);
+            sources.add(new JfrBridge.Source("jdk.GCPhasePause", tp, true, e -> tp.event()
+                    .put(JfrBridge.startNs(e)).put(JfrBridge.durationNs(e)).put(JfrBridge.u32(e, "gcId"))
+                    .put(JfrBridge.string(e, "name")).emit()));
+        }
+        if (o.safepoints()) {
+            Tracepoint tp = add(all, provider, Events.SAFEPOINT, Events.SAFEPOINT_FIELDS);
+            sources.add(new JfrBridge.Source("jdk.SafepointBegin", tp, true, e -> tp.event()
+                    .put(JfrBridge.startNs(e)).put(JfrBridge.durationNs(e)).put(JfrBridge.number(e, "safepointId"))
+                    .put(JfrBridge.u32(e, "totalThreadCount")).put(JfrBridge.u32(e, "jniCriticalThreadCount")).emit()));
+        }
+        if (o.exceptions()) {
+            Tracepoint tp = add(all, provider, Events.EXCEPTION, Events.EXCEPTION_FIELDS);
+            sources.add(new JfrBridge.Source("jdk.JavaExceptionThrow", tp, false, e -> {
+                RecordedThread t = e.getThread();
+                tp.event().put(JfrBridge.startNs(e)).put(t == null ? 0 : t.getJavaThreadId())
+                        .put(t == null || t.getJavaName() == null ? "" : t.getJavaName())
+                        .put(JfrBridge.string(e, "thrownClass")).put(JfrBridge.string(e, "message")).emit();
+            }));
+        }
+        if (o.jul()) {
+            Tracepoint tp = add(all, provider, Events.LOG, Events.LOG_FIELDS);
+            Logger.getLogger("").addHandler(new JulHandler(tp));
+        }
+        if (!sources.isEmpty()) {
+            new JfrBridge(sources, o.pollMillis(), o.verbose()).start();
+        }
+        Tracepoint first = all.isEmpty() ? null : all.get(0);
+        if (first != null && first.registrationError() != null) {
+            System.err.println("usertrace agent: tracepoints disabled: " + first.registrationError().getMessage());
+        } else if (o.verbose()) {
+            List<String> names = new ArrayList<>();
+            for (Tracepoint tp : all) {
+                names.add(tp.name());
+            }
+            System.err.println("usertrace agent: registered " + names);
+        }
+    }
+
+    private static Tracepoint add(List<Tracepoint> all, Provider p, String event, Field[] fields) {
+        Tracepoint tp = p.tracepoint(event, fields);
+        all.add(tp);
+        return tp;
+    }
+
+}

@@ -1,0 +1,58 @@
+package dev.usertrace.bench;
+
+import dev.usertrace.Field;
+import dev.usertrace.Provider;
+import dev.usertrace.Tracepoint;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/** isEnabled() against the cheapest flag Java has: a static volatile boolean. */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Benchmark)
+public class EnabledBench {
+    static volatile boolean flag;
+    static boolean plainFlag;
+
+    Provider provider;
+    Tracepoint tp;
+
+    @Setup
+    public void setUp() {
+        provider = new Provider("bench");
+        tp = provider.tracepoint("enabled_check", Field.u32("x"));
+    }
+
+    @TearDown
+    public void tearDown() {
+        provider.close();
+    }
+
+    @Benchmark
+    public boolean isEnabled() {
+        return tp.isEnabled();
+    }
+
+    @Benchmark
+    public boolean staticVolatileBoolean() {
+        return flag;
+    }
+
+    @Benchmark
+    public boolean staticPlainBoolean() {
+        return plainFlag;
+    }
+}

@@ -1,0 +1,28 @@
+package dev.usertrace.bench;
+
+import dev.usertrace.Usertrace;
+import java.nio.ByteBuffer;
+
+/**
+ * The baseline of the emit benchmark: an event registered by hand, and one
+ * JNI call per event that does a single {@code writev} of bytes already laid
+ * out in the kernel's format. Native side: bindings-java/src/baseline.rs.
+ */
+final class RawWritev {
+    static {
+        Usertrace.isNativeLoaded(); // loads the library
+    }
+
+    private RawWritev() {}
+
+    static native long open0(String tracefs, String nameArgs);
+
+    /** Returns 0 or the errno. */
+    static native int writev0(long handle, long address, int length);
+
+    static native void close0(long handle);
+
+    static long address(ByteBuffer direct) {
+        return dev.usertrace.internal.Native.bufferAddress0(direct);
+    }
+}

@@ -1,0 +1,98 @@
+package dev.usertrace;
+
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A name prefix for a group of tracepoints: {@code new Provider("myapp").tracepoint("request", ...)}
+ * is the event {@code myapp_request}. Closing the provider closes every
+ * tracepoint it made (each can also be closed alone, or is cleaned when
+ * unreachable).
+ */
+public final class Provider implements AutoCloseable {
+    /**
+     * How the kernel registers the provider's events.
+     *
+     * @param multiFormat {@code USER_EVENT_REG_MULTI_FORMAT}: the same name may carry other fields
+     *                    (Linux 6.10+; falls back to a normal registration before)
+     * @param persist     {@code USER_EVENT_REG_PERSIST}: the event outlives this process; needs CAP_PERFMON
+     */
+    public record Options(boolean multiFormat, boolean persist) {
+        public static final Options DEFAULT = new Options(false, false);
+    }
+
+    private final String name;
+    private final Options options;
+    private final List<WeakReference<Tracepoint>> tracepoints = new ArrayList<>();
+    private boolean closed;
+
+    public Provider(String name) {
+        this(name, Options.DEFAULT);
+    }
+
+    public Provider(String name, Options options) {
+        Tracepoint.checkName("provider", name);
+        this.name = name;
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Defines {@code <provider>_<event>} with {@code fields} and registers it.
+     * Without user_events it is returned disabled, with its {@link Tracepoint#registrationError()}.
+     *
+     * @throws UsertraceException a bad name or format, or a registration the kernel refused
+     *                            for another reason than unavailability (e.g. FIELDS_MISMATCH)
+     */
+    public Tracepoint tracepoint(String event, Field... fields) {
+        Tracepoint.checkName("event", event);
+        Tracepoint tp = new Tracepoint(name + "_" + event, fields, options);
+        synchronized (tracepoints) {
+            if (closed) {
+                tp.close();
+                throw new IllegalStateException("provider " + name + " is closed");
+            }
+            tracepoints.removeIf(r -> r.get() == null);
+            tracepoints.add(new WeakReference<>(tp));
+        }
+        return tp;
+    }
+
+    /** Closes (unregisters) every tracepoint of this provider; throws the first failure after trying all. */
+    @Override
+    public void close() {
+        List<WeakReference<Tracepoint>> all;
+        synchronized (tracepoints) {
+            closed = true;
+            all = new ArrayList<>(tracepoints);
+            tracepoints.clear();
+        }
+        RuntimeException first = null;
+        for (WeakReference<Tracepoint> ref : all) {
+            Tracepoint tp = ref.get();
+            if (tp == null) {
+                continue;
+            }
+            try {
+                tp.close();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Provider[" + name + "]";
+    }
+}

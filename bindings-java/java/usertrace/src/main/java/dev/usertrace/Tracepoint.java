@@ -1,0 +1,297 @@
+package dev.usertrace;
+
+import dev.usertrace.internal.Native;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A user_events tracepoint. Make one with {@link Provider#tracepoint}; then
+ * <pre>{@code
+ * if (request.isEnabled()) {
+ *     request.emit(path, status, micros);                       // boxes its arguments, or:
+ *     request.event().put(path).put(status).put(micros).emit(); // allocates nothing
+ * }
+ * }</pre>
+ *
+ * <h2>The enable word</h2>
+ * The kernel sets a bit in a 4-byte word of this process while any tracer
+ * (ftrace, perf, {@code usertrace record}) listens. {@link #isEnabled()}
+ * reads that word through a {@link VarHandle} view of a direct
+ * {@link ByteBuffer} over it: no JNI call, one load once JIT-compiled.
+ *
+ * <h2>Lifetime</h2>
+ * The word lives in the native tracepoint object. {@link #close()}
+ * unregisters it: the kernel clears the bit and never writes the word again,
+ * so it reads 0 from then on, through the same (final) view. Close frees
+ * nothing: the native object is freed by a {@link Cleaner} once the view of
+ * its word is unreachable, so no thread can read freed memory, and the
+ * kernel, whose writes end at unregistration, never writes into it either. A tracepoint never closed is unregistered and freed
+ * by the same Cleaner. Closing while another thread emits is safe: that emit
+ * is written or dropped, never torn.
+ *
+ * <h2>Without user_events</h2>
+ * Creation succeeds; the tracepoint stays disabled; {@link #registrationError()}
+ * says why and {@link #register()} retries (and throws).
+ */
+public final class Tracepoint implements AutoCloseable {
+    /** Most fields one event may have. */
+    public static final int MAX_FIELDS = 32;
+
+    // Reads the kernel-written int in place, in native byte order.
+    private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    /** What isEnabled() reads when there is no native word: always zero. */
+    private static final ByteBuffer DISABLED = ByteBuffer.allocateDirect(8);
+    private static final Cleaner CLEANER = Cleaner.create(r -> {
+        Thread t = new Thread(r, "usertrace-cleaner");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final String name;
+    private final Field[] fields;
+    /** The native object, or 0 in no-op mode. Valid while {@link #view} is reachable. */
+    final long handle;
+    /**
+     * What isEnabled() reads: the native word's view, or {@link #DISABLED} in
+     * no-op mode. Final, so that the JIT can treat it as loop-invariant and
+     * keep only the load of the word; close() relies on the kernel clearing
+     * the bit instead of swapping buffers. The Cleaner frees the native object
+     * once this view is unreachable.
+     */
+    private final ByteBuffer view;
+    private volatile boolean closed;
+    private volatile UsertraceException registrationError;
+
+    Tracepoint(String name, Field[] fields, Provider.Options options) {
+        checkName("event", name);
+        this.fields = checkFields(name, fields);
+        this.name = name;
+        if (!Native.isLoaded()) {
+            handle = 0;
+            view = DISABLED;
+            registrationError = unavailable();
+            return;
+        }
+        String[] names = new String[this.fields.length];
+        int[] types = new int[this.fields.length];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = this.fields[i].name();
+            types[i] = this.fields[i].nativeCode();
+        }
+        long h = Native.create0(name, names, types, options.multiFormat(), options.persist());
+        ByteBuffer v;
+        try {
+            v = Native.enableWord0(h);
+        } catch (RuntimeException | Error e) {
+            Native.free0(h);
+            throw e;
+        }
+        handle = h;
+        view = v;
+        CLEANER.register(v, new Free(h));
+        try {
+            Native.register0(h);
+        } catch (UsertraceException e) {
+            if (e.kind() != ErrorKind.UNAVAILABLE) {
+                throw e; // the Cleaner frees the native object
+            }
+            registrationError = e;
+        }
+    }
+
+    /** The Cleaner's action: holds the handle only, never the Tracepoint. */
+    private static final class Free implements Runnable {
+        private final long handle;
+
+        Free(long handle) {
+            this.handle = handle;
+        }
+
+        @Override
+        public void run() {
+            Native.free0(handle);
+        }
+    }
+
+    /**
+     * Whether a tracer listens: one read of the kernel-written word.
+     *
+     * <p>The read is <em>opaque</em> (like Rust's Relaxed): each call really
+     * loads the word, so a loop that checks it is never compiled into one
+     * that checked once, yet it needs no fence, and on x86-64 and AArch64
+     * compiles to the same plain load. Acquire would order later reads
+     * after it, but the kernel publishes nothing else with the bit.
+     */
+    public boolean isEnabled() {
+        return (int) WORD.getOpaque(view, 0) != 0;
+    }
+
+    /**
+     * Emits one event if a tracer listens; values in field order. Does
+     * nothing, and checks nothing, while disabled ({@link #validate} always checks).
+     *
+     * @throws IllegalArgumentException a value does not suit its field (the message names it)
+     * @throws UsertraceException       the event is too large for perf, or the kernel refused the write
+     */
+    public void emit(Object... values) {
+        if (!isEnabled()) {
+            return;
+        }
+        EventWriter.forThread().begin(this).putAll(values).emit();
+    }
+
+    /**
+     * Starts an event on this thread's writer, which allocates nothing:
+     * {@code tp.event().put(a).put(b).emit()}. Compute the values first: an
+     * event started on the same thread before this one is emitted takes the
+     * writer over, and this one's next put then throws IllegalStateException.
+     */
+    public EventWriter event() {
+        return EventWriter.forThread().begin(this);
+    }
+
+    /** Checks {@code values} against the fields, whether or not a tracer listens; emits nothing. */
+    public void validate(Object... values) {
+        EventWriter.forThread().begin(this).putAll(values).finish();
+    }
+
+    void write(EventWriter w, long address, int length) {
+        if (handle != 0 && isEnabled() && !closed) {
+            Native.emit0(handle, address, length);
+            // The view (and so the native object) must outlive the call.
+            Reference.reachabilityFence(view);
+        }
+    }
+
+    /**
+     * Registers with the kernel if not registered (again, after a failure).
+     *
+     * @throws UsertraceException why not, e.g. {@link ErrorKind#UNAVAILABLE}
+     * @throws IllegalStateException when closed
+     */
+    public void register() {
+        if (closed) {
+            throw new IllegalStateException("tracepoint " + name + " is closed");
+        }
+        if (handle == 0) {
+            throw unavailable();
+        }
+        try {
+            Native.register0(handle);
+            registrationError = null;
+        } catch (UsertraceException e) {
+            registrationError = e;
+            throw e;
+        } finally {
+            Reference.reachabilityFence(view);
+        }
+    }
+
+    /** Whether the kernel knows this tracepoint now. */
+    public boolean isRegistered() {
+        try {
+            return handle != 0 && !closed && Native.isRegistered0(handle);
+        } finally {
+            Reference.reachabilityFence(view);
+        }
+    }
+
+    /** Why the last registration failed (UNAVAILABLE without user_events), or null. */
+    public UsertraceException registrationError() {
+        return registrationError;
+    }
+
+    /**
+     * Unregisters: from now on {@link #isEnabled()} is false (the kernel
+     * clears the bit) and emits do nothing. Idempotent; safe while other threads use the tracepoint.
+     *
+     * @throws UsertraceException the kernel refused to unregister (the word is then never
+     *         freed, and isEnabled() may go on reading a set bit; emits are still dropped)
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (handle != 0) {
+            try {
+                Native.unregister0(handle);
+            } finally {
+                Reference.reachabilityFence(view);
+            }
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** The full event name, e.g. {@code myapp_request}. */
+    public String name() {
+        return name;
+    }
+
+    public List<Field> fields() {
+        return List.of(fields);
+    }
+
+    Field field(int i) {
+        return fields[i];
+    }
+
+    int fieldCount() {
+        return fields.length;
+    }
+
+    @Override
+    public String toString() {
+        return "Tracepoint[" + name + " " + Arrays.toString(fields) + (closed ? ", closed" : "") + "]";
+    }
+
+    private UsertraceException unavailable() {
+        Throwable why = Native.loadError();
+        return new UsertraceException(ErrorKind.UNAVAILABLE, "cannot register " + name + ": " + why.getMessage(), why);
+    }
+
+    static void checkName(String what, String name) {
+        Objects.requireNonNull(name, what + " name");
+        boolean ok = !name.isEmpty();
+        for (int i = 0; ok && i < name.length(); i++) {
+            char c = name.charAt(i);
+            ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        }
+        if (!ok) {
+            throw new UsertraceException(ErrorKind.INVALID_NAME, "invalid " + what + " name \"" + name
+                    + "\": use only ASCII letters, digits and '_' (':' and spaces have meaning to the kernel)");
+        }
+    }
+
+    private static Field[] checkFields(String event, Field[] fields) {
+        Field[] copy = Objects.requireNonNull(fields, "fields").clone();
+        if (copy.length > MAX_FIELDS) {
+            throw new UsertraceException(ErrorKind.INVALID_FORMAT,
+                    "event " + event + " declares " + copy.length + " fields; at most " + MAX_FIELDS + " are supported");
+        }
+        for (int i = 0; i < copy.length; i++) {
+            Objects.requireNonNull(copy[i], "field " + i + " of event " + event);
+            checkName("field", copy[i].name());
+            for (int j = 0; j < i; j++) {
+                if (copy[j].name().equals(copy[i].name())) {
+                    throw new UsertraceException(ErrorKind.INVALID_NAME,
+                            "invalid duplicate field name \"" + copy[i].name() + "\" in event " + event);
+                }
+            }
+        }
+        return copy;
+    }
+}

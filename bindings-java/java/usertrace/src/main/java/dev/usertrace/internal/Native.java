@@ -1,0 +1,54 @@
+package dev.usertrace.internal;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The native methods of the JNI library ({@code bindings-java/src/}). Not API:
+ * the public classes validate arguments, then call these, which throw
+ * {@code UsertraceException} (with the shared error code) on failure.
+ *
+ * <p>A handle is the address of a Rust {@code DynamicTracepoint}; see
+ * {@code Tracepoint} for who frees it, and when.
+ */
+public final class Native {
+    /** Must equal the library's {@code ABI_VERSION}; checked at load. */
+    static final int ABI_VERSION = 1;
+
+    private static final Throwable LOAD_ERROR = NativeLoader.load();
+
+    private Native() {}
+
+    /** Whether the library loaded; if not, usertrace is a no-op (see {@link #loadError()}). */
+    public static boolean isLoaded() {
+        return LOAD_ERROR == null;
+    }
+
+    /** Why the library did not load (naming every place searched), or null. */
+    public static Throwable loadError() {
+        return LOAD_ERROR;
+    }
+
+    static native int abiVersion0();
+
+    /** {@code "<availability ordinal>\t<message>"}. */
+    public static native String status0();
+
+    public static native long create0(String name, String[] fieldNames, int[] fieldTypes, boolean multiFormat, boolean persist);
+
+    public static native void register0(long handle);
+
+    public static native void unregister0(long handle);
+
+    public static native boolean isRegistered0(long handle);
+
+    /** A view of the 4-byte enable word; valid until {@link #free0(long)}. */
+    public static native ByteBuffer enableWord0(long handle);
+
+    public static native long bufferAddress0(ByteBuffer directBuffer);
+
+    /** Emits the {@code length} encoded bytes at {@code address} (see EventWriter). */
+    public static native void emit0(long handle, long address, int length);
+
+    /** Unregisters if needed and frees; exactly once per handle. */
+    public static native void free0(long handle);
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Tests of the Java binding (JUnit 5).
+#
+#   bindings-java/run-tests.sh host    # mvn verify: builds the JNI library (cargo), the jars,
+#                                      # and runs every test but the `kernel` ones (Surefire + Failsafe)
+#   bindings-java/run-tests.sh guest   # inside a kernel with user_events (harness/in-guest), offline:
+#                                      # the JUnit console launcher on what `host` built, every test
+#                                      # but the `host` ones; `kernel` tests fail without user_events
+#   bindings-java/run-tests.sh guest-from-host   # host build, then `guest` through harness/in-guest
+#   bindings-java/run-tests.sh bench   # in the guest: the JMH benchmarks (see BENCHMARKS.md)
+#
+# Each prints its runners' summaries, then one line `java: N passed, M failed`,
+# and exits non-zero if a test failed or could not run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+modules=(java/usertrace java/agent)
+agent_jar=$here/java/agent/target/usertrace-agent.jar
+launcher=$here/java/agent/target/junit-platform-console-standalone.jar
+# The usertrace CLI, which a kernel test records with (`cargo build -p usertrace-cli`).
+cli=${USERTRACE_CLI:-${CARGO_TARGET_DIR:-$here/../target}/debug/usertrace}
+
+build_cli() {
+  (cd "$here/.." && cargo build --quiet -p usertrace-cli) || { echo "run-tests: cargo build -p usertrace-cli failed" >&2; return 1; }
+}
+
+# Sums Surefire/Failsafe XML reports into the plain summary line; $1 is
+# Maven's exit status: a failed build that failed no test counts one failure.
+summarize_reports() {
+  local rc=$1 passed=0 failed=0 f t fl er sk
+  for f in "$here"/java/*/target/surefire-reports/TEST-*.xml "$here"/java/*/target/failsafe-reports/TEST-*.xml; do
+    [ -e "$f" ] || continue
+    read -r t fl er sk < <(sed -n 's/.*<testsuite[^>]* tests="\([0-9]*\)"[^>]* errors="\([0-9]*\)"[^>]* skipped="\([0-9]*\)"[^>]* failures="\([0-9]*\)".*/\1 \4 \2 \3/p' "$f" | head -1)
+    if [ -z "${t:-}" ]; then
+      t=$(grep -o 'tests="[0-9]*"' "$f" | head -1 | tr -dc 0-9); fl=$(grep -o 'failures="[0-9]*"' "$f" | head -1 | tr -dc 0-9)
+      er=$(grep -o 'errors="[0-9]*"' "$f" | head -1 | tr -dc 0-9); sk=$(grep -o 'skipped="[0-9]*"' "$f" | head -1 | tr -dc 0-9)
+    fi
+    passed=$((passed + t - fl - er - sk)); failed=$((failed + fl + er))
+  done
+  if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi
+  echo "java: $passed passed, $failed failed"
+}
+
+host() {
+  rm -rf "$here"/java/*/target/surefire-reports "$here"/java/*/target/failsafe-reports
+  local rc=0
+  # Maven still writes colour resets at exit: strip them, so that the summary is a plain line.
+  (cd "$here" && mvn -B -ntp -Dstyle.color=never verify 2>&1) | sed -u $'s/\e\\[[0-9;]*m//g' || rc=$?
+  # Not a host test, but the guest run needs it, and builds nothing itself.
+  build_cli || rc=1
+  summarize_reports "$rc"
+  return $rc
+}
+
+# The test classpath Maven wrote, without the JUnit jars the launcher carries itself.
+classpath_of() {
+  local m=$1 cp
+  cp=$(tr ':' '\n' <"$here/$m/target/test-classpath.txt" | grep -v -e /org/junit/ -e /org/opentest4j/ -e /org/apiguardian/ | paste -sd: -)
+  echo "$here/$m/target/test-classes:$here/$m/target/classes${cp:+:$cp}"
+}
+
+guest() {
+  [ -f "$launcher" ] || { echo "run-tests: $launcher missing: run '$0 host' (or mvn package) first" >&2; echo "java: 0 passed, 1 failed"; return 1; }
+  local passed=0 failed=0 rc=0 m out mrc
+  for m in "${modules[@]}"; do
+    mrc=0
+    out=$(mktemp /tmp/usertrace-java-tests.XXXXXX)
+    echo "run-tests: $m (JUnit console launcher, tags: all but host)"
+    # On the JVM's own class path (not --class-path), so that tests starting a
+    # JVM can hand it java.class.path.
+    java -Dfile.encoding=UTF-8 -Djava.io.tmpdir=/tmp -Dusertrace.agent.jar="$agent_jar" -Dusertrace.cli="$cli" -cp "$launcher:$(classpath_of "$m")" \
+      org.junit.platform.console.ConsoleLauncher execute \
+      --disable-banner --disable-ansi-colors --details=tree --exclude-tag host --include-classname '.*' \
+      --scan-class-path "$here/$m/target/test-classes" --fail-if-no-tests >"$out" 2>&1 || mrc=1
+    cat "$out"
+    local p f
+    p=$(sed -n 's/.*\[ *\([0-9]*\) tests successful *\].*/\1/p' "$out" | tail -1)
+    f=$(sed -n 's/.*\[ *\([0-9]*\) tests failed *\].*/\1/p' "$out" | tail -1)
+    passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+    # No summary (the launcher crashed), or a failure that is no test's (a
+    # container, e.g. a class that did not initialize): one more failure.
+    if [ -z "$p" ] || { [ "$mrc" != 0 ] && [ "${f:-0}" = 0 ]; }; then failed=$((failed + 1)); mrc=1; fi
+    [ "$mrc" = 0 ] || rc=1
+    rm -f "$out"
+  done
+  echo "java: $passed passed, $failed failed"
+  return $rc
+}
+
+bench() {
+  local jar=$here/java/bench/target/benchmarks.jar
+  java -Djava.io.tmpdir=/tmp -jar "$jar" -rf text -rff /tmp/usertrace-java-bench.txt "${@}"
+}
+
+case "${1:-}" in
+  host) host ;;
+  guest) guest ;;
+  guest-from-host)
+    (cd "$here" && mvn -B -ntp -q -Dstyle.color=never -DskipTests -DskipITs package)
+    build_cli
+    cd "$here/.." && harness/in-guest "bash bindings-java/run-tests.sh guest" ;;
+  bench) shift; bench "$@" ;;
+  *) sed -n '2,15p' "$0" >&2; exit 2 ;;
+esac

@@ -1,0 +1,114 @@
+//! The "raw JNI writev" baseline of the emit benchmark
+//! (`dev.usertrace.bench.RawWritev`, in the bench jar only): registers an
+//! event by hand on its own `user_events_data` descriptor, then each call is
+//! one `writev` of bytes Java laid out in the kernel's format beforehand.
+//! It is what an emit costs with no encoding, validation or bookkeeping.
+//!
+//! # Safety
+//! Handles are `Box::into_raw` of [`Raw`], freed once by `close0`, which the
+//! benchmark calls after its last `writev0`. The enable word is unregistered
+//! before the box is freed.
+#![allow(unsafe_code)]
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::AtomicU32;
+
+use jni::objects::{JClass, JString};
+use jni::sys::{jint, jlong};
+use jni::EnvUnowned;
+use usertrace::abi::{UserReg, UserUnreg};
+use usertrace::sys;
+
+use crate::boundary::{Failure, Result, Throw};
+
+#[repr(C, align(8))]
+struct Raw {
+    word: AtomicU32,
+    index: u32,
+    fd: OwnedFd,
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_bench_RawWritev_open0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    tracefs: JString<'caller>,
+    name_args: JString<'caller>,
+) -> jlong {
+    env.with_env(|env| -> Result<jlong> {
+        let path = CString::new(format!("{}/user_events_data", tracefs.try_to_string(env)?))
+            .map_err(|e| Failure::IllegalArgument(e.to_string()))?;
+        let args = CString::new(name_args.try_to_string(env)?).map_err(|e| Failure::IllegalArgument(e.to_string()))?;
+        let fd = sys::open_read_write(&path).map_err(|e| Failure::IllegalArgument(format!("open {path:?}: {e}")))?;
+        let raw = Box::new(Raw { word: AtomicU32::new(0), index: 0, fd });
+        let raw = Box::into_raw(raw);
+        // SAFETY: `raw` is a fresh, live box; the word stays at its address
+        // until close0 unregisters it, then frees it.
+        let r = unsafe { &mut *raw };
+        let mut reg = UserReg {
+            size: std::mem::size_of::<UserReg>() as u32,
+            enable_bit: 0,
+            enable_size: 4,
+            flags: 0,
+            enable_addr: r.word.as_ptr() as u64,
+            name_args: args.as_ptr() as u64,
+            write_index: 0,
+        };
+        if let Err(e) = sys::register(r.fd.as_raw_fd(), &mut reg) {
+            // SAFETY: registration failed, so the kernel never saw the word.
+            drop(unsafe { Box::from_raw(raw) });
+            return Err(Failure::IllegalArgument(format!("register {args:?}: {e}")));
+        }
+        r.index = reg.write_index;
+        Ok(raw as usize as jlong)
+    })
+    .resolve::<Throw>()
+}
+
+/// One `writev` of the write index and `length` bytes at `address`.
+/// Returns 0 or the errno.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_bench_RawWritev_writev0<'caller>(
+    _env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+    address: jlong,
+    length: jint,
+) -> jint {
+    // Nothing here can panic: no boundary needed, as a raw baseline should be.
+    // SAFETY: see the module docs; Java passes its direct buffer's address
+    // and a length within its capacity.
+    let raw = unsafe { &*(handle as usize as *const Raw) };
+    let iov = [
+        libc::iovec { iov_base: &raw.index as *const u32 as *mut libc::c_void, iov_len: 4 },
+        libc::iovec { iov_base: address as usize as *mut libc::c_void, iov_len: length as usize },
+    ];
+    match sys::writev(raw.fd.as_raw_fd(), &iov) {
+        Ok(_) => 0,
+        Err(e) => e.0,
+    }
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_bench_RawWritev_close0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        // SAFETY: see the module docs.
+        let raw = unsafe { Box::from_raw(handle as usize as *mut Raw) };
+        let unreg = UserUnreg {
+            size: std::mem::size_of::<UserUnreg>() as u32,
+            disable_addr: raw.word.as_ptr() as u64,
+            ..Default::default()
+        };
+        if sys::unregister(raw.fd.as_raw_fd(), &unreg).is_err() {
+            // The kernel may still write the word: never free it.
+            std::mem::forget(raw);
+        }
+        Ok(())
+    })
+    .resolve::<Throw>()
+}

@@ -1,0 +1,21 @@
+//! The JNI half of the usertrace Java binding: the native methods of
+//! `dev.usertrace.internal.Native`, each a few lines that convert values and
+//! call the `usertrace` crate.
+//!
+//! Every export runs inside [`boundary`]: a Rust panic or error becomes a
+//! Java exception and never unwinds into the JVM. Handles are `Box` pointers
+//! passed to Java as `long`; Java owns them (see `Tracepoint.java`) and frees
+//! each one exactly once, with `free0`.
+
+// Unsafe is opt-in per module: `#[unsafe(no_mangle)]` exports, and handles.
+#![deny(unsafe_code)]
+
+mod baseline;
+mod boundary;
+mod status;
+mod tracepoint;
+mod values;
+
+/// Bumped whenever a native signature or the value encoding changes, so a
+/// jar never runs against a library built for another version of it.
+pub const ABI_VERSION: i32 = 1;

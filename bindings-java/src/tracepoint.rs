@@ -1,0 +1,202 @@
+//! Tracepoint handles: create, register, read the enable word, emit, free.
+//!
+//! # Safety
+//! A handle is `Box::into_raw` of a [`DynamicTracepoint`], as a `jlong`.
+//! `Tracepoint.java` keeps it private, passes it only while the Java object
+//! is reachable (`Reference.reachabilityFence`), and frees it exactly once:
+//! from its `Cleaner`, when nothing can call it any more. `close()` only
+//! unregisters. So every handle received here points at a live box.
+//!
+//! The enable word's `ByteBuffer` view therefore stays valid for as long as
+//! Java can read it: the box is freed only when the Java object, the one
+//! holder of the view, is unreachable; and the kernel writes the word only
+//! until `DynamicTracepoint`'s unregistration, which precedes the free.
+#![allow(unsafe_code)]
+
+use jni::objects::{JByteBuffer, JClass, JIntArray, JObjectArray, JString};
+use jni::sys::{jboolean, jint, jlong};
+use jni::EnvUnowned;
+use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value, MAX_FIELDS};
+
+use crate::boundary::{Failure, Result, Throw};
+use crate::values;
+
+/// Type codes of `dev.usertrace.FieldType` (its `code()`); a char array
+/// carries its length in the bits above the low 8.
+fn field_type(code: jint) -> Option<FieldType> {
+    Some(match code & 0xff {
+        0 => FieldType::U8,
+        1 => FieldType::U16,
+        2 => FieldType::U32,
+        3 => FieldType::U64,
+        4 => FieldType::I8,
+        5 => FieldType::I16,
+        6 => FieldType::I32,
+        7 => FieldType::I64,
+        8 => FieldType::Bool,
+        9 => FieldType::F32,
+        10 => FieldType::F64,
+        11 => FieldType::CharArray(u16::try_from(code >> 8).ok()?),
+        12 => FieldType::Str,
+        13 => FieldType::Bytes,
+        _ => return None,
+    })
+}
+
+/// # Safety
+/// `handle` must come from `create0` and not be freed (see module docs).
+unsafe fn tracepoint<'a>(handle: jlong) -> &'a DynamicTracepoint {
+    // SAFETY: by the caller's contract the box is live; only shared
+    // references are ever made from a handle until `free0`.
+    unsafe { &*(handle as usize as *const DynamicTracepoint) }
+}
+
+/// Validates a definition; registers nothing. Returns the handle.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_create0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    name: JString<'caller>,
+    field_names: JObjectArray<'caller, JString<'caller>>,
+    field_types: JIntArray<'caller>,
+    multi_format: jboolean,
+    persist: jboolean,
+) -> jlong {
+    env.with_env(|env| -> Result<jlong> {
+        let name = name.try_to_string(env)?;
+        let count = field_names.len(env)?;
+        if count != field_types.len(env)? {
+            return Err(Failure::IllegalArgument("field names and types differ in number".into()));
+        }
+        let mut codes = vec![0; count];
+        field_types.get_region(env, 0, &mut codes)?;
+        let mut fields = Vec::with_capacity(count);
+        for (i, &code) in codes.iter().enumerate() {
+            let field_name = field_names.get_element(env, i)?.try_to_string(env)?;
+            let ty = field_type(code)
+                .ok_or_else(|| Failure::IllegalArgument(format!("field {field_name}: unknown type code {code}")))?;
+            fields.push(Field::owned(field_name, ty));
+        }
+        let options = RegisterOptions { multi_format, persist };
+        let tp = DynamicTracepoint::new(name, fields, options)?;
+        Ok(Box::into_raw(Box::new(tp)) as usize as jlong)
+    })
+    .resolve::<Throw>()
+}
+
+/// Registers (again, if an earlier attempt failed); throws on failure.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_register0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        // SAFETY: see the module docs.
+        Ok(unsafe { tracepoint(handle) }.register()?)
+    })
+    .resolve::<Throw>()
+}
+
+/// Unregisters: the kernel stops writing the enable word (and clears it).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_unregister0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        // SAFETY: see the module docs.
+        Ok(unsafe { tracepoint(handle) }.unregister()?)
+    })
+    .resolve::<Throw>()
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_isRegistered0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+) -> jboolean {
+    env.with_env(|_env| -> Result<bool> {
+        // SAFETY: see the module docs.
+        Ok(unsafe { tracepoint(handle) }.is_registered())
+    })
+    .resolve::<Throw>()
+}
+
+/// A direct `ByteBuffer` of the 4 bytes the kernel writes. It owns nothing:
+/// the word lives in the box and is freed with it (see the module docs).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_enableWord0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+) -> JByteBuffer<'caller> {
+    env.with_env(|env| -> Result<JByteBuffer<'caller>> {
+        // SAFETY: see the module docs.
+        let word = unsafe { tracepoint(handle) }.tracepoint().enable_word();
+        // SAFETY: the word is 4 bytes, 8-aligned, and outlives the buffer:
+        // the box is freed only after Java dropped its one reference to it.
+        Ok(unsafe { env.new_direct_byte_buffer(word as *mut u8, 4) }?)
+    })
+    .resolve::<Throw>()
+}
+
+/// The address of a direct buffer, which Java caches per thread so that
+/// `emit0` takes primitives only.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_bufferAddress0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    buffer: JByteBuffer<'caller>,
+) -> jlong {
+    env.with_env(|env| -> Result<jlong> { Ok(env.get_direct_buffer_address(&buffer)? as usize as jlong) })
+        .resolve::<Throw>()
+}
+
+/// Emits the values encoded at `address` (see `values.rs`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_emit0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+    address: jlong,
+    length: jint,
+) {
+    env.with_env(|_env| -> Result<()> {
+        // SAFETY: see the module docs.
+        let tp = unsafe { tracepoint(handle) };
+        if !tp.enabled() {
+            return Ok(());
+        }
+        let len = usize::try_from(length).map_err(|_| Failure::IllegalArgument("negative length".into()))?;
+        // SAFETY: `address` is that of the calling thread's direct buffer,
+        // which `Encoder.java` keeps reachable during this call and never
+        // fills past its capacity; `len` is how far it filled it.
+        let buf = unsafe { std::slice::from_raw_parts(address as usize as *const u8, len) };
+        let mut storage = [Value::U8(0); MAX_FIELDS];
+        let n = values::decode(tp.fields(), buf, &mut storage)?;
+        Ok(tp.emit(&storage[..n])?)
+    })
+    .resolve::<Throw>()
+}
+
+/// Unregisters (if needed) and frees; called once, by the Cleaner.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_free0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<()> {
+        if handle != 0 {
+            // SAFETY: see the module docs: this is the one free of the box.
+            // DynamicTracepoint's Drop unregisters first, or leaks the word
+            // if the kernel refuses, so the kernel never writes freed memory.
+            drop(unsafe { Box::from_raw(handle as usize as *mut DynamicTracepoint) });
+        }
+        Ok(())
+    })
+    .resolve::<Throw>()
+}

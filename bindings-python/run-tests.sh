@@ -56,6 +56,8 @@ build() {
     "$(venv_of "$py")/bin/python" -m pip install -q --force-reinstall --no-deps "$wheel"
   done
   echo "run-tests: installed $(basename "$wheel") into ${pythons[*]}"
+  # The guest tests record the Python emitters with `usertrace record`.
+  (cd "$here/.." && cargo build -q -p usertrace-cli)
 }
 
 run_pytest() {

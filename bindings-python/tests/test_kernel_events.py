@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import os
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +20,8 @@ from conftest import Ftrace, wait_for
 from usertrace import ErrorKind, UsertraceError
 
 pytestmark = pytest.mark.kernel
+
+REPO = Path(__file__).resolve().parents[2]
 
 ALL_TYPES = dict(
     a="u8", b="u16", c="u32", d="u64", e="i8", f="i16", g="i32", h="i64",
@@ -248,3 +252,34 @@ def test_perf_script_shows_the_exact_values(provider: usertrace.Provider, tmp_pa
         [str(os.getpid()), f"user_events:{tp.name}:", "n=4000000000 neg=-5 flag=1 text=perf sees this"],
         [str(os.getpid()), f"user_events:{tp.name}:", "n=7 neg=0 flag=0 text=twice"],
     ], (script.stdout, err)
+
+
+def test_usertrace_record_shows_the_exact_values_under_the_process_name() -> None:
+    # The recorder launches a fresh interpreter; its provider announces the
+    # event on registration and waits for the recorder to attach, so the
+    # one event it emits right away is recorded.
+    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", str(REPO / "target")), "debug", "usertrace"
+    )
+    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
+    name = f"pyrec{os.getpid()}"
+    script = (
+        "import usertrace\n"
+        f"tp = usertrace.Provider({name!r}).tracepoint('ev', n='u32', neg='i64', flag='bool',"
+        " ratio='f64', text=str, blob=bytes)\n"
+        "tp.emit(4000000000, -5, True, 0.25, 'h\\u00e9llo \\u2713', b'\\x00\\xff')\n"
+    )
+    out = subprocess.run(
+        [cli, "record", "--format", "json", "-e", f"{name}_*", "--", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    events = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    assert len(events) == 1, (out.stdout, out.stderr)
+    event = events[0]
+    assert event["event"] == f"{name}_ev"
+    assert event["comm"] == os.path.basename(sys.executable)[:15]
+    assert event["pid"] == event["tid"] and event["pid"] != os.getpid()
+    assert event["fields"] == {
+        "n": 4000000000, "neg": -5, "flag": True, "ratio": 0.25, "text": "héllo ✓", "blob": "00ff",
+    }

@@ -2,7 +2,7 @@ use std::process::Command;
 
 use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value};
 
-use crate::support::{clear_trace, gettid, set_ftrace, trace_lines, unique_name};
+use crate::support::{assert_comm, clear_trace, gettid, set_ftrace, trace_lines, unique_name};
 
 fn tp_child() -> std::path::PathBuf {
     // Examples are built with the tests: target/<profile>/examples/.
@@ -55,6 +55,6 @@ fn after_exec_the_new_image_registers_afresh_and_emits() {
 
     let lines = trace_lines(&name, &["x"]);
     assert_eq!(lines.len(), 1, "{lines:?}");
-    assert_eq!(lines[0].comm, "tp_child");
+    assert_comm(&lines[0], "tp_child");
     assert_eq!(lines[0].fields["x"], "42");
 }

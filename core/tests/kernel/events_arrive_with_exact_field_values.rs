@@ -1,6 +1,6 @@
 use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value};
 
-use crate::support::{clear_trace, gettid, set_ftrace, trace_lines, unique_name};
+use crate::support::{assert_comm, clear_trace, gettid, set_ftrace, trace_lines, unique_name};
 
 fn this_threads_comm() -> String {
     std::fs::read_to_string("/proc/thread-self/comm").unwrap().trim_end().to_owned()
@@ -64,7 +64,7 @@ fn every_field_type_arrives_with_its_exact_value_under_our_command_name() {
     let lines = trace_lines(&name, &names);
     assert_eq!(lines.len(), cases.len(), "every event arrived: {lines:#?}");
     for (line, c) in lines.iter().zip(&cases) {
-        assert_eq!(line.comm, this_threads_comm());
+        assert_comm(line, &this_threads_comm());
         assert_eq!(line.pid, gettid());
         let f = &line.fields;
         assert_eq!(f["a_u8"], c.0.to_string());

@@ -44,6 +44,13 @@ pub fn event_exists(event: &str) -> bool {
     event_dir(event).exists()
 }
 
+/// ftrace names tasks from its saved_cmdlines cache, which shows `<...>`
+/// when the task's entry was evicted or not yet saved; the consumer's tests
+/// check command names exactly, from perf's sideband records.
+pub fn assert_comm(line: &TraceLine, expected: &str) {
+    assert!(line.comm == expected || line.comm == "<...>", "comm {:?}, expected {expected:?}", line.comm);
+}
+
 /// One line of ftrace's `trace` for an event: task comm, pid and fields.
 #[derive(Debug)]
 pub struct TraceLine {

@@ -61,12 +61,8 @@ pub fn sideband_attr(wakeup_bytes: u32) -> perf_event_attr {
 /// nothing itself; the tracepoints write into its ring. Kept apart from the
 /// sideband ring so that LOST counts only tracepoint events.
 pub fn ring_owner_attr(wakeup_bytes: u32) -> perf_event_attr {
-    let mut attr = base_attr();
-    attr.type_ = pe::bindings::PERF_TYPE_SOFTWARE;
-    attr.config = pe::bindings::PERF_COUNT_SW_DUMMY as u64;
+    let mut attr = user_dummy_attr();
     attr.set_disabled(1);
-    attr.set_exclude_kernel(1);
-    attr.set_exclude_hv(1);
     attr.set_watermark(1);
     attr.__bindgen_anon_2.wakeup_watermark = wakeup_bytes;
     attr
@@ -76,10 +72,18 @@ pub fn ring_owner_attr(wakeup_bytes: u32) -> perf_event_attr {
 /// briefly into an event ring so that a thread exit writes a record there,
 /// which makes the kernel write any pending LOST first.
 pub fn exit_probe_attr() -> perf_event_attr {
+    let mut attr = user_dummy_attr();
+    attr.set_task(1);
+    attr
+}
+
+/// A software dummy event that counts nothing and samples nothing: the
+/// carrier of side records and rings. User space only, which is all a
+/// task record needs and what an unprivileged session may open.
+fn user_dummy_attr() -> perf_event_attr {
     let mut attr = base_attr();
     attr.type_ = pe::bindings::PERF_TYPE_SOFTWARE;
     attr.config = pe::bindings::PERF_COUNT_SW_DUMMY as u64;
-    attr.set_task(1);
     attr.set_exclude_kernel(1);
     attr.set_exclude_hv(1);
     attr

@@ -7,10 +7,11 @@
 //! from its `Cleaner`, when nothing can call it any more. `close()` only
 //! unregisters. So every handle received here points at a live box.
 //!
-//! The enable word's `ByteBuffer` view therefore stays valid for as long as
-//! Java can read it: the box is freed only when the Java object, the one
-//! holder of the view, is unreachable; and the kernel writes the word only
-//! until `DynamicTracepoint`'s unregistration, which precedes the free.
+//! The enable word therefore stays valid for as long as Java can read it
+//! (through its `ByteBuffer` view, or its address from `bufferAddress0`): the
+//! box is freed only when `EnableWord.java`, the one holder of either, is
+//! unreachable; and the kernel writes the word only until
+//! `DynamicTracepoint`'s unregistration, which precedes the free.
 #![allow(unsafe_code)]
 
 use jni::objects::{JByteBuffer, JClass, JIntArray, JObjectArray, JString};

@@ -1,12 +1,10 @@
 package dev.usertrace;
 
+import dev.usertrace.internal.EnableWord;
 import dev.usertrace.internal.Native;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -23,16 +21,18 @@ import java.util.Objects;
  * <h2>The enable word</h2>
  * The kernel sets a bit in a 4-byte word of this process while any tracer
  * (ftrace, perf, {@code usertrace record}) listens. {@link #isEnabled()}
- * reads that word through a {@link VarHandle} view of a direct
- * {@link ByteBuffer} over it: no JNI call, one load once JIT-compiled.
+ * reads that word in place, with no JNI call: by its raw address through
+ * {@code sun.misc.Unsafe} on JDK 17 to 21, through a {@code MemorySegment}
+ * on JDK 22+ (see {@code internal.EnableWord}).
  *
  * <h2>Lifetime</h2>
  * The word lives in the native tracepoint object. {@link #close()}
  * unregisters it: the kernel clears the bit and never writes the word again,
- * so it reads 0 from then on, through the same (final) view. Close frees
- * nothing: the native object is freed by a {@link Cleaner} once the view of
- * its word is unreachable, so no thread can read freed memory, and the
- * kernel, whose writes end at unregistration, never writes into it either. A tracepoint never closed is unregistered and freed
+ * so it reads 0 from then on, at the same (final) address. Close frees
+ * nothing: the native object is freed by a {@link Cleaner} once the
+ * {@code EnableWord} that reads it is unreachable, so no thread can read
+ * freed memory, and the kernel, whose writes end at unregistration, never
+ * writes into it either. A tracepoint never closed is unregistered and freed
  * by the same Cleaner. Closing while another thread emits is safe: that emit
  * is written or dropped, never torn.
  *
@@ -44,10 +44,6 @@ public final class Tracepoint implements AutoCloseable {
     /** Most fields one event may have. */
     public static final int MAX_FIELDS = 32;
 
-    // Reads the kernel-written int in place, in native byte order.
-    private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
-    /** What isEnabled() reads when there is no native word: always zero. */
-    private static final ByteBuffer DISABLED = ByteBuffer.allocateDirect(8);
     private static final Cleaner CLEANER = Cleaner.create(r -> {
         Thread t = new Thread(r, "usertrace-cleaner");
         t.setDaemon(true);
@@ -56,16 +52,16 @@ public final class Tracepoint implements AutoCloseable {
 
     private final String name;
     private final Field[] fields;
-    /** The native object, or 0 in no-op mode. Valid while {@link #view} is reachable. */
+    /** The native object, or 0 in no-op mode. Valid while {@link #word} is reachable. */
     final long handle;
     /**
-     * What isEnabled() reads: the native word's view, or {@link #DISABLED} in
+     * What isEnabled() reads: the native word, or {@link EnableWord#zero()} in
      * no-op mode. Final, so that the JIT can treat it as loop-invariant and
      * keep only the load of the word; close() relies on the kernel clearing
-     * the bit instead of swapping buffers. The Cleaner frees the native object
-     * once this view is unreachable.
+     * the bit instead of swapping words. The Cleaner frees the native object
+     * once this is unreachable: nothing else may hold it.
      */
-    private final ByteBuffer view;
+    private final EnableWord word;
     private volatile boolean closed;
     private volatile UsertraceException registrationError;
 
@@ -75,7 +71,7 @@ public final class Tracepoint implements AutoCloseable {
         this.name = name;
         if (!Native.isLoaded()) {
             handle = 0;
-            view = DISABLED;
+            word = EnableWord.zero();
             registrationError = unavailable();
             return;
         }
@@ -86,16 +82,17 @@ public final class Tracepoint implements AutoCloseable {
             types[i] = this.fields[i].nativeCode();
         }
         long h = Native.create0(name, names, types, options.multiFormat(), options.persist());
-        ByteBuffer v;
+        EnableWord w;
         try {
-            v = Native.enableWord0(h);
+            ByteBuffer view = Native.enableWord0(h);
+            w = EnableWord.of(view);
         } catch (RuntimeException | Error e) {
             Native.free0(h);
             throw e;
         }
         handle = h;
-        view = v;
-        CLEANER.register(v, new Free(h));
+        word = w;
+        CLEANER.register(w, new Free(h));
         try {
             Native.register0(h);
         } catch (UsertraceException e) {
@@ -123,14 +120,12 @@ public final class Tracepoint implements AutoCloseable {
     /**
      * Whether a tracer listens: one read of the kernel-written word.
      *
-     * <p>The read is <em>opaque</em> (like Rust's Relaxed): each call really
-     * loads the word, so a loop that checks it is never compiled into one
-     * that checked once, yet it needs no fence, and on x86-64 and AArch64
-     * compiles to the same plain load. Acquire would order later reads
-     * after it, but the kernel publishes nothing else with the bit.
+     * <p>Each call really loads the word, so a loop that checks it is never
+     * compiled into one that checked once, yet it needs no fence: on x86-64
+     * it compiles to a plain load (see {@code internal.EnableWord}).
      */
     public boolean isEnabled() {
-        return (int) WORD.getOpaque(view, 0) != 0;
+        return word.isSet();
     }
 
     /**
@@ -165,8 +160,8 @@ public final class Tracepoint implements AutoCloseable {
     void write(EventWriter w, long address, int length) {
         if (handle != 0 && isEnabled() && !closed) {
             Native.emit0(handle, address, length);
-            // The view (and so the native object) must outlive the call.
-            Reference.reachabilityFence(view);
+            // The word (and so the native object) must outlive the call.
+            Reference.reachabilityFence(word);
         }
     }
 
@@ -190,7 +185,7 @@ public final class Tracepoint implements AutoCloseable {
             registrationError = e;
             throw e;
         } finally {
-            Reference.reachabilityFence(view);
+            Reference.reachabilityFence(word);
         }
     }
 
@@ -199,7 +194,7 @@ public final class Tracepoint implements AutoCloseable {
         try {
             return handle != 0 && !closed && Native.isRegistered0(handle);
         } finally {
-            Reference.reachabilityFence(view);
+            Reference.reachabilityFence(word);
         }
     }
 
@@ -227,7 +222,7 @@ public final class Tracepoint implements AutoCloseable {
             try {
                 Native.unregister0(handle);
             } finally {
-                Reference.reachabilityFence(view);
+                Reference.reachabilityFence(word);
             }
         }
     }

@@ -1,0 +1,176 @@
+package dev.usertrace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.usertrace.internal.EnableWord;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * On a JDK 22+ (JDK 24+ warns once sun.misc.Unsafe reads memory), isEnabled()
+ * reads through a MemorySegment: stderr stays empty. Runs the newest JDK 22+
+ * found: {@code -Dusertrace.java22=JAVA_HOME}, {@code $USERTRACE_JAVA22_HOME},
+ * else the newest in /usr/lib/jvm; skipped when there is none.
+ */
+class OnJdk22AndLaterTheWordIsReadWithoutWarningsTest {
+    /**
+     * The reads alone, with no JNI library: even a failed System.load warns
+     * without --enable-native-access (JEP 472), which would hide whether the
+     * reads themselves need it.
+     */
+    static final class WithoutLibrary {
+        public static void main(String[] args) {
+            System.out.println("route=" + EnableWord.route());
+            System.out.println("zero=" + EnableWord.zero().isSet());
+            ByteBuffer memory = ByteBuffer.allocateDirect(4).order(ByteOrder.nativeOrder());
+            EnableWord word = EnableWord.of(memory);
+            boolean before = word.isSet();
+            memory.putInt(0, 1);
+            System.out.println("buffer reads=" + before + "," + word.isSet());
+        }
+    }
+
+    /** With the library: a real tracepoint; in a kernel with user_events, ftrace enables it. */
+    static final class WithLibrary {
+        public static void main(String[] args) throws IOException {
+            System.out.println("route=" + EnableWord.route());
+            Provider p = new Provider("jdk22");
+            Tracepoint tp = p.tracepoint("native", Field.u32("n"));
+            System.out.println("enabled=" + tp.isEnabled());
+            if (tp.isRegistered()) {
+                Ftrace.enable(tp.name(), true);
+                System.out.println("ftrace enabled=" + tp.isEnabled());
+                tp.emit(1);
+                Ftrace.enable(tp.name(), false);
+                System.out.println("ftrace disabled=" + tp.isEnabled());
+            }
+            p.close();
+            System.out.println("closed enabled=" + tp.isEnabled());
+        }
+    }
+
+    @Test
+    void reading_a_word_needs_no_native_access_and_prints_nothing_on_stderr() throws Exception {
+        Path java = java22();
+        // No --enable-native-access: MemorySegment.ofBuffer is not restricted.
+        Run r = run(java, WithoutLibrary.class);
+        assertEquals("", r.err, "stderr of " + java);
+        assertTrue(r.out.contains("route=SEGMENT"), r.out);
+        assertTrue(r.out.contains("zero=false"), r.out);
+        assertTrue(r.out.contains("buffer reads=false,true"), r.out);
+    }
+
+    @Test
+    @Tag("host")
+    void with_the_library_a_tracepoint_reads_false_and_prints_nothing_on_stderr() throws Exception {
+        Path java = java22();
+        // JNI's System.load itself warns from JDK 24 on without this (JEP 472).
+        Run r = run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
+        assertEquals("", r.err, "stderr of " + java);
+        assertTrue(r.out.contains("route=SEGMENT"), r.out);
+        assertTrue(r.out.contains("enabled=false"), r.out);
+        assertTrue(r.out.contains("closed enabled=false"), r.out);
+    }
+
+    @Test
+    @Tag("kernel")
+    void in_a_kernel_with_user_events_the_segment_sees_ftrace_enable_and_disable() throws Exception {
+        Kernel.require();
+        Path java = java22();
+        Run r = run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
+        assertEquals("", r.err, "stderr of " + java);
+        assertTrue(r.out.contains("route=SEGMENT"), r.out);
+        assertTrue(r.out.contains("\nenabled=false"), r.out);
+        assertTrue(r.out.contains("ftrace enabled=true"), r.out);
+        assertTrue(r.out.contains("ftrace disabled=false"), r.out);
+        assertTrue(r.out.contains("closed enabled=false"), r.out);
+    }
+
+    static final class Run {
+        final String out;
+        final String err;
+
+        Run(String out, String err) {
+            this.out = out;
+            this.err = err;
+        }
+    }
+
+    static Run run(Path java, Class<?> main, String... jvmArgs) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java.toString());
+        cmd.addAll(List.of(jvmArgs));
+        cmd.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(main.getName());
+        // Files, not pipes: a JVM that hangs fails the test at the timeout.
+        Path out = Files.createTempFile("usertrace-jdk22", ".out");
+        Path err = Files.createTempFile("usertrace-jdk22", ".err");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            boolean exited = p.waitFor(300, TimeUnit.SECONDS);
+            if (!exited) {
+                p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            }
+            Run r = new Run(Files.readString(out), Files.readString(err));
+            assertTrue(exited, "did not exit within 300 s: " + r.out + r.err);
+            assertEquals(0, p.exitValue(), r.out + r.err);
+            return r;
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    /** The java launcher of a JDK 22+, or the test is skipped. */
+    static Path java22() throws IOException {
+        String home = System.getProperty("usertrace.java22", System.getenv("USERTRACE_JAVA22_HOME"));
+        Optional<Path> found;
+        if (home != null && !home.isEmpty()) {
+            assertTrue(feature(Path.of(home)) >= 22, home + " is not a JDK 22 or later");
+            found = Optional.of(Path.of(home));
+        } else if (Files.isDirectory(Path.of("/usr/lib/jvm"))) {
+            try (Stream<Path> homes = Files.list(Path.of("/usr/lib/jvm"))) {
+                found = homes.filter(h -> feature(h) >= 22).max(Comparator.comparingInt(h -> feature(h)));
+            }
+        } else {
+            found = Optional.empty();
+        }
+        assumeTrue(found.isPresent(), "no JDK 22 or later: set -Dusertrace.java22 or USERTRACE_JAVA22_HOME");
+        return found.get().resolve("bin/java");
+    }
+
+    /** The feature version in {@code home/release}, or 0. */
+    static int feature(Path home) {
+        try {
+            for (String line : Files.readAllLines(home.resolve("release"))) {
+                if (line.startsWith("JAVA_VERSION=\"")) {
+                    String v = line.substring("JAVA_VERSION=\"".length());
+                    int end = 0;
+                    while (end < v.length() && Character.isDigit(v.charAt(end))) {
+                        end++;
+                    }
+                    return Files.isExecutable(home.resolve("bin/java")) && end > 0 ? Integer.parseInt(v.substring(0, end)) : 0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return 0;
+    }
+}

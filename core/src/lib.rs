@@ -20,7 +20,7 @@ pub mod tracefs;
 
 pub use error::{Error, ErrorKind};
 pub use producer::{
-    delete_event, format_string, is_valid_name, registered_format, DynamicTracepoint, Field, FieldType, Provider,
+    delete_event, format_string, is_valid_name, registered_format, DynamicTracepoint, ExternalTracepoint, Field, FieldType, Provider,
     RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS,
 };
 pub use status::{status, Availability, Status};

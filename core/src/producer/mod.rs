@@ -3,15 +3,18 @@
 mod data_file;
 mod dynamic;
 mod events;
+mod external;
 mod field;
 pub(crate) mod macros;
 mod payload;
 mod provider;
+mod registration;
 mod tracepoint;
 mod value;
 
 pub use dynamic::DynamicTracepoint;
 pub use events::{delete_event, registered_format};
+pub use external::ExternalTracepoint;
 pub use field::{format_string, is_valid_name, Field, FieldType, MAX_FIELDS};
 pub use provider::{Provider, StaticProvider};
 pub use tracepoint::{RegisterOptions, Tracepoint};

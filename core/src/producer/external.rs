@@ -1,0 +1,134 @@
+//! Tracepoints whose enable word lives in memory the caller owns.
+//!
+//! A C program declares its events as structs in its own data, and
+//! `USERTRACE_ENABLED(ev)` must be one load of a word at a fixed offset in
+//! that struct: no pointer to follow into our heap. So the kernel has to
+//! write the caller's word, and the caller has to promise what the kernel
+//! needs: the word stays where it is, allocated, until it is unregistered.
+//! That promise is why [`ExternalTracepoint::new`] is `unsafe`.
+
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::field::{format_string, Field};
+use super::registration::Registration;
+use super::tracepoint::RegisterOptions;
+use super::value::Value;
+use crate::Error;
+
+/// A run-time tracepoint that registers a word it does not own.
+pub struct ExternalTracepoint {
+    word: NonNull<AtomicU32>,
+    registration: Registration,
+}
+
+// SAFETY: the word is only touched through atomics, and the registration
+// is Sync; the caller's contract (see `new`) keeps the word alive.
+unsafe impl Send for ExternalTracepoint {}
+// SAFETY: as above.
+unsafe impl Sync for ExternalTracepoint {}
+
+impl ExternalTracepoint {
+    /// Validates the definition; nothing is registered yet.
+    ///
+    /// # Safety
+    /// `word` must be valid for atomic reads and writes, 4-byte aligned, and
+    /// only ever accessed atomically (the kernel sets and clears its bit 0
+    /// at any time). From the first [`register`](Self::register) it must
+    /// stay at this address, allocated, until [`unregister`](Self::unregister)
+    /// returns `Ok` or this value is dropped; if unregistration fails, the
+    /// word must never be freed or reused.
+    pub unsafe fn new(
+        word: NonNull<AtomicU32>,
+        name: impl Into<String>,
+        fields: Vec<Field>,
+        options: RegisterOptions,
+    ) -> Result<Self, Error> {
+        let name = name.into();
+        format_string(&name, &fields)?;
+        Ok(ExternalTracepoint { word, registration: Registration::new(name, fields, options) })
+    }
+
+    fn word(&self) -> &AtomicU32 {
+        // SAFETY: `new`'s contract keeps the word valid for our lifetime.
+        unsafe { self.word.as_ref() }
+    }
+
+    /// Registers `word` with the kernel; retries if an earlier attempt
+    /// failed, does nothing if registered.
+    pub fn register(&self) -> Result<(), Error> {
+        // SAFETY: `new`'s contract keeps the word in place until it is
+        // unregistered, and Drop unregisters.
+        unsafe { self.registration.register(self.word(), || ()) }
+    }
+
+    /// Stops the kernel writing the word (and clears it). Check the result
+    /// before freeing the word.
+    pub fn unregister(&self) -> Result<(), Error> {
+        self.registration.unregister(self.word())
+    }
+
+    #[inline(always)]
+    pub fn enabled(&self) -> bool {
+        self.word().load(Ordering::Relaxed) != 0
+    }
+
+    /// Emits one event if registered and a tracer is attached.
+    #[inline]
+    pub fn emit(&self, values: &[Value<'_>]) -> Result<(), Error> {
+        self.registration.write_if_enabled(self.word(), values)
+    }
+
+    pub fn name(&self) -> &str {
+        self.registration.name()
+    }
+
+    pub fn fields(&self) -> &[Field] {
+        self.registration.fields()
+    }
+
+    pub fn is_registered(&self) -> bool {
+        self.registration.is_registered()
+    }
+}
+
+impl Drop for ExternalTracepoint {
+    fn drop(&mut self) {
+        // A failure cannot be reported from here: owners that free the word
+        // afterwards call `unregister` first and check it (see `new`).
+        let _ = self.unregister();
+    }
+}
+
+impl std::fmt::Debug for ExternalTracepoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExternalTracepoint")
+            .field("word", &self.word)
+            .field("registration", &self.registration)
+            .field("enabled", &self.enabled())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::producer::FieldType;
+    use crate::ErrorKind;
+
+    #[test]
+    fn a_bad_definition_is_refused_before_anything_is_registered() {
+        let word = AtomicU32::new(0);
+        let fields = || vec![Field::new("n", FieldType::U32)];
+        for name in ["bad name", "a:b", ""] {
+            // SAFETY: never registered: the definition is refused first.
+            let result = unsafe { ExternalTracepoint::new(NonNull::from(&word), name, fields(), RegisterOptions::default()) };
+            assert_eq!(result.unwrap_err().kind(), ErrorKind::InvalidName, "{name:?}");
+        }
+        let too_many = (0..40).map(|i| Field::owned(format!("f{i}"), FieldType::U8)).collect();
+        // SAFETY: as above.
+        let result = unsafe { ExternalTracepoint::new(NonNull::from(&word), "ok", too_many, RegisterOptions::default()) };
+        assert_eq!(result.unwrap_err().kind(), ErrorKind::InvalidFormat);
+        assert_eq!(word.load(Ordering::Relaxed), 0);
+    }
+}

@@ -1,0 +1,189 @@
+//! The kernel registration of one event's enable word: the name and fields
+//! it is registered with, the write index the kernel gave, and the calls that
+//! register, unregister and write.
+//!
+//! It does not own the word. [`Tracepoint`](super::Tracepoint) keeps its
+//! word inline, [`ExternalTracepoint`](super::ExternalTracepoint) in memory
+//! its caller owns (a C struct); both pass the word to every call here, and
+//! both answer for keeping it valid while registered.
+
+use std::borrow::Cow;
+use std::ffi::CString;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::data_file;
+use super::field::{format_string, Field};
+use super::payload::write_event;
+use super::tracepoint::RegisterOptions;
+use super::value::Value;
+use crate::abi::{UserReg, UserUnreg, USER_EVENT_REG_MULTI_FORMAT};
+use crate::sys::{self, Errno};
+use crate::Error;
+
+/// Bit the kernel sets while a tracer is attached.
+pub(crate) const KERNEL_BIT: u8 = 0;
+/// In `state`: set once registered; the low 32 bits are the write index.
+const REGISTERED: u64 = 1 << 32;
+
+/// Serialises registration and unregistration (both cold).
+static REGISTRY: Mutex<()> = Mutex::new(());
+
+pub(crate) struct Registration {
+    state: AtomicU64,
+    name: Cow<'static, str>,
+    fields: Cow<'static, [Field]>,
+    pub(crate) options: RegisterOptions,
+}
+
+impl Registration {
+    pub(crate) const fn new_static(name: &'static str, fields: &'static [Field]) -> Self {
+        Registration {
+            state: AtomicU64::new(0),
+            name: Cow::Borrowed(name),
+            fields: Cow::Borrowed(fields),
+            options: RegisterOptions { persist: false, multi_format: false },
+        }
+    }
+
+    pub(crate) fn new(name: String, fields: Vec<Field>, options: RegisterOptions) -> Self {
+        Registration { state: AtomicU64::new(0), name: Cow::Owned(name), fields: Cow::Owned(fields), options }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    pub(crate) fn format(&self) -> Result<String, Error> {
+        format_string(&self.name, &self.fields)
+    }
+
+    pub(crate) fn is_registered(&self) -> bool {
+        self.state.load(Ordering::Acquire) & REGISTERED != 0
+    }
+
+    /// Registers `word` with the kernel; does nothing if registered.
+    /// `after` runs under the registry lock whatever the outcome (the
+    /// static tracepoint clears its pending bit there).
+    ///
+    /// # Safety
+    /// `word` must stay at this address, allocated, until `unregister`
+    /// succeeds: the kernel writes it until then, freed or not.
+    #[cold]
+    #[inline(never)]
+    pub(crate) unsafe fn register(&self, word: &AtomicU32, after: impl FnOnce()) -> Result<(), Error> {
+        let _guard = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
+        if self.is_registered() {
+            return Ok(());
+        }
+        let result = self
+            .format()
+            .and_then(|format| data_file::with_fd_for_registration(|fd| self.register_with(fd, word, format)));
+        after();
+        if result.is_ok() {
+            crate::handshake::announce(&self.name, || word.load(Ordering::Relaxed) != 0);
+        }
+        result
+    }
+
+    fn register_with(&self, fd: RawFd, word: &AtomicU32, format: String) -> Result<(), Error> {
+        let name_args = CString::new(format.clone()).expect("validated names contain no NUL");
+        let mut flags = self.options.flags();
+        loop {
+            let mut reg = UserReg {
+                size: std::mem::size_of::<UserReg>() as u32,
+                enable_bit: KERNEL_BIT,
+                enable_size: 4,
+                flags,
+                enable_addr: word.as_ptr() as u64,
+                name_args: name_args.as_ptr() as u64,
+                write_index: 0,
+            };
+            match sys::register(fd, &mut reg) {
+                Ok(()) => {
+                    // ATOMICS: Release pairs with the load in
+                    // `write_if_enabled`: who sees REGISTERED sees the index.
+                    self.state.store(REGISTERED | u64::from(reg.write_index), Ordering::Release);
+                    return Ok(());
+                }
+                // Kernels before 6.10 reject the flag they do not know.
+                Err(Errno(libc::EINVAL)) if flags & USER_EVENT_REG_MULTI_FORMAT != 0 => {
+                    flags &= !USER_EVENT_REG_MULTI_FORMAT;
+                }
+                Err(errno) => return Err(self.registration_error(errno, format)),
+            }
+        }
+    }
+
+    fn registration_error(&self, errno: Errno, ours: String) -> Error {
+        let event = self.name.to_string();
+        match errno.0 {
+            libc::EADDRINUSE => Error::FieldsMismatch { registered: super::registered_format(&event), ours, event },
+            libc::EMFILE => Error::TooManyEvents { event },
+            libc::EPERM | libc::EACCES => Error::PermissionDenied { op: "registration", event },
+            _ => Error::Kernel { op: "registration", event, errno },
+        }
+    }
+
+    /// Stops the kernel writing `word` (it clears the bit as it goes).
+    pub(crate) fn unregister(&self, word: &AtomicU32) -> Result<(), Error> {
+        let _guard = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
+        if !self.is_registered() {
+            return Ok(());
+        }
+        data_file::with_fd_for_unregistration(|fd| {
+            let unreg = UserUnreg {
+                size: std::mem::size_of::<UserUnreg>() as u32,
+                disable_bit: KERNEL_BIT,
+                disable_addr: word.as_ptr() as u64,
+                ..Default::default()
+            };
+            match sys::unregister(fd, &unreg) {
+                // ENOENT: the kernel no longer knows this word (e.g. a child
+                // whose enablers were not copied at fork); it will not write
+                // it either way.
+                Ok(()) | Err(Errno(libc::ENOENT)) => {
+                    self.state.store(0, Ordering::SeqCst);
+                    Ok(())
+                }
+                Err(errno) => Err(Error::Kernel { op: "unregistration", event: self.name.to_string(), errno }),
+            }
+        })
+    }
+
+    /// Writes if registered and the kernel bit of `word` is set; an
+    /// unregistered event (the kernel unavailable) silently does nothing,
+    /// as when no one listens.
+    #[inline]
+    pub(crate) fn write_if_enabled(&self, word: &AtomicU32, values: &[Value<'_>]) -> Result<(), Error> {
+        if word.load(Ordering::Relaxed) & (1 << KERNEL_BIT) == 0 {
+            return Ok(());
+        }
+        let guard = data_file::EmitGuard::enter();
+        // ATOMICS: SeqCst (after the guard's SeqCst increment) pairs with
+        // the unregistration's clear: see `data_file::close_when_idle`. It
+        // also acquires the Release store of a registration, so the index
+        // and the descriptor read after it are current.
+        let state = self.state.load(Ordering::SeqCst);
+        if state & REGISTERED == 0 {
+            return Ok(());
+        }
+        let Some(fd) = guard.fd() else { return Ok(()) };
+        write_event(fd, state as u32, &self.name, &self.fields, values)
+    }
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("name", &self.name)
+            .field("fields", &self.fields)
+            .field("registered", &self.is_registered())
+            .finish()
+    }
+}

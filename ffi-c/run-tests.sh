@@ -77,6 +77,27 @@ SRC
   $1 -std="$2" -Wall -Wextra -Werror -pedantic -I"$here/include" -c "$src" -o "$build/header_use.o"
 }
 
+# USERTRACE_ENABLED compiled at -O2, with and without -fPIC (as in a shared
+# library): the function is one load of the event's word, a test and a
+# return. No call, and no second load (no pointer to follow).
+enabled_is_one_load() { # PIC-FLAG...
+  local src=$build/enabled_check.c obj=$build/enabled_check.o asm
+  cat >"$src" <<'SRC'
+#include <usertrace.h>
+USERTRACE_EVENT(e, USERTRACE_FIELD_U32(a));
+USERTRACE_PROVIDER(one, &e);
+int enabled_check(void) { return USERTRACE_ENABLED(e); }
+SRC
+  cc -std=c99 -O2 "$@" -I"$here/include" -c "$src" -o "$obj" || return 1
+  asm=$(objdump -d --no-show-raw-insn --disassemble=enabled_check "$obj" | sed -n '/<enabled_check>:/,$p' | tail -n +2)
+  echo "$asm"
+  local loads calls
+  loads=$(echo "$asm" | grep -c '(%')
+  calls=$(echo "$asm" | grep -c -E '\b(call|jmp) ')
+  [ "$loads" = 1 ] || { echo "expected 1 memory load, found $loads"; return 1; }
+  [ "$calls" = 0 ] || { echo "expected no call, found $calls"; return 1; }
+}
+
 exports_only_usertrace() {
   local so=$prefix/lib/libusertrace.so.0 others
   readelf -d "$so" | grep -q 'SONAME.*\[libusertrace\.so\.0\]' || { echo "SONAME is not libusertrace.so.0"; return 1; }
@@ -109,6 +130,8 @@ host() {
   run_test header_compiles_as_c11 header_compiles cc c11 c
   run_test header_compiles_as_cxx11 header_compiles c++ c++11 cpp
   run_test header_compiles_as_cxx17 header_compiles c++ c++17 cpp
+  run_test enabled_is_one_load enabled_is_one_load
+  run_test enabled_is_one_load_in_pic_code enabled_is_one_load -fPIC
   run_test exports_only_usertrace_symbols exports_only_usertrace
   run_test examples_build_from_prefix_with_pkg_config examples_build_from_prefix
   run_test static_library_links static_library_links

@@ -29,6 +29,9 @@
 // `usertrace_value.len` of a string whose length is found by `strlen`.
 #define USERTRACE_LEN_NUL_TERMINATED UINT32_MAX
 
+// libusertrace's registration of one `usertrace_event`. Opaque.
+typedef struct usertrace_event_registration usertrace_event_registration;
+
 // A tracepoint defined at run time. Opaque.
 typedef struct usertrace_tracepoint usertrace_tracepoint;
 
@@ -47,19 +50,19 @@ typedef struct usertrace_field {
   uint32_t len;
 } usertrace_field;
 
-// A tracepoint declared in C with `USERTRACE_EVENT`. Only libusertrace
-// writes `enable` and `tracepoint` (atomically); read `enable` with
+// A tracepoint declared in C with `USERTRACE_EVENT`. Only the kernel and
+// libusertrace write it (atomically); read `enabled` with
 // `USERTRACE_ENABLED`.
 typedef struct usertrace_event {
-  // The enable word: nonzero while a tracer is attached.
-  const uint32_t *enable;
-  // The registered tracepoint, or NULL.
-  struct usertrace_tracepoint *tracepoint;
+  // The enable word: the kernel sets it while a tracer is attached.
+  uint32_t enabled;
+  uint32_t field_count;
   // The event's name within its provider: registered as
   // `<provider>_<name>`.
   const char *name;
   const struct usertrace_field *fields;
-  uint32_t field_count;
+  // The registration, or NULL until the provider first registers.
+  struct usertrace_event_registration *registration;
 } usertrace_event;
 
 // The payload of a `usertrace_value`.
@@ -206,10 +209,6 @@ typedef int32_t usertrace_availability;
 extern "C" {
 #endif // __cplusplus
 
-// Always 0, never registered: where every unregistered event's `enable`
-// points.
-extern const uint32_t usertrace_disabled_word;
-
 // A static, NUL-terminated description of `result` (never NULL): what the
 // code means, not the details of one failure (see `usertrace_last_error`).
 const char *usertrace_error_string(usertrace_result result);
@@ -233,26 +232,26 @@ usertrace_result usertrace_event_emit(const struct usertrace_event *ev,
                                       const struct usertrace_value *values,
                                       size_t count);
 
-// Registers every event of `p` (creating its tracepoint on first use).
-// Tries all; returns the first error. Calling it again retries the ones
-// that failed.
+// Registers every event of `p`. Tries all; returns the first error.
+// Calling it again retries the ones that failed.
 //
 // # Safety
 // `p` NULL or a `USERTRACE_PROVIDER`.
 usertrace_result usertrace_provider_register(const struct usertrace_provider *p);
 
-// Unregisters every event of `p`: they read as disabled at once. Their
-// tracepoints stay allocated (a concurrent emit stays safe) and register
-// again with `usertrace_provider_register`.
+// Unregisters every event of `p`: the kernel clears their enable words and
+// stops writing them. They register again with
+// `usertrace_provider_register`.
 //
 // # Safety
 // `p` NULL or a `USERTRACE_PROVIDER`.
 usertrace_result usertrace_provider_unregister(const struct usertrace_provider *p);
 
-// Unregisters every event of `p` and frees its tracepoints (a word the
-// kernel refuses to unregister is leaked, never freed). The destructor
-// made by `USERTRACE_PROVIDER` calls it when the code is unloaded. No
-// thread may emit `p`'s events meanwhile. `p` can register again later.
+// Unregisters every event of `p` and frees what libusertrace holds for
+// them. The destructor made by `USERTRACE_PROVIDER` calls it when the code
+// is unloaded. No thread may emit `p`'s events meanwhile. If the kernel
+// refuses an unregistration, that event is kept (and the error returned):
+// its memory must then not be unloaded. `p` can register again later.
 //
 // # Safety
 // `p` NULL or a `USERTRACE_PROVIDER`.
@@ -346,10 +345,9 @@ void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
 #define USERTRACE_UNLIKELY_(x) (x)
 #endif
 
-/* Whether a tracer is attached to the USERTRACE_EVENT `ev`: two relaxed
- * loads (the enable pointer, then the word the kernel writes), no call. */
-#define USERTRACE_ENABLED(ev) \
-  (__atomic_load_n(__atomic_load_n(&(ev).enable, __ATOMIC_RELAXED), __ATOMIC_RELAXED) != 0)
+/* Whether a tracer is attached to the USERTRACE_EVENT `ev`: one relaxed
+ * load of the word the kernel writes, inside `ev` itself; no call. */
+#define USERTRACE_ENABLED(ev) (__atomic_load_n(&(ev).enabled, __ATOMIC_RELAXED) != 0)
 
 /* The same for a word from usertrace_tracepoint_enable_word(): one load. */
 #define USERTRACE_WORD_ENABLED(word) (__atomic_load_n((word), __ATOMIC_RELAXED) != 0)
@@ -371,12 +369,14 @@ void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
 #define USERTRACE_FIELD_BYTES(name) { #name, USERTRACE_TYPE_BYTES, 0 }
 
 /* A static tracepoint `var`, registered as <provider>_var with these fields
- * (at least one; USERTRACE_EVENT0 declares one without fields). */
+ * (at least one; USERTRACE_EVENT0 declares one without fields). It must be
+ * writable static storage (the kernel writes its enable word), so it is
+ * never `const`, and it must live as long as its provider's code. */
 #define USERTRACE_EVENT(var, ...) \
   static const usertrace_field var##_usertrace_fields_[] = { __VA_ARGS__ }; \
-  static usertrace_event var = { &usertrace_disabled_word, NULL, #var, var##_usertrace_fields_, \
-                                 (uint32_t)(sizeof(var##_usertrace_fields_) / sizeof(usertrace_field)) }
-#define USERTRACE_EVENT0(var) static usertrace_event var = { &usertrace_disabled_word, NULL, #var, NULL, 0 }
+  static usertrace_event var = { 0, (uint32_t)(sizeof(var##_usertrace_fields_) / sizeof(usertrace_field)), \
+                                 #var, var##_usertrace_fields_, NULL }
+#define USERTRACE_EVENT0(var) static usertrace_event var = { 0, 0, #var, NULL, NULL }
 
 /* The provider `prov` of the events `&a, &b, ...` (declared above it, in
  * this file). Also defines a destructor that releases them when this code

@@ -1,54 +1,55 @@
 //! Static tracepoints declared in C: `usertrace_event`, made by the
 //! `USERTRACE_EVENT` macro, registered through its provider.
 //!
-//! `enable` points at the word the kernel writes: at first the constant
-//! `usertrace_disabled_word`, and while registered the enable word of the
-//! dynamic tracepoint behind it. So `USERTRACE_ENABLED(ev)` is two relaxed
-//! loads (the pointer, then the word) and no call; the pointer sits in the
-//! C program's own data, next to the rest of the event.
+//! The enable word is the struct's first member, in the C program's own
+//! data, and the kernel writes it directly (core's `ExternalTracepoint`). So
+//! `USERTRACE_ENABLED(ev)` is one relaxed load at a fixed address and no
+//! call. The price is the rule the kernel imposes on any enable word: it must
+//! be unregistered before its memory goes, which the provider's destructor
+//! does when the code that holds it is unloaded.
 
 use std::ffi::c_char;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+
+use ut::ExternalTracepoint;
 
 use crate::boundary::guard;
 use crate::error::{non_null, usertrace_result};
 use crate::field::usertrace_field;
-use crate::tracepoint::{self, usertrace_tracepoint};
-use crate::value::usertrace_value;
+use crate::value::{with_values, usertrace_value};
 
-/// Always 0, never registered: where every unregistered event's `enable`
-/// points.
-#[no_mangle]
-pub static usertrace_disabled_word: u32 = 0;
+/// libusertrace's registration of one `usertrace_event`. Opaque.
+pub struct usertrace_event_registration {
+    pub(crate) inner: ExternalTracepoint,
+}
 
-/// A tracepoint declared in C with `USERTRACE_EVENT`. Only libusertrace
-/// writes `enable` and `tracepoint` (atomically); read `enable` with
+/// A tracepoint declared in C with `USERTRACE_EVENT`. Only the kernel and
+/// libusertrace write it (atomically); read `enabled` with
 /// `USERTRACE_ENABLED`.
 #[repr(C)]
 pub struct usertrace_event {
-    /// The enable word: nonzero while a tracer is attached.
-    pub enable: *const u32,
-    /// The registered tracepoint, or NULL.
-    pub tracepoint: *mut usertrace_tracepoint,
+    /// The enable word: the kernel sets it while a tracer is attached.
+    pub enabled: u32,
+    pub field_count: u32,
     /// The event's name within its provider: registered as
     /// `<provider>_<name>`.
     pub name: *const c_char,
     pub fields: *const usertrace_field,
-    pub field_count: u32,
+    /// The registration, or NULL until the provider first registers.
+    pub registration: *mut usertrace_event_registration,
 }
 
-// ATOMICS: `AtomicPtr<T>` has the layout of `*mut T`; C only ever loads
-// these fields with `__atomic_load_n`, and this library stores them.
-pub(crate) unsafe fn enable_of<'a>(ev: *const usertrace_event) -> &'a AtomicPtr<u32> {
-    &*std::ptr::addr_of!((*ev).enable).cast::<AtomicPtr<u32>>()
+/// The enable word of `ev`, as the atomic that the kernel and C treat it as.
+pub(crate) unsafe fn enabled_of<'a>(ev: *const usertrace_event) -> &'a AtomicU32 {
+    // SAFETY (caller): `ev` is a live usertrace_event; `u32` and `AtomicU32`
+    // share size and alignment, and every access to it is atomic.
+    &*std::ptr::addr_of!((*ev).enabled).cast::<AtomicU32>()
 }
 
-pub(crate) unsafe fn tracepoint_of<'a>(ev: *const usertrace_event) -> &'a AtomicPtr<usertrace_tracepoint> {
-    &*std::ptr::addr_of!((*ev).tracepoint).cast::<AtomicPtr<usertrace_tracepoint>>()
-}
-
-pub(crate) fn disabled_word() -> *mut u32 {
-    std::ptr::addr_of!(usertrace_disabled_word).cast_mut()
+pub(crate) unsafe fn registration_of<'a>(ev: *const usertrace_event) -> &'a AtomicPtr<usertrace_event_registration> {
+    // SAFETY (caller): as above; `AtomicPtr<T>` has the layout of `*mut T`,
+    // and only this library writes the field.
+    &*std::ptr::addr_of!((*ev).registration).cast::<AtomicPtr<usertrace_event_registration>>()
 }
 
 /// Writes one event of `ev` if a tracer is attached; `USERTRACE_EMIT` calls
@@ -66,10 +67,10 @@ pub unsafe extern "C" fn usertrace_event_emit(
     guard(|| {
         let ev = non_null(ev, "ev")?;
         // ATOMICS: Acquire pairs with the Release store in registration.
-        let tp = tracepoint_of(ev).load(Ordering::Acquire);
-        if tp.is_null() {
+        let registration = registration_of(ev).load(Ordering::Acquire);
+        if registration.is_null() || !(*registration).inner.enabled() {
             return Ok(());
         }
-        tracepoint::emit(&(*tp).inner, values, count)
+        with_values(values, count, |values| (*registration).inner.emit(values))
     })
 }

@@ -4,16 +4,20 @@
 //! `USERTRACE_PROVIDER` also emits a destructor that calls
 //! `usertrace_provider_release`: when a shared library that declares
 //! tracepoints is dlclose'd (or the program exits), its events are
-//! unregistered before the memory behind them is freed.
+//! unregistered before the memory behind them is freed: their enable
+//! words live in that memory.
 
 use std::ffi::c_char;
+use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
+use ut::ExternalTracepoint;
+
 use crate::boundary::guard;
 use crate::error::{non_null, usertrace_result, Failure};
-use crate::event::{disabled_word, enable_of, tracepoint_of, usertrace_event};
-use crate::field::str_arg;
+use crate::event::{enabled_of, registration_of, usertrace_event, usertrace_event_registration};
+use crate::field::{self, str_arg};
 use crate::tracepoint::{self, usertrace_flags};
 
 /// A provider declared with `USERTRACE_PROVIDER`.
@@ -46,9 +50,8 @@ unsafe fn for_each_event(
     first_error.map_or(Ok(()), Err)
 }
 
-/// Registers every event of `p` (creating its tracepoint on first use).
-/// Tries all; returns the first error. Calling it again retries the ones
-/// that failed.
+/// Registers every event of `p`. Tries all; returns the first error.
+/// Calling it again retries the ones that failed.
 ///
 /// # Safety
 /// `p` NULL or a `USERTRACE_PROVIDER`.
@@ -59,29 +62,43 @@ pub unsafe extern "C" fn usertrace_provider_register(p: *const usertrace_provide
         let provider = ut::Provider::new(str_arg((*non_null(p, "provider")?).name, "provider name")?)?;
         let flags = (*p).flags;
         for_each_event(p, |ev| {
-            let slot = tracepoint_of(ev);
-            let mut tp = slot.load(Ordering::Acquire);
-            if tp.is_null() {
-                let event = str_arg((*ev).name, "event name")?;
-                if !ut::is_valid_name(event) {
-                    return Err(Failure::Invalid(format!("invalid event name {event:?}: use only ASCII letters, digits and '_'")));
-                }
-                let name = provider.event_name(event);
-                tp = Box::into_raw(tracepoint::define(&name, (*ev).fields, (*ev).field_count as usize, flags)?);
+            let slot = registration_of(ev);
+            let mut registration = slot.load(Ordering::Acquire);
+            if registration.is_null() {
+                registration = Box::into_raw(define(&provider, ev, flags)?);
                 // ATOMICS: Release pairs with the Acquire in
-                // `usertrace_event_emit`: who sees the handle sees it whole.
-                slot.store(tp, Ordering::Release);
+                // `usertrace_event_emit`: who sees the pointer sees it whole.
+                slot.store(registration, Ordering::Release);
             }
-            (*tp).inner.register()?;
-            enable_of(ev).store((*tp).inner.tracepoint().enable_word().cast_mut(), Ordering::Release);
+            (*registration).inner.register()?;
             Ok(())
         })
     })
 }
 
-/// Unregisters every event of `p`: they read as disabled at once. Their
-/// tracepoints stay allocated (a concurrent emit stays safe) and register
-/// again with `usertrace_provider_register`.
+/// The registration of the `USERTRACE_EVENT` `ev`, over its own enable word.
+unsafe fn define(
+    provider: &ut::Provider,
+    ev: *mut usertrace_event,
+    flags: usertrace_flags,
+) -> Result<Box<usertrace_event_registration>, Failure> {
+    let event = str_arg((*ev).name, "event name")?;
+    if !ut::is_valid_name(event) {
+        return Err(Failure::Invalid(format!("invalid event name {event:?}: use only ASCII letters, digits and '_'")));
+    }
+    let fields = field::convert((*ev).fields, (*ev).field_count as usize)?;
+    let word = NonNull::from(enabled_of(ev));
+    // SAFETY: `ev` is a USERTRACE_EVENT: static storage of the program or
+    // library that declared it, so the word never moves. It is freed only
+    // when that code is unloaded, and the provider's destructor releases
+    // (unregisters) the event first.
+    let inner = ExternalTracepoint::new(word, provider.event_name(event), fields, tracepoint::options(flags)?)?;
+    Ok(Box::new(usertrace_event_registration { inner }))
+}
+
+/// Unregisters every event of `p`: the kernel clears their enable words and
+/// stops writing them. They register again with
+/// `usertrace_provider_register`.
 ///
 /// # Safety
 /// `p` NULL or a `USERTRACE_PROVIDER`.
@@ -90,20 +107,20 @@ pub unsafe extern "C" fn usertrace_provider_unregister(p: *const usertrace_provi
     guard(|| {
         let _lock = PROVIDERS.lock().unwrap_or_else(|e| e.into_inner());
         for_each_event(p, |ev| {
-            enable_of(ev).store(disabled_word(), Ordering::Release);
-            let tp = tracepoint_of(ev).load(Ordering::Acquire);
-            if !tp.is_null() {
-                (*tp).inner.unregister()?;
+            let registration = registration_of(ev).load(Ordering::Acquire);
+            if !registration.is_null() {
+                (*registration).inner.unregister()?;
             }
             Ok(())
         })
     })
 }
 
-/// Unregisters every event of `p` and frees its tracepoints (a word the
-/// kernel refuses to unregister is leaked, never freed). The destructor
-/// made by `USERTRACE_PROVIDER` calls it when the code is unloaded. No
-/// thread may emit `p`'s events meanwhile. `p` can register again later.
+/// Unregisters every event of `p` and frees what libusertrace holds for
+/// them. The destructor made by `USERTRACE_PROVIDER` calls it when the code
+/// is unloaded. No thread may emit `p`'s events meanwhile. If the kernel
+/// refuses an unregistration, that event is kept (and the error returned):
+/// its memory must then not be unloaded. `p` can register again later.
 ///
 /// # Safety
 /// `p` NULL or a `USERTRACE_PROVIDER`.
@@ -112,12 +129,14 @@ pub unsafe extern "C" fn usertrace_provider_release(p: *const usertrace_provider
     guard(|| {
         let _lock = PROVIDERS.lock().unwrap_or_else(|e| e.into_inner());
         for_each_event(p, |ev| {
-            enable_of(ev).store(disabled_word(), Ordering::Release);
-            let tp = tracepoint_of(ev).swap(std::ptr::null_mut(), Ordering::AcqRel);
-            if !tp.is_null() {
-                // Drop unregisters first, and leaks the word if it cannot.
-                drop(Box::from_raw(tp));
+            let slot = registration_of(ev);
+            let registration = slot.load(Ordering::Acquire);
+            if registration.is_null() {
+                return Ok(());
             }
+            (*registration).inner.unregister()?;
+            slot.store(std::ptr::null_mut(), Ordering::Release);
+            drop(Box::from_raw(registration));
             Ok(())
         })
     })

@@ -1,7 +1,6 @@
 //! Dynamic tracepoints: an opaque `usertrace_tracepoint` whose name and
 //! fields are given at run time (for runtimes that embed C), with
-//! `_new`/`_free`. Static C tracepoints (`USERTRACE_EVENT`) use one of these
-//! underneath, created when their provider registers.
+//! `_new`/`_free`.
 //!
 //! The enable word lives inside the handle, on libusertrace's heap: it keeps
 //! its address until `usertrace_tracepoint_free`, which unregisters before
@@ -9,12 +8,12 @@
 
 use std::ffi::c_char;
 
-use ut::{DynamicTracepoint, RegisterOptions, Value};
+use ut::{DynamicTracepoint, RegisterOptions};
 
 use crate::boundary::{guard, guard_value};
 use crate::error::{non_null, usertrace_result, Failure};
-use crate::field::{self, str_arg, usertrace_field, USERTRACE_MAX_FIELDS};
-use crate::value::{self, usertrace_value};
+use crate::field::{self, str_arg, usertrace_field};
+use crate::value::{usertrace_value, with_values};
 
 /// Registration flags of `usertrace_tracepoint_new`.
 pub type usertrace_flags = u32;
@@ -56,14 +55,7 @@ pub(crate) unsafe fn emit(tp: &DynamicTracepoint, values: *const usertrace_value
     if !tp.enabled() {
         return Ok(());
     }
-    if count > USERTRACE_MAX_FIELDS {
-        return Err(Failure::Invalid(format!("{count} values given; an event has at most {USERTRACE_MAX_FIELDS} fields")));
-    }
-    let values: &[usertrace_value] = if count == 0 { &[] } else { std::slice::from_raw_parts(non_null(values, "values")?, count) };
-    let mut converted = [Value::U8(0); USERTRACE_MAX_FIELDS];
-    value::convert(values, &mut converted)?;
-    tp.emit(&converted[..count])?;
-    Ok(())
+    with_values(values, count, |values| tp.emit(values))
 }
 
 /// Defines the event `name` (`[A-Za-z0-9_]+`) with `count` fields (copied:

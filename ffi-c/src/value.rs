@@ -8,7 +8,7 @@ use std::ffi::{c_void, CStr};
 
 use ut::Value;
 
-use crate::error::Failure;
+use crate::error::{non_null, Failure};
 use crate::field::*;
 
 /// `usertrace_value.len` of a string whose length is found by `strlen`.
@@ -41,13 +41,34 @@ pub struct usertrace_value {
     pub as_: usertrace_value_data,
 }
 
+/// Converts the `count` C values at `values` into the core's, on the stack,
+/// and hands them to `write` (an emit).
+///
+/// # Safety
+/// `values` valid for `count` elements; pointers inside string and bytes
+/// values valid for their length (or NUL-terminated).
+#[inline]
+pub(crate) unsafe fn with_values(
+    values: *const usertrace_value,
+    count: usize,
+    write: impl FnOnce(&[Value<'_>]) -> Result<(), ut::Error>,
+) -> Result<(), Failure> {
+    if count > USERTRACE_MAX_FIELDS {
+        return Err(Failure::Invalid(format!("{count} values given; an event has at most {USERTRACE_MAX_FIELDS} fields")));
+    }
+    let values: &[usertrace_value] = if count == 0 { &[] } else { std::slice::from_raw_parts(non_null(values, "values")?, count) };
+    let mut converted = [Value::U8(0); USERTRACE_MAX_FIELDS];
+    convert(values, &mut converted)?;
+    write(&converted[..count])?;
+    Ok(())
+}
+
 /// Converts C values into the core's, in `out`.
 ///
 /// # Safety
-/// Pointers inside string and bytes values valid for their length (or NUL-
-/// terminated), living as long as `'a`.
+/// As `with_values`, for as long as `'a`.
 #[inline]
-pub(crate) unsafe fn convert<'a>(values: &[usertrace_value], out: &mut [Value<'a>]) -> Result<(), Failure> {
+unsafe fn convert<'a>(values: &[usertrace_value], out: &mut [Value<'a>]) -> Result<(), Failure> {
     for (v, slot) in values.iter().zip(out.iter_mut()) {
         *slot = match v.type_ {
             USERTRACE_TYPE_U8 => Value::U8(v.as_.u as u8),

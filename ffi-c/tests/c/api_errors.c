@@ -75,7 +75,7 @@ int main(void) {
   CHECK_RESULT(usertrace_tracepoint_new("ok", fields, 2, 0x80, &tp), USERTRACE_ERR_INVALID_ARGUMENT);
   CHECK(tp == NULL);
   CHECK_RESULT(usertrace_provider_register(&bad_provider), USERTRACE_ERR_INVALID_NAME);
-  CHECK(bad.tracepoint == NULL && bad.enable == &usertrace_disabled_word);
+  CHECK(bad.registration == NULL && bad.enabled == 0);
   CHECK_RESULT(usertrace_provider_register(&no_events), USERTRACE_ERR_NULL_ARGUMENT);
 
   /* A dynamic tracepoint: made, registered if the kernel allows, freed. */
@@ -102,18 +102,18 @@ int main(void) {
   /* Static events: disabled before and after registration, and the
    * disabled path evaluates no value. */
   CHECK(!USERTRACE_ENABLED(plain));
-  CHECK(plain.enable == &usertrace_disabled_word);
+  CHECK(plain.enabled == 0 && plain.registration == NULL);
   CHECK_RESULT(usertrace_provider_register(&capi), available ? USERTRACE_OK : USERTRACE_ERR_UNAVAILABLE);
   CHECK_RESULT(usertrace_provider_register(&capi), available ? USERTRACE_OK : USERTRACE_ERR_UNAVAILABLE);
   CHECK(!USERTRACE_ENABLED(plain) && !USERTRACE_ENABLED(bare));
-  CHECK((plain.enable != &usertrace_disabled_word) == (available != 0));
+  CHECK(plain.registration != NULL);
   USERTRACE_EMIT(plain, usertrace_u32(side_effect()), usertrace_str("never"));
   USERTRACE_EMIT0(bare);
   CHECK(evaluated == 0);
   CHECK_RESULT(usertrace_provider_unregister(&capi), USERTRACE_OK);
-  CHECK(plain.enable == &usertrace_disabled_word);
+  CHECK(!USERTRACE_ENABLED(plain));
   CHECK_RESULT(usertrace_provider_release(&capi), USERTRACE_OK);
-  CHECK(plain.tracepoint == NULL);
+  CHECK(plain.registration == NULL);
   /* Registering again after a release works (the destructor releases once more). */
   CHECK_RESULT(usertrace_provider_register(&capi), available ? USERTRACE_OK : USERTRACE_ERR_UNAVAILABLE);
   return check_done("api_errors");

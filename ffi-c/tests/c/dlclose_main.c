@@ -1,8 +1,9 @@
 /* dlopen a shared library with tracepoints, register them, dlclose it,
  * then fill the memory it used with canaries and enable its event through
- * ftrace. With libusertrace the canaries stay intact (the provider's
- * destructor unregistered the event, and its enable word was freed only
- * after); with the hand-made control library they change.
+ * ftrace. Both libraries keep the enable word in their own .data. With
+ * libusertrace the canaries stay intact (the provider's destructor
+ * unregistered the event before the library was unmapped); with the
+ * hand-made control library they change.
  *   dlclose_main LIBRARY EVENT intact|modified */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -55,7 +56,7 @@ int main(int argc, char **argv) {
   const uint32_t *word = word_of();
   /* The event works while loaded. */
   REQUIRE(write_file(enable_path, "1") == 0);
-  REQUIRE(wait_enabled(&word, 10));
+  REQUIRE(wait_enabled(word, 10));
   emit(1);
   REQUIRE(write_file(enable_path, "0") == 0);
   sleep_ms(100);
@@ -65,8 +66,8 @@ int main(int argc, char **argv) {
   REQUIRE(dlclose(lib) == 0);
   REQUIRE(dlopen(library, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
 
-  /* Canaries where the word was: the library's page if it held it, and heap
-   * blocks (libusertrace keeps words on its heap, freed at release). */
+  /* Canaries where the word was: the library's page, mapped again, and heap
+   * blocks, in case the allocator took that address instead. */
   unsigned char *mapped = mmap((void *)page, 4096, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   int page_canary = mapped == (void *)page;

@@ -31,9 +31,9 @@ int main(int argc, char **argv) {
     usertrace_tracepoint_free(dyn);
     return check_done("emit_all");
   }
-  REQUIRE(wait_enabled(&all.enable, 60));
+  REQUIRE(wait_enabled(&all.enabled, 60));
   const uint32_t *dyn_word = usertrace_tracepoint_enable_word(dyn);
-  REQUIRE(wait_enabled(&dyn_word, 60));
+  REQUIRE(wait_enabled(dyn_word, 60));
 
   for (int i = 1; i <= count; i++) {
     uint32_t seq = (uint32_t)i;

@@ -5,5 +5,5 @@ USERTRACE_EVENT(ev, USERTRACE_FIELD_U32(n));
 USERTRACE_PROVIDER(cplug, &ev); /* event cplug_ev; released by a destructor at dlclose */
 
 int plugin_register(void) { return usertrace_provider_register(&cplug); }
-const uint32_t *plugin_word(void) { return __atomic_load_n(&ev.enable, __ATOMIC_RELAXED); }
+const uint32_t *plugin_word(void) { return &ev.enabled; }
 void plugin_emit(uint32_t n) { USERTRACE_EMIT(ev, usertrace_u32(n)); }

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
   REQUIRE(threads > 0 && threads <= 64);
   CHECK_RESULT(usertrace_provider_register(&ctest), USERTRACE_OK);
   REQUIRE(check_failures == 0);
-  REQUIRE(wait_enabled(&mt.enable, 60));
+  REQUIRE(wait_enabled(&mt.enabled, 60));
   pthread_barrier_init(&start, NULL, (unsigned)threads);
   for (int t = 0; t < threads; t++) pthread_create(&tids[t], NULL, emitter, (void *)(uintptr_t)t);
   for (int t = 0; t < threads; t++) pthread_join(tids[t], NULL);

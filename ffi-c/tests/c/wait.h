@@ -11,9 +11,9 @@ static void sleep_ms(long ms) {
 }
 
 /* Polls `word` every 10 ms for up to `seconds`; returns whether it is set. */
-static int wait_enabled(const uint32_t *const *word_ptr, int seconds) {
+static int wait_enabled(const uint32_t *word, int seconds) {
   for (int i = 0; i < seconds * 100; i++) {
-    if (__atomic_load_n(__atomic_load_n(word_ptr, __ATOMIC_RELAXED), __ATOMIC_RELAXED)) return 1;
+    if (__atomic_load_n(word, __ATOMIC_RELAXED)) return 1;
     sleep_ms(10);
   }
   return 0;

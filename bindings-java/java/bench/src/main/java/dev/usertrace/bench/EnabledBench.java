@@ -3,6 +3,10 @@ package dev.usertrace.bench;
 import dev.usertrace.Field;
 import dev.usertrace.Provider;
 import dev.usertrace.Tracepoint;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -26,6 +30,10 @@ import org.openjdk.jmh.annotations.Warmup;
 public class EnabledBench {
     static volatile boolean flag;
     static boolean plainFlag;
+    static final VarHandle VIEW_INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
+    /** The route isEnabled() took before: an opaque VarHandle read of a direct buffer view. */
+    final ByteBuffer view = ByteBuffer.allocateDirect(4);
 
     Provider provider;
     Tracepoint tp;
@@ -44,6 +52,11 @@ public class EnabledBench {
     @Benchmark
     public boolean isEnabled() {
         return tp.isEnabled();
+    }
+
+    @Benchmark
+    public boolean byteBufferViewOpaque() {
+        return (int) VIEW_INT.getOpaque(view, 0) != 0;
     }
 
     @Benchmark

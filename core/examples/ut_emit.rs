@@ -1,7 +1,7 @@
 //! A producer for the consumer's kernel tests and the CLI's acceptance
 //! tests: each mode emits a known pattern of events once a tracer attaches.
 //!
-//!   ut_emit seq NAME COUNT          n = 0..COUNT from the moment the bit flips
+//!   ut_emit seq NAME COUNT [PAUSE_US]  n = 0..COUNT from the moment the bit flips (PAUSE_US apart)
 //!   ut_emit all NAME [--on-stdin]   one event with a field of every type (after a line on stdin)
 //!   ut_emit rename NAME             E1, rename to ut_renamed, E2, exec as ut-new-PID, E3
 //!   ut_emit fork NAME N             N children, each renamed ut_child_I, emit child=I
@@ -59,10 +59,14 @@ fn main() {
     match arg(1) {
         "seq" => {
             let count: u64 = arg(3).parse().unwrap();
+            let pause = Duration::from_micros(args.get(4).map_or(0, |p| p.parse().unwrap()));
             let tp = tracepoint(arg(2), &[("n", FieldType::U64)]);
             wait_enabled(&tp);
             for n in 0..count {
                 emit(&tp, &[Value::U64(n)]);
+                if !pause.is_zero() {
+                    std::thread::sleep(pause);
+                }
             }
         }
         "all" => {

@@ -4,6 +4,9 @@
 //!   `COMM PID/TID [CPU] SECONDS.MICROS: EVENT: field=value ...`
 //! json (one object per line):
 //!   `{"time_ns":…,"cpu":…,"pid":…,"tid":…,"comm":…,"process":…,"event":…,"fields":{…}}`
+//!   plus `"namespaces":{"net":…,"uts":…,"ipc":…,"pid":…,"user":…,"mnt":…,"cgroup":…}`
+//!   (inode numbers, as `/proc/PID/ns/*` shows them) after `process` when
+//!   the session may record them (CAP_PERFMON or root).
 //! Strings are printed as they are (JSON-escaped in json), bytes as hex,
 //! f32/f64 as numbers (non-finite ones as strings in json).
 
@@ -130,6 +133,13 @@ pub fn json_line(event: &Event, out: &mut String) {
     json_string(&event.comm, out);
     out.push_str(",\"process\":");
     json_string(&event.process, out);
+    if let Some(namespaces) = &event.namespaces {
+        out.push_str(",\"namespaces\":{");
+        for (i, (kind, inode)) in namespaces.iter().enumerate() {
+            let _ = write!(out, "{}\"{kind}\":{inode}", if i > 0 { "," } else { "" });
+        }
+        out.push('}');
+    }
     out.push_str(",\"event\":");
     json_string(event.name(), out);
     out.push_str(",\"fields\":{");
@@ -198,7 +208,7 @@ fn json_string(s: &str, out: &mut String) {
 mod tests {
     use super::*;
     use std::sync::Arc;
-    use usertrace::consumer::EventFormat;
+    use usertrace::consumer::{EventFormat, Namespaces};
 
     fn event() -> Event {
         let format = EventFormat::parse(
@@ -221,6 +231,7 @@ mod tests {
             tid: 11,
             comm: "worker".into(),
             process: "server".into(),
+            namespaces: None,
             format: Arc::new(format),
             raw: raw.into(),
         }
@@ -241,6 +252,19 @@ mod tests {
             s,
             "{\"time_ns\":12345678901,\"cpu\":1,\"pid\":10,\"tid\":11,\"comm\":\"worker\",\"process\":\"server\",\
              \"event\":\"ping\",\"fields\":{\"n\":12,\"msg\":\"a\\\"b\\n\",\"x\":\"NaN\"}}\n"
+        );
+    }
+
+    #[test]
+    fn json_lines_carry_namespaces_when_recorded() {
+        let namespaces = Namespaces { net: 1, uts: 2, ipc: 3, pid: 4, user: 5, mnt: 6, cgroup: 7 };
+        let mut s = String::new();
+        json_line(&Event { namespaces: Some(Arc::new(namespaces)), ..event() }, &mut s);
+        assert!(
+            s.contains(
+                "\"process\":\"server\",\"namespaces\":{\"net\":1,\"uts\":2,\"ipc\":3,\"pid\":4,\"user\":5,\"mnt\":6,\"cgroup\":7},\"event\""
+            ),
+            "{s}"
         );
     }
 }

@@ -4,6 +4,7 @@
 //!   ut_emit seq NAME COUNT [PAUSE_US]  n = 0..COUNT from the moment the bit flips (PAUSE_US apart)
 //!   ut_emit all NAME [--on-stdin]   one event with a field of every type (after a line on stdin)
 //!   ut_emit rename NAME             E1, rename to ut_renamed, E2, exec as ut-new-PID, E3
+//!   ut_emit unshare NAME            stage 0, unshare(CLONE_NEWUTS), stage 1, fork: stage 2 (uts, pidns inodes)
 //!   ut_emit fork NAME N             N children, each renamed ut_child_I, emit child=I
 //!   ut_emit churn NAME WIDTH STOP   until file STOP exists, WIDTH children at a time that emit,
 //!                                   rename, exec, emit, rename, emit and exit; no waiting for a tracer
@@ -43,6 +44,13 @@ fn emit(tp: &DynamicTracepoint, values: &[Value<'_>]) {
         eprintln!("ut_emit: emit failed: {e}");
         std::process::exit(4);
     }
+}
+
+/// The inode of this thread's namespace `kind`, from `/proc/thread-self/ns`.
+fn ns_inode(kind: &str) -> u64 {
+    let link = std::fs::read_link(format!("/proc/thread-self/ns/{kind}")).unwrap();
+    let link = link.to_string_lossy();
+    link.split_once(":[").and_then(|(_, rest)| rest.strip_suffix(']')).and_then(|n| n.parse().ok()).unwrap()
 }
 
 fn set_name(name: &str) {
@@ -133,6 +141,32 @@ fn main() {
             let _ = std::fs::remove_file(&args[0]);
             wait_enabled(&tp);
             emit(&tp, &[Value::U32(3), Value::Str("E3")]);
+        }
+        "unshare" => {
+            // stage 0 as started, stage 1 after unshare(CLONE_NEWUTS), stage
+            // 2 from a child forked after that; each with the uts and pid
+            // namespace inodes /proc shows it at the time.
+            let fields = [("stage", FieldType::U32), ("uts", FieldType::U64), ("pidns", FieldType::U64)];
+            let tp = tracepoint(arg(2), &fields);
+            wait_enabled(&tp);
+            let emit_stage = |stage| emit(&tp, &[Value::U32(stage), Value::U64(ns_inode("uts")), Value::U64(ns_inode("pid"))]);
+            emit_stage(0);
+            // SAFETY: unshare takes flags only.
+            assert_eq!(unsafe { libc::unshare(libc::CLONE_NEWUTS) }, 0, "unshare: {}", std::io::Error::last_os_error());
+            emit_stage(1);
+            // SAFETY: single-threaded program; the child reads /proc, emits
+            // and calls _exit.
+            let pid = unsafe { libc::fork() };
+            if pid == 0 {
+                emit_stage(2);
+                // SAFETY: _exit skips atexit handlers the parent owns.
+                unsafe { libc::_exit(0) };
+            }
+            assert!(pid > 0, "fork failed");
+            let mut status = 0;
+            // SAFETY: waiting for our own child.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+            assert_eq!(status, 0, "child failed");
         }
         "fork" => {
             let n: u32 = arg(3).parse().unwrap();

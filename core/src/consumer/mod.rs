@@ -3,13 +3,14 @@
 //!
 //! Layers, bottom up: `sys` (perf syscalls) → `ring` (mmap protocol) →
 //! `record` (one perf record) → `format`/`decode` (tracepoint payloads) →
-//! `threads`/`procfs` (who was who, when) → `order` (merging CPUs) →
+//! `threads`/`procfs`/`namespaces` (who was who, when) → `order` (merging CPUs) →
 //! `attach` (no loss when a tracepoint is first enabled) → `session`.
 
 mod attach;
 mod decode;
 mod error;
 mod format;
+mod namespaces;
 mod order;
 mod procfs;
 pub mod record;
@@ -23,6 +24,7 @@ pub use attach::Window;
 pub use decode::{decode, FieldValue};
 pub use error::{DecodeError, Error, FormatError, RecordError, RingError};
 pub use format::{EventFormat, FieldKind, FormatField};
+pub use namespaces::Namespaces;
 pub use order::Orderer;
 pub use ring::{published_ranges, RawRecord, Records};
 pub use select::{glob, load, scan, Candidate, Pattern, USER_SYSTEMS};

@@ -1,27 +1,38 @@
 //! The threads that exist when a session starts, read from `/proc`.
 //!
-//! Only what attribution needs: each thread's pid, tid and comm. Each read
-//! is stamped with CLOCK_MONOTONIC taken just before it, so any COMM the
-//! kernel reports after the stamp is newer than what we read (see
-//! `threads.rs`). Threads that vanish mid-walk are skipped.
+//! Only what attribution needs: each thread's pid, tid and comm, and with
+//! `namespaces` the process's namespaces (applied to its threads: reading
+//! seven links per thread would slow every session start for a case,
+//! threads of one process in different namespaces, that the kernel's
+//! records cover from then on anyway). Each read is stamped with
+//! CLOCK_MONOTONIC taken just before it, so any record the kernel reports
+//! after the stamp is newer than what we read (see `threads.rs`). Threads
+//! that vanish mid-walk are skipped.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use super::namespaces::Namespaces;
 use super::sys::monotonic_ns;
 use super::threads::ThreadTable;
 
 /// Walks `proc_root` (normally `/proc`) into `table`; returns threads read.
-pub fn snapshot(proc_root: &Path, table: &mut ThreadTable) -> usize {
+pub fn snapshot(proc_root: &Path, table: &mut ThreadTable, namespaces: bool) -> usize {
     let mut count = 0;
     let Ok(processes) = std::fs::read_dir(proc_root) else { return 0 };
     for process in processes.flatten() {
         let Some(pid) = process.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
         let Ok(tasks) = std::fs::read_dir(process.path().join("task")) else { continue };
+        let ns_stamp = monotonic_ns();
+        let process_namespaces = if namespaces { Namespaces::read(&process.path()).map(Arc::new) } else { None };
         for task in tasks.flatten() {
             let Some(tid) = task.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
             let stamp = monotonic_ns();
             let Ok(comm) = std::fs::read_to_string(task.path().join("comm")) else { continue };
             table.synthesize(pid, tid, comm.strip_suffix('\n').unwrap_or(&comm), stamp);
+            if let Some(ns) = &process_namespaces {
+                table.synthesize_namespaces(tid, ns.clone(), ns_stamp);
+            }
             count += 1;
         }
     }
@@ -33,13 +44,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn without_namespaces_none_are_read() {
+        let mut table = ThreadTable::new();
+        snapshot(Path::new("/proc"), &mut table, false);
+        let me = std::process::id();
+        assert_eq!(table.identity(me, me, u64::MAX).namespaces, None);
+    }
+
+    #[test]
     fn this_thread_is_found_with_its_name() {
         let mut table = ThreadTable::new();
-        let n = snapshot(Path::new("/proc"), &mut table);
+        let n = snapshot(Path::new("/proc"), &mut table, true);
         assert!(n >= 1);
         let me = std::process::id();
         let comm = std::fs::read_to_string(format!("/proc/{me}/comm")).unwrap();
         let id = table.identity(me, me, u64::MAX);
         assert_eq!(&*id.comm, comm.trim_end());
+        assert_eq!(id.namespaces.as_deref(), Namespaces::read(Path::new("/proc/self")).as_ref());
     }
 }

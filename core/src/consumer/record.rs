@@ -7,6 +7,7 @@
 //! References: include/uapi/linux/perf_event.h, `enum perf_event_type`.
 
 use super::error::RecordError;
+use super::namespaces::Namespaces;
 
 pub const PERF_RECORD_MMAP: u32 = 1;
 pub const PERF_RECORD_LOST: u32 = 2;
@@ -15,6 +16,7 @@ pub const PERF_RECORD_EXIT: u32 = 4;
 pub const PERF_RECORD_FORK: u32 = 7;
 pub const PERF_RECORD_SAMPLE: u32 = 9;
 pub const PERF_RECORD_MMAP2: u32 = 10;
+pub const PERF_RECORD_NAMESPACES: u32 = 16;
 
 /// `PERF_RECORD_MISC_COMM_EXEC`: the COMM comes from an exec, not a rename.
 pub const PERF_RECORD_MISC_COMM_EXEC: u16 = 1 << 13;
@@ -59,7 +61,9 @@ pub enum Record<'a> {
     Mmap2 { pid: u32, tid: u32, addr: u64, len: u64, filename: &'a [u8], sample: SampleId },
     /// The ring was full: `lost` records were dropped by the event `id`.
     Lost { id: u64, lost: u64, sample: SampleId },
-    /// A type the session does not use (THROTTLE, NAMESPACES, ...).
+    /// A task's namespaces, at fork, unshare or setns.
+    Namespaces { pid: u32, tid: u32, namespaces: Namespaces, sample: SampleId },
+    /// A type the session does not use (THROTTLE, ...).
     Other { kind: u32, misc: u16 },
 }
 
@@ -70,7 +74,8 @@ impl Record<'_> {
             Record::Sample { sample, .. }
             | Record::Comm { sample, .. }
             | Record::Mmap2 { sample, .. }
-            | Record::Lost { sample, .. } => Some(sample.time),
+            | Record::Lost { sample, .. }
+            | Record::Namespaces { sample, .. } => Some(sample.time),
             Record::Fork(t) | Record::Exit(t) => Some(t.sample.time),
             Record::Other { .. } => None,
         }
@@ -152,6 +157,24 @@ pub fn parse(bytes: &[u8]) -> Result<Record<'_>, RecordError> {
             let (sample, body) = trailer()?;
             let mut c = Cursor { bytes: body, at: 0, kind };
             Ok(Record::Lost { id: c.u64()?, lost: c.u64()?, sample })
+        }
+        PERF_RECORD_NAMESPACES => {
+            let (sample, body) = trailer()?;
+            let mut c = Cursor { bytes: body, at: 0, kind };
+            let (pid, tid, count) = (c.u32()?, c.u32()?, c.u64()?);
+            // (dev, ino) pairs; the count comes from the record, so bound it
+            // by the bytes there before trusting it.
+            if count > (body.len() / 16) as u64 {
+                return Err(truncated);
+            }
+            let mut inodes = [0u64; 8];
+            for i in 0..count as usize {
+                let (_dev, ino) = (c.u64()?, c.u64()?);
+                if let Some(slot) = inodes.get_mut(i) {
+                    *slot = ino;
+                }
+            }
+            Ok(Record::Namespaces { pid, tid, namespaces: Namespaces::from_inodes(inodes), sample })
         }
         _ => Ok(Record::Other { kind, misc }),
     }
@@ -238,6 +261,19 @@ pub(crate) mod build {
         header(PERF_RECORD_LOST, 0, &b)
     }
 
+    pub fn namespaces(pid: u32, tid: u32, inodes: &[u64], s: SampleId) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&tid.to_ne_bytes());
+        b.extend_from_slice(&(inodes.len() as u64).to_ne_bytes());
+        for &ino in inodes {
+            b.extend_from_slice(&4u64.to_ne_bytes()); // nsfs dev
+            b.extend_from_slice(&ino.to_ne_bytes());
+        }
+        b.extend_from_slice(&sample_id(s));
+        header(PERF_RECORD_NAMESPACES, 0, &b)
+    }
+
     pub fn mmap2(pid: u32, tid: u32, file: &str, s: SampleId) -> Vec<u8> {
         let mut b = Vec::new();
         b.extend_from_slice(&pid.to_ne_bytes());
@@ -285,6 +321,11 @@ mod tests {
             parse(&mmap2(10, 11, "/bin/true", S)).unwrap(),
             Record::Mmap2 { filename: b"/bin/true", addr: 0x1000, .. }
         ));
+        let ns = Namespaces { net: 1, uts: 2, ipc: 3, pid: 4, user: 5, mnt: 6, cgroup: 7 };
+        assert_eq!(
+            parse(&namespaces(10, 11, &[1, 2, 3, 4, 5, 6, 7], S)).unwrap(),
+            Record::Namespaces { pid: 10, tid: 11, namespaces: ns, sample: S }
+        );
         assert_eq!(parse(&header(5, 0, &[0; 16])).unwrap(), Record::Other { kind: 5, misc: 0 });
     }
 
@@ -296,6 +337,7 @@ mod tests {
             task(PERF_RECORD_FORK, 1, 2, 3, 4, S),
             lost(1, 2, S),
             mmap2(1, 2, "/f", S),
+            namespaces(1, 2, &[1, 2, 3, 4, 5, 6, 7], S),
         ];
         for r in &records {
             for len in 0..r.len() {
@@ -308,6 +350,10 @@ mod tests {
             }
         }
         assert_eq!(parse(&[0; 4]), Err(RecordError::NoHeader));
+        // A namespace count larger than the record holds.
+        let mut r = namespaces(1, 2, &[1, 2], S);
+        r[16..24].copy_from_slice(&u64::MAX.to_ne_bytes());
+        assert_eq!(parse(&r), Err(RecordError::Truncated { kind: PERF_RECORD_NAMESPACES }));
         let mut r = lost(1, 2, S);
         r[6] = 200;
         assert!(matches!(parse(&r), Err(RecordError::SizeMismatch { header: 200, .. })));

@@ -3,15 +3,20 @@
 //!
 //! Start-up follows the race-free recipe:
 //! 1. per CPU, a dummy sideband event (COMM with exec flag, FORK, EXIT,
-//!    MMAP2) is opened, its ring mapped, and enabled;
+//!    MMAP2, and NAMESPACES where permitted) is opened, its ring mapped,
+//!    and enabled;
 //! 2. `/proc` is read, each thread stamped with the time of its read;
 //! 3. only then are the tracepoints attached (`attach.rs`), each CPU's
 //!    event writing into that CPU's event ring.
 //!
-//! Each CPU has two rings: sideband, and tracepoint events. The kernel's
-//! LOST count is per ring, so keeping them apart makes "lost" mean lost
-//! events (received + lost = emitted), and a sideband loss, which can spoil
-//! attribution, is reported as such. Both are merged by timestamp.
+//! Each CPU has two rings: sideband, and tracepoint events. (perf, and the
+//! plan this started from, share one ring per CPU through SET_OUTPUT.) The
+//! kernel counts LOST per ring, and a LOST record does not say which kind
+//! of record was dropped, so in a shared ring a dropped FORK would be
+//! reported as a dropped event. Apart, "lost" means lost events (received
+//! plus lost equals emitted, tested), and a sideband loss, which can spoil
+//! attribution, is reported as such. The price is one more mapping per CPU;
+//! both rings are merged by timestamp.
 //!
 //! Afterwards [`Session::poll`] reads all rings in rounds, orders records
 //! (`order.rs`), replays sideband into the thread table and yields
@@ -28,11 +33,13 @@ use super::attach::{attach, perf_error, Attachment, Window};
 use super::decode::{decode, FieldValue};
 use super::error::{DecodeError, Error};
 use super::format::EventFormat;
+use super::namespaces::Namespaces;
 use super::order::Orderer;
 use super::record::{parse, Record};
 use super::ring::Ring;
 use super::select::{load, scan, systems_of, Pattern};
 use super::threads::ThreadTable;
+use crate::sys::Errno;
 use super::{procfs, sys};
 
 /// What to record and how.
@@ -48,6 +55,9 @@ pub struct SessionOptions {
     pub rescan_interval: Duration,
     /// tracefs mount point; found like the producer does when `None`.
     pub tracefs: Option<PathBuf>,
+    /// Record each task's namespaces where permitted (CAP_PERFMON); the
+    /// session goes on without them when the kernel refuses.
+    pub namespaces: bool,
 }
 
 impl Default for SessionOptions {
@@ -58,6 +68,7 @@ impl Default for SessionOptions {
             wait_for_exact: false,
             rescan_interval: Duration::from_millis(100),
             tracefs: None,
+            namespaces: true,
         }
     }
 }
@@ -74,6 +85,9 @@ pub struct Event {
     pub comm: Arc<str>,
     /// The process's (main thread's) name at that time.
     pub process: Arc<str>,
+    /// The thread's namespaces at that time, when the session records
+    /// them ([`Session::records_namespaces`]).
+    pub namespaces: Option<Arc<Namespaces>>,
     pub format: Arc<EventFormat>,
     /// `trace_entry` + payload, as the format's offsets expect.
     pub raw: Box<[u8]>,
@@ -137,6 +151,7 @@ enum Pending {
     Comm { pid: u32, tid: u32, comm: String, exec: bool },
     Fork { pid: u32, tid: u32, ptid: u32 },
     Exit { tid: u32 },
+    Namespaces { tid: u32, namespaces: Namespaces },
     Lost { cpu: u32, count: u64, sideband: bool },
     Attached { format: Arc<EventFormat>, window: Window },
 }
@@ -151,6 +166,7 @@ pub struct Session {
     by_id: HashMap<u64, Arc<EventFormat>>,
     attached_tracepoints: HashSet<u64>,
     threads: ThreadTable,
+    namespaces: bool,
     orderer: Orderer<Pending>,
     rescan_interval: Duration,
     last_scan: Instant,
@@ -179,10 +195,10 @@ impl Session {
         // Task records are few, but a fork storm must fit.
         let sideband_pages = pages.max(16);
         let wakeup = |pages: usize| (pages as u32 * page / 4).max(page);
+        let mut namespaces = options.namespaces;
         for &cpu in &cpus {
             let ring_error = |error| Error::Io { path: format!("perf ring of CPU {cpu}").into(), error };
-            let mut attr = sys::sideband_attr(wakeup(sideband_pages));
-            let sideband = sys::open(&mut attr, cpu, None).map_err(|e| perf_error("perf_event_open(sideband)", cpu, e))?;
+            let sideband = open_sideband(cpu, wakeup(sideband_pages), &mut namespaces)?;
             let sideband_ring = Ring::map(sideband.as_fd(), sideband_pages).map_err(ring_error)?;
             let mut attr = sys::ring_owner_attr(wakeup(pages));
             let events = sys::open(&mut attr, cpu, None).map_err(|e| perf_error("perf_event_open(ring)", cpu, e))?;
@@ -193,7 +209,7 @@ impl Session {
             sys::enable(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ENABLE(sideband)", r.cpu, e))?;
         }
         let mut threads = ThreadTable::new();
-        procfs::snapshot(Path::new("/proc"), &mut threads);
+        procfs::snapshot(Path::new("/proc"), &mut threads, namespaces);
 
         let systems = systems_of(&patterns);
         let rescan = patterns.iter().any(|p| p.is_glob()) || options.wait_for_exact;
@@ -206,6 +222,7 @@ impl Session {
             by_id: HashMap::new(),
             attached_tracepoints: HashSet::new(),
             threads,
+            namespaces,
             orderer: Orderer::new(),
             rescan_interval: options.rescan_interval,
             last_scan: Instant::now(),
@@ -264,6 +281,11 @@ impl Session {
     pub fn listen_for_attach_requests(&mut self, requests: crate::handshake::AttachRequests) {
         self.rescan = true;
         self.attach_requests = Some(requests);
+    }
+
+    /// Whether events carry namespaces: asked for and permitted.
+    pub fn records_namespaces(&self) -> bool {
+        self.namespaces
     }
 
     /// The tracepoints attached so far.
@@ -370,6 +392,7 @@ impl Session {
                     tid,
                     comm: identity.comm,
                     process: identity.process,
+                    namespaces: identity.namespaces,
                     format: format.clone(),
                     raw,
                 }));
@@ -377,6 +400,7 @@ impl Session {
             Pending::Comm { pid, tid, comm, exec } => self.threads.comm(pid, tid, &comm, exec, time),
             Pending::Fork { pid, tid, ptid } => self.threads.fork(pid, tid, ptid, time),
             Pending::Exit { tid } => self.threads.exit(tid, time),
+            Pending::Namespaces { tid, namespaces } => self.threads.namespaces(tid, namespaces, time),
             Pending::Lost { cpu, count, sideband } => out.push(Output::Lost { cpu, time_ns: time, count, sideband }),
             Pending::Attached { format, window } => out.push(Output::Attached { format, time_ns: time, window }),
         }
@@ -394,9 +418,23 @@ fn to_pending(record: Record<'_>) -> Option<(u64, Pending)> {
         }
         Record::Fork(t) => (t.time, Pending::Fork { pid: t.pid, tid: t.tid, ptid: t.ptid }),
         Record::Exit(t) => (t.time, Pending::Exit { tid: t.tid }),
+        Record::Namespaces { tid, namespaces, sample, .. } => (sample.time, Pending::Namespaces { tid, namespaces }),
         Record::Lost { lost, sample, .. } => (sample.time, Pending::Lost { cpu: sample.cpu, count: lost, sideband: false }),
         Record::Mmap2 { .. } | Record::Other { .. } => return None,
     })
+}
+
+/// Opens one CPU's sideband event, with namespaces while `namespaces` holds;
+/// a refusal of those (they need CAP_PERFMON) turns them off for the rest
+/// of the session, rather than failing it.
+fn open_sideband(cpu: u32, wakeup_bytes: u32, namespaces: &mut bool) -> Result<OwnedFd, Error> {
+    if *namespaces {
+        match sys::open(&mut sys::sideband_attr(wakeup_bytes, true), cpu, None) {
+            Err(Errno(libc::EACCES | libc::EPERM)) => *namespaces = false,
+            other => return other.map_err(|e| perf_error("perf_event_open(sideband)", cpu, e)),
+        }
+    }
+    sys::open(&mut sys::sideband_attr(wakeup_bytes, false), cpu, None).map_err(|e| perf_error("perf_event_open(sideband)", cpu, e))
 }
 
 /// The tracefs mount point, or why user_events cannot be used.

@@ -46,14 +46,17 @@ pub fn tracepoint_attr(id: u64) -> perf_event_attr {
 }
 
 /// The sideband event: no samples, only COMM (with exec flag), FORK/EXIT
-/// and MMAP2 of every task. Opened disabled, enabled once its ring is mapped.
-pub fn sideband_attr(wakeup_bytes: u32) -> perf_event_attr {
+/// and MMAP2 of every task, and with `namespaces` NAMESPACES (which needs
+/// CAP_PERFMON: EACCES otherwise). Opened disabled, enabled once its ring
+/// is mapped.
+pub fn sideband_attr(wakeup_bytes: u32, namespaces: bool) -> perf_event_attr {
     let mut attr = ring_owner_attr(wakeup_bytes);
     attr.set_comm(1);
     attr.set_comm_exec(1);
     attr.set_task(1);
     attr.set_mmap(1);
     attr.set_mmap2(1);
+    attr.set_namespaces(namespaces as u64);
     attr
 }
 

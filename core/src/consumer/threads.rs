@@ -13,25 +13,68 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Where a name came from; on equal timestamps the kernel wins.
+use super::namespaces::Namespaces;
+
+/// Where a fact came from; on equal timestamps the later variant wins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Source {
+    /// Copied from the parent at FORK (namespaces only: the kernel sends
+    /// the child's own right after, with the same or a later time).
+    Inherited,
     Proc,
     Kernel,
 }
 
 #[derive(Debug, Clone)]
-struct Entry {
+struct Entry<T> {
     time: u64,
     source: Source,
+    value: T,
+}
+
+/// What one tid was, over time, oldest first.
+#[derive(Debug)]
+struct History<T>(Vec<Entry<T>>);
+
+impl<T> Default for History<T> {
+    fn default() -> Self {
+        History(Vec::new())
+    }
+}
+
+impl<T> History<T> {
+    fn insert(&mut self, entry: Entry<T>) {
+        let key = (entry.time, entry.source);
+        let at = self.0.partition_point(|e| (e.time, e.source) <= key);
+        self.0.insert(at, entry);
+    }
+
+    /// The newest entry at or before `time`. An event before anything we
+    /// know (it raced the snapshot) gets the oldest entry: the best guess
+    /// there is.
+    fn at(&self, time: u64) -> Option<&T> {
+        let at = self.0.partition_point(|e| e.time <= time);
+        self.0.get(at.saturating_sub(1)).map(|e| &e.value)
+    }
+
+    /// A new task under a reused tid: forget what came before `time`.
+    fn restart(&mut self, time: u64) {
+        self.0.retain(|e| e.time >= time);
+    }
+}
+
+/// A thread's name, and the process it belonged to.
+#[derive(Debug, Clone)]
+struct Name {
     pid: u32,
     comm: Arc<str>,
 }
 
-/// The comm history of every thread seen.
+/// The comm (and, when recorded, namespace) history of every thread seen.
 #[derive(Debug, Default)]
 pub struct ThreadTable {
-    threads: HashMap<u32, Vec<Entry>>,
+    names: HashMap<u32, History<Name>>,
+    namespaces: HashMap<u32, History<Arc<Namespaces>>>,
 }
 
 /// A thread's identity at one moment.
@@ -41,6 +84,8 @@ pub struct Identity {
     pub comm: Arc<str>,
     /// The name of the process (its main thread, tid == pid).
     pub process: Arc<str>,
+    /// Its namespaces, when the session records them.
+    pub namespaces: Option<Arc<Namespaces>>,
 }
 
 impl ThreadTable {
@@ -50,69 +95,84 @@ impl ThreadTable {
 
     /// A thread as /proc showed it, read at (just after) `time`.
     pub fn synthesize(&mut self, pid: u32, tid: u32, comm: &str, time: u64) {
-        self.insert(tid, Entry { time, source: Source::Proc, pid, comm: comm.into() });
+        self.insert_name(tid, time, Source::Proc, Name { pid, comm: comm.into() });
+    }
+
+    /// A thread's namespaces as /proc showed them, read at `time`.
+    pub fn synthesize_namespaces(&mut self, tid: u32, namespaces: Arc<Namespaces>, time: u64) {
+        self.namespaces.entry(tid).or_default().insert(Entry { time, source: Source::Proc, value: namespaces });
     }
 
     /// PERF_RECORD_COMM: a rename (prctl) or, with `exec`, a new program.
     pub fn comm(&mut self, pid: u32, tid: u32, comm: &str, _exec: bool, time: u64) {
         // An exec is just a name change for attribution: the tid stays, and
         // the kernel reports it under the leader's tid after de_thread.
-        self.insert(tid, Entry { time, source: Source::Kernel, pid, comm: comm.into() });
+        self.insert_name(tid, time, Source::Kernel, Name { pid, comm: comm.into() });
+    }
+
+    /// PERF_RECORD_NAMESPACES: the task's namespaces from `time` on.
+    pub fn namespaces(&mut self, tid: u32, namespaces: Namespaces, time: u64) {
+        let history = self.namespaces.entry(tid).or_default();
+        // Successive records of one task mostly repeat themselves: share them.
+        let value = match history.at(time) {
+            Some(known) if **known == namespaces => known.clone(),
+            _ => Arc::new(namespaces),
+        };
+        history.insert(Entry { time, source: Source::Kernel, value });
     }
 
     /// PERF_RECORD_FORK: `tid` is new (a process or a thread) and starts
-    /// with the name `ptid` had. Whatever was known of an earlier thread with
-    /// the same tid (pid reuse) is forgotten.
+    /// with the name and namespaces `ptid` had. Whatever was known of an
+    /// earlier thread with the same tid (pid reuse) is forgotten.
     pub fn fork(&mut self, pid: u32, tid: u32, ptid: u32, time: u64) {
-        let comm = self.comm_at(ptid, time).unwrap_or_else(|| format!(":{ptid}").into());
-        let history = self.threads.entry(tid).or_default();
-        history.retain(|e| e.time > time);
-        let at = history.partition_point(|e| e.time <= time);
-        history.insert(at, Entry { time, source: Source::Kernel, pid, comm });
+        let comm = self.name_at(ptid, time).map_or_else(|| format!(":{ptid}").into(), |n| n.comm.clone());
+        let inherited = self.namespaces_at(ptid, time);
+        let names = self.names.entry(tid).or_default();
+        names.restart(time);
+        names.insert(Entry { time, source: Source::Kernel, value: Name { pid, comm } });
+        let namespaces = self.namespaces.entry(tid).or_default();
+        namespaces.restart(time);
+        if let Some(value) = inherited {
+            namespaces.insert(Entry { time, source: Source::Inherited, value });
+        }
     }
 
     /// PERF_RECORD_EXIT. The history is kept: events may still be read for
     /// the thread, and the next FORK of this tid starts afresh anyway.
     pub fn exit(&mut self, _tid: u32, _time: u64) {}
 
-    fn insert(&mut self, tid: u32, entry: Entry) {
-        let history = self.threads.entry(tid).or_default();
-        let key = (entry.time, entry.source);
-        let at = history.partition_point(|e| (e.time, e.source) <= key);
-        history.insert(at, entry);
+    fn insert_name(&mut self, tid: u32, time: u64, source: Source, name: Name) {
+        self.names.entry(tid).or_default().insert(Entry { time, source, value: name });
     }
 
-    fn entry_at(&self, tid: u32, time: u64) -> Option<&Entry> {
-        let history = self.threads.get(&tid)?;
-        let at = history.partition_point(|e| e.time <= time);
-        // An event before anything we know (it raced the snapshot): the
-        // oldest entry is the best guess there is.
-        history.get(at.saturating_sub(1))
+    fn name_at(&self, tid: u32, time: u64) -> Option<&Name> {
+        self.names.get(&tid)?.at(time)
     }
 
-    fn comm_at(&self, tid: u32, time: u64) -> Option<Arc<str>> {
-        self.entry_at(tid, time).map(|e| e.comm.clone())
+    fn namespaces_at(&self, tid: u32, time: u64) -> Option<Arc<Namespaces>> {
+        self.namespaces.get(&tid)?.at(time).cloned()
     }
 
-    /// The thread and process names of `pid`/`tid` at `time`. Unknown
-    /// threads are named `:TID`, as perf does.
+    /// The thread and process names (and namespaces) of `pid`/`tid` at
+    /// `time`. Unknown threads are named `:TID`, as perf does.
     pub fn identity(&self, pid: u32, tid: u32, time: u64) -> Identity {
-        let comm = self.comm_at(tid, time).unwrap_or_else(|| format!(":{tid}").into());
-        let process = if pid == tid { comm.clone() } else { self.comm_at(pid, time).unwrap_or_else(|| comm.clone()) };
-        Identity { comm, process }
+        let comm = self.name_at(tid, time).map_or_else(|| format!(":{tid}").into(), |n| n.comm.clone());
+        let process =
+            if pid == tid { comm.clone() } else { self.name_at(pid, time).map_or_else(|| comm.clone(), |n| n.comm.clone()) };
+        Identity { comm, process, namespaces: self.namespaces_at(tid, time) }
     }
 
     /// The pid a tid belonged to at `time`, if known.
     pub fn pid_at(&self, tid: u32, time: u64) -> Option<u32> {
-        self.entry_at(tid, time).map(|e| e.pid)
+        self.name_at(tid, time).map(|n| n.pid)
     }
 
     pub fn len(&self) -> usize {
-        self.threads.len()
+        self.names.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.threads.is_empty()
+        self.names.is_empty()
     }
 }
 
@@ -179,6 +239,29 @@ mod tests {
         assert_eq!(names(&t, 500, 500, 21).0, "launcher");
         // The old life is gone: no stale "first".
         assert_eq!(names(&t, 500, 500, 11).0, "launcher");
+    }
+
+    #[test]
+    fn namespaces_follow_unshare_and_fork_and_the_kernel_wins() {
+        let host = Namespaces { pid: 10, uts: 20, ..Default::default() };
+        let container = Namespaces { pid: 11, uts: 21, ..Default::default() };
+        let mut t = ThreadTable::new();
+        t.synthesize(100, 100, "shell", 1);
+        t.synthesize_namespaces(100, Arc::new(host), 1);
+        // A child inherits at fork; the kernel's record for it wins at the
+        // same timestamp.
+        t.fork(200, 200, 100, 10);
+        assert_eq!(t.identity(200, 200, 10).namespaces.as_deref(), Some(&host));
+        t.namespaces(200, container, 10);
+        assert_eq!(t.identity(200, 200, 10).namespaces.as_deref(), Some(&container));
+        // The parent unshares later: before that it was on the host.
+        t.namespaces(100, container, 30);
+        assert_eq!(t.identity(100, 100, 29).namespaces.as_deref(), Some(&host));
+        assert_eq!(t.identity(100, 100, 31).namespaces.as_deref(), Some(&container));
+        // A reused tid forgets the old task's namespaces.
+        t.fork(200, 200, 300, 50);
+        assert_eq!(t.identity(200, 200, 51).namespaces, None);
+        assert_eq!(t.identity(9, 9, 1).namespaces, None);
     }
 
     #[test]

@@ -23,3 +23,4 @@ mod two_hundred_forked_children_each_get_their_own_name;
 mod a_tiny_ring_counts_exactly_what_it_lost;
 mod tracepoints_registered_after_start_are_attached;
 mod processes_that_exec_and_exit_while_the_session_starts_keep_their_names;
+mod events_carry_the_namespaces_they_were_emitted_in;

@@ -22,8 +22,8 @@ import java.util.Objects;
  * The kernel sets a bit in a 4-byte word of this process while any tracer
  * (ftrace, perf, {@code usertrace record}) listens. {@link #isEnabled()}
  * reads that word in place, with no JNI call: by its raw address through
- * {@code sun.misc.Unsafe} on JDK 17 to 21, through a {@code MemorySegment}
- * on JDK 22+ (see {@code internal.EnableWord}).
+ * {@code sun.misc.Unsafe} on JDK 17 to 23, through a direct ByteBuffer view
+ * on JDK 24+, where Unsafe would warn (see {@code internal.EnableWord}).
  *
  * <h2>Lifetime</h2>
  * The word lives in the native tracepoint object. {@link #close()}

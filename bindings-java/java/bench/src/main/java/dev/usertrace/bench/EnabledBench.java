@@ -35,6 +35,13 @@ public class EnabledBench {
     /** The route isEnabled() took before: an opaque VarHandle read of a direct buffer view. */
     final ByteBuffer view = ByteBuffer.allocateDirect(4);
 
+    /** A flag on an object: what a flag costs once it is not static. */
+    static final class Holder {
+        volatile boolean flag;
+    }
+
+    final Holder holder = new Holder();
+
     Provider provider;
     Tracepoint tp;
 
@@ -62,6 +69,11 @@ public class EnabledBench {
     @Benchmark
     public boolean staticVolatileBoolean() {
         return flag;
+    }
+
+    @Benchmark
+    public boolean instanceVolatileBoolean() {
+        return holder.flag;
     }
 
     @Benchmark

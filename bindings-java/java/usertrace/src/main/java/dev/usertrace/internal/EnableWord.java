@@ -1,12 +1,9 @@
 package dev.usertrace.internal;
 
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Reference;
 import java.lang.reflect.Field;
-import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -17,20 +14,18 @@ import java.nio.ByteOrder;
  * <h2>Routes</h2>
  * One is chosen per JVM, when this class initializes ({@link #route()}):
  * <ul>
- * <li>{@link Route#UNSAFE} (JDK 17 to 21): {@code sun.misc.Unsafe.getIntVolatile(null, address)}
+ * <li>{@link Route#UNSAFE} (JDK 17 to 23): {@code sun.misc.Unsafe.getIntVolatile(null, address)}
  *     on the raw address: nothing to check, so once compiled it is one load
- *     ({@code mov} on x86-64). A ByteBuffer view keeps bounds, alignment and
- *     scope checks on every read, measured at about 6x a static volatile read.
- * <li>{@link Route#SEGMENT} (JDK 22+): an opaque read through
- *     {@code MemorySegment.ofBuffer(view)} and {@code ValueLayout.JAVA_INT}.
- *     From JDK 24 on, Unsafe's memory access prints a warning (JEP 471, 498);
- *     {@code ofBuffer} is not a restricted method, so this prints nothing and
- *     needs no {@code --enable-native-access}. It is reached through method
- *     handles, so that this jar still compiles for, and runs on, JDK 17: no
- *     multi-release jar, and no second compiler in the build.
- * <li>{@link Route#BUFFER}: where Unsafe is missing (a jlink image without
- *     jdk.unsupported), the opaque ByteBuffer view read of earlier versions:
- *     slower, but still no JNI call.
+ *     ({@code mov} on x86-64), as fast as a volatile field of an object.
+ * <li>{@link Route#BUFFER} (JDK 24+, or where Unsafe is missing, as in a
+ *     jlink image without jdk.unsupported): an opaque VarHandle read of a
+ *     direct ByteBuffer view of the word. It keeps bounds, alignment and scope
+ *     checks on every read (about 2x the Unsafe read), but JDK 24 made
+ *     Unsafe's memory access print a warning by default (JEP 498; JDK 23's
+ *     JEP 471 only deprecated it), and this prints nothing and needs no
+ *     {@code --enable-native-access}. A {@code MemorySegment.ofBuffer} read,
+ *     also warning-free, measured slower still on JDK 25 (more checks), so it
+ *     is not used.
  * </ul>
  *
  * <h2>Volatile, or opaque</h2>
@@ -52,66 +47,38 @@ public final class EnableWord {
     /** How {@link #isSet()} reads the word; see the class comment. */
     public enum Route {
         UNSAFE,
-        SEGMENT,
         BUFFER,
     }
 
     private static final Route ROUTE;
     /** The Unsafe instance, for {@link Route#UNSAFE} only. */
     private static final sun.misc.Unsafe UNSAFE;
-    /** {@code (Object segment, long offset) -> int}: an opaque int read, for {@link Route#SEGMENT}. */
-    private static final MethodHandle SEGMENT_GET;
-    /** {@code (ByteBuffer) -> Object}: {@code MemorySegment.ofBuffer}, for {@link Route#SEGMENT}. */
-    private static final MethodHandle OF_BUFFER;
     /** The ByteBuffer view's int, for {@link Route#BUFFER}. */
     private static final VarHandle BUFFER_INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
     static {
-        Route route = Route.BUFFER;
         sun.misc.Unsafe unsafe = null;
-        MethodHandle get = null;
-        MethodHandle ofBuffer = null;
-        if (Runtime.version().feature() >= 22) {
-            try {
-                Class<?> segment = Class.forName("java.lang.foreign.MemorySegment");
-                // Through the public interface: the layout's own class is not exported.
-                Class<?> valueLayout = Class.forName("java.lang.foreign.ValueLayout");
-                Object javaInt = valueLayout.getField("JAVA_INT").get(null);
-                VarHandle vh = (VarHandle) valueLayout.getMethod("varHandle").invoke(javaInt);
-                get = vh.toMethodHandle(VarHandle.AccessMode.GET_OPAQUE)
-                        .asType(MethodType.methodType(int.class, Object.class, long.class));
-                ofBuffer = MethodHandles.publicLookup()
-                        .findStatic(segment, "ofBuffer", MethodType.methodType(segment, Buffer.class))
-                        .asType(MethodType.methodType(Object.class, ByteBuffer.class));
-                route = Route.SEGMENT;
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                get = null;
-                ofBuffer = null;
-            }
-        } else {
+        if (Runtime.version().feature() < 24) {
             try {
                 Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
                 f.setAccessible(true);
                 unsafe = (sun.misc.Unsafe) f.get(null);
-                route = Route.UNSAFE;
             } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                unsafe = null;
+                unsafe = null; // no jdk.unsupported: the buffer route
             }
         }
-        ROUTE = route;
         UNSAFE = unsafe;
-        SEGMENT_GET = get;
-        OF_BUFFER = ofBuffer;
+        ROUTE = unsafe != null ? Route.UNSAFE : Route.BUFFER;
     }
 
     private static final EnableWord ZERO = zeroWord();
 
     /** The word's address, for {@link Route#UNSAFE}. */
     private final long address;
-    /** The MemorySegment ({@link Route#SEGMENT}) or ByteBuffer ({@link Route#BUFFER}) read. */
-    private final Object view;
+    /** The word's view, for {@link Route#BUFFER}. */
+    private final ByteBuffer view;
 
-    private EnableWord(long address, Object view) {
+    private EnableWord(long address, ByteBuffer view) {
         this.address = address;
         this.view = view;
     }
@@ -131,24 +98,14 @@ public final class EnableWord {
         if (!view.isDirect() || view.capacity() < 4) {
             throw new IllegalArgumentException("an enable word needs a direct buffer of 4 bytes: " + view);
         }
-        switch (ROUTE) {
-            case UNSAFE:
-                long address = Native.bufferAddress0(view);
-                if (address == 0 || (address & 3) != 0) {
-                    throw new IllegalArgumentException("enable word at unaligned address 0x" + Long.toHexString(address));
-                }
-                return new EnableWord(address, null);
-            case SEGMENT:
-                try {
-                    return new EnableWord(0, OF_BUFFER.invokeExact(view));
-                } catch (RuntimeException | Error e) {
-                    throw e;
-                } catch (Throwable t) {
-                    throw new AssertionError(t); // ofBuffer declares no checked exception
-                }
-            default:
-                return new EnableWord(0, view);
+        if (ROUTE == Route.UNSAFE) {
+            long address = Native.bufferAddress0(view);
+            if (address == 0 || (address & 3) != 0) {
+                throw new IllegalArgumentException("enable word at unaligned address 0x" + Long.toHexString(address));
+            }
+            return new EnableWord(address, null);
         }
+        return new EnableWord(0, view);
     }
 
     /** A word that is always 0, for tracepoints without a native object (no library). */
@@ -161,14 +118,8 @@ public final class EnableWord {
         int word;
         if (ROUTE == Route.UNSAFE) {
             word = UNSAFE.getIntVolatile(null, address);
-        } else if (ROUTE == Route.SEGMENT) {
-            try {
-                word = (int) SEGMENT_GET.invokeExact(view, 0L);
-            } catch (Throwable t) {
-                throw new AssertionError(t); // 4 aligned bytes of a buffer's segment, never closed: cannot fail
-            }
         } else {
-            word = (int) BUFFER_INT.getOpaque((ByteBuffer) view, 0);
+            word = (int) BUFFER_INT.getOpaque(view, 0);
         }
         // The owner frees the word once this object is unreachable: keep it
         // reachable until the load above is done.

@@ -21,12 +21,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * On a JDK 22+ (JDK 24+ warns once sun.misc.Unsafe reads memory), isEnabled()
- * reads through a MemorySegment: stderr stays empty. Runs the newest JDK 22+
- * found: {@code -Dusertrace.java22=JAVA_HOME}, {@code $USERTRACE_JAVA22_HOME},
- * else the newest in /usr/lib/jvm; skipped when there is none.
+ * On JDK 24+, where sun.misc.Unsafe warns once it reads memory (JEP 498),
+ * isEnabled() reads through a ByteBuffer view: stderr stays empty. Runs the
+ * newest JDK 24+ found: {@code -Dusertrace.java24=JAVA_HOME},
+ * {@code $USERTRACE_JAVA24_HOME}, else the newest in /usr/lib/jvm; skipped
+ * when there is none.
  */
-class OnJdk22AndLaterTheWordIsReadWithoutWarningsTest {
+class OnJdk24AndLaterTheWordIsReadWithoutWarningsTest {
     /**
      * The reads alone, with no JNI library: even a failed System.load warns
      * without --enable-native-access (JEP 472), which would hide whether the
@@ -48,7 +49,7 @@ class OnJdk22AndLaterTheWordIsReadWithoutWarningsTest {
     static final class WithLibrary {
         public static void main(String[] args) throws IOException {
             System.out.println("route=" + EnableWord.route());
-            Provider p = new Provider("jdk22");
+            Provider p = new Provider("jdk24");
             Tracepoint tp = p.tracepoint("native", Field.u32("n"));
             System.out.println("enabled=" + tp.isEnabled());
             if (tp.isRegistered()) {
@@ -65,11 +66,11 @@ class OnJdk22AndLaterTheWordIsReadWithoutWarningsTest {
 
     @Test
     void reading_a_word_needs_no_native_access_and_prints_nothing_on_stderr() throws Exception {
-        Path java = java22();
-        // No --enable-native-access: MemorySegment.ofBuffer is not restricted.
+        Path java = java24();
+        // No --enable-native-access: a ByteBuffer view is not restricted.
         Run r = run(java, WithoutLibrary.class);
         assertEquals("", r.err, "stderr of " + java);
-        assertTrue(r.out.contains("route=SEGMENT"), r.out);
+        assertTrue(r.out.contains("route=BUFFER"), r.out);
         assertTrue(r.out.contains("zero=false"), r.out);
         assertTrue(r.out.contains("buffer reads=false,true"), r.out);
     }
@@ -77,23 +78,23 @@ class OnJdk22AndLaterTheWordIsReadWithoutWarningsTest {
     @Test
     @Tag("host")
     void with_the_library_a_tracepoint_reads_false_and_prints_nothing_on_stderr() throws Exception {
-        Path java = java22();
+        Path java = java24();
         // JNI's System.load itself warns from JDK 24 on without this (JEP 472).
         Run r = run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
         assertEquals("", r.err, "stderr of " + java);
-        assertTrue(r.out.contains("route=SEGMENT"), r.out);
+        assertTrue(r.out.contains("route=BUFFER"), r.out);
         assertTrue(r.out.contains("enabled=false"), r.out);
         assertTrue(r.out.contains("closed enabled=false"), r.out);
     }
 
     @Test
     @Tag("kernel")
-    void in_a_kernel_with_user_events_the_segment_sees_ftrace_enable_and_disable() throws Exception {
+    void in_a_kernel_with_user_events_the_view_sees_ftrace_enable_and_disable() throws Exception {
         Kernel.require();
-        Path java = java22();
+        Path java = java24();
         Run r = run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
         assertEquals("", r.err, "stderr of " + java);
-        assertTrue(r.out.contains("route=SEGMENT"), r.out);
+        assertTrue(r.out.contains("route=BUFFER"), r.out);
         assertTrue(r.out.contains("\nenabled=false"), r.out);
         assertTrue(r.out.contains("ftrace enabled=true"), r.out);
         assertTrue(r.out.contains("ftrace disabled=false"), r.out);
@@ -119,8 +120,8 @@ class OnJdk22AndLaterTheWordIsReadWithoutWarningsTest {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(main.getName());
         // Files, not pipes: a JVM that hangs fails the test at the timeout.
-        Path out = Files.createTempFile("usertrace-jdk22", ".out");
-        Path err = Files.createTempFile("usertrace-jdk22", ".err");
+        Path out = Files.createTempFile("usertrace-jdk24", ".out");
+        Path err = Files.createTempFile("usertrace-jdk24", ".err");
         try {
             Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             boolean exited = p.waitFor(300, TimeUnit.SECONDS);
@@ -137,21 +138,21 @@ class OnJdk22AndLaterTheWordIsReadWithoutWarningsTest {
         }
     }
 
-    /** The java launcher of a JDK 22+, or the test is skipped. */
-    static Path java22() throws IOException {
-        String home = System.getProperty("usertrace.java22", System.getenv("USERTRACE_JAVA22_HOME"));
+    /** The java launcher of a JDK 24+, or the test is skipped. */
+    static Path java24() throws IOException {
+        String home = System.getProperty("usertrace.java24", System.getenv("USERTRACE_JAVA24_HOME"));
         Optional<Path> found;
         if (home != null && !home.isEmpty()) {
-            assertTrue(feature(Path.of(home)) >= 22, home + " is not a JDK 22 or later");
+            assertTrue(feature(Path.of(home)) >= 24, home + " is not a JDK 24 or later");
             found = Optional.of(Path.of(home));
         } else if (Files.isDirectory(Path.of("/usr/lib/jvm"))) {
             try (Stream<Path> homes = Files.list(Path.of("/usr/lib/jvm"))) {
-                found = homes.filter(h -> feature(h) >= 22).max(Comparator.comparingInt(h -> feature(h)));
+                found = homes.filter(h -> feature(h) >= 24).max(Comparator.comparingInt(h -> feature(h)));
             }
         } else {
             found = Optional.empty();
         }
-        assumeTrue(found.isPresent(), "no JDK 22 or later: set -Dusertrace.java22 or USERTRACE_JAVA22_HOME");
+        assumeTrue(found.isPresent(), "no JDK 24 or later: set -Dusertrace.java24 or USERTRACE_JAVA24_HOME");
         return found.get().resolve("bin/java");
     }
 

@@ -48,6 +48,7 @@ build_all() {
   cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/api_errors.c" "${LIBS_TEST[@]}" -o "$b/api_errors" &&
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/emit_all.c" "${LIBS_TEST[@]}" -o "$b/emit_all" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/threads.c" "${LIBS_TEST[@]}" -lpthread -o "$b/threads" &&
+    cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/release_while_emitting.c" "${LIBS_TEST[@]}" -lpthread -o "$b/release_while_emitting" &&
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin.c" "${LIBS_TEST[@]}" -o "$b/libcplug.so" &&
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin_raw.c" -o "$b/libcraw.so" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_main"
@@ -181,6 +182,10 @@ threaded_emitters_lose_nothing() {
     python3 "$here/tests/check_output.py" record-threads "$build/mt.json" 4 5000
 }
 
+release_while_emitting_is_safe() {
+  have_user_events && timeout 300 "$build/bin/release_while_emitting" 1000
+}
+
 dlclose_unregisters_tracepoints() {
   have_user_events && "$build/bin/dlclose_main" "$build/bin/libcplug.so" cplug_ev intact
 }
@@ -204,6 +209,7 @@ guest() {
   run_test record_sees_exact_values record_sees_exact_values
   run_test perf_script_sees_exact_values perf_script_sees_exact_values
   run_test threaded_emitters_lose_nothing threaded_emitters_lose_nothing
+  run_test release_while_emitting_is_safe release_while_emitting_is_safe
   run_test dlclose_unregisters_tracepoints dlclose_unregisters_tracepoints
   run_test dlclose_control_shows_the_hazard dlclose_control_shows_the_hazard
   run_test examples_events_arrive examples_events_arrive

@@ -249,9 +249,10 @@ usertrace_result usertrace_provider_unregister(const struct usertrace_provider *
 
 // Unregisters every event of `p` and frees what libusertrace holds for
 // them. The destructor made by `USERTRACE_PROVIDER` calls it when the code
-// is unloaded. No thread may emit `p`'s events meanwhile. If the kernel
-// refuses an unregistration, that event is kept (and the error returned):
-// its memory must then not be unloaded. `p` can register again later.
+// is unloaded, or at exit. Other threads may go on emitting `p`'s events:
+// their emits either finish first or do nothing. If the kernel refuses an
+// unregistration, that event is kept (and the error returned): its memory
+// must then not be unloaded. `p` can register again later.
 //
 // # Safety
 // `p` NULL or a `USERTRACE_PROVIDER`.

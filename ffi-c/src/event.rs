@@ -16,6 +16,7 @@ use ut::ExternalTracepoint;
 use crate::boundary::guard;
 use crate::error::{non_null, usertrace_result};
 use crate::field::usertrace_field;
+use crate::in_flight;
 use crate::value::{with_values, usertrace_value};
 
 /// libusertrace's registration of one `usertrace_event`. Opaque.
@@ -66,8 +67,13 @@ pub unsafe extern "C" fn usertrace_event_emit(
 ) -> usertrace_result {
     guard(|| {
         let ev = non_null(ev, "ev")?;
-        // ATOMICS: Acquire pairs with the Release store in registration.
-        let registration = registration_of(ev).load(Ordering::Acquire);
+        // Counted until the end of the closure, so a concurrent release
+        // waits before it frees the registration (see `in_flight`).
+        let _emit = in_flight::Emit::enter();
+        // ATOMICS: SeqCst: after the count, against the release's clear
+        // (see `in_flight`); it also acquires the registration's Release
+        // store, so the registration is seen whole.
+        let registration = registration_of(ev).load(Ordering::SeqCst);
         if registration.is_null() || !(*registration).inner.enabled() {
             return Ok(());
         }

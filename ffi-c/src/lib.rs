@@ -17,6 +17,7 @@ mod boundary;
 mod error;
 mod event;
 mod field;
+mod in_flight;
 mod provider;
 mod status;
 mod tracepoint;

@@ -18,6 +18,7 @@ use crate::boundary::guard;
 use crate::error::{non_null, usertrace_result, Failure};
 use crate::event::{enabled_of, registration_of, usertrace_event, usertrace_event_registration};
 use crate::field::{self, str_arg};
+use crate::in_flight;
 use crate::tracepoint::{self, usertrace_flags};
 
 /// A provider declared with `USERTRACE_PROVIDER`.
@@ -118,9 +119,10 @@ pub unsafe extern "C" fn usertrace_provider_unregister(p: *const usertrace_provi
 
 /// Unregisters every event of `p` and frees what libusertrace holds for
 /// them. The destructor made by `USERTRACE_PROVIDER` calls it when the code
-/// is unloaded. No thread may emit `p`'s events meanwhile. If the kernel
-/// refuses an unregistration, that event is kept (and the error returned):
-/// its memory must then not be unloaded. `p` can register again later.
+/// is unloaded, or at exit. Other threads may go on emitting `p`'s events:
+/// their emits either finish first or do nothing. If the kernel refuses an
+/// unregistration, that event is kept (and the error returned): its memory
+/// must then not be unloaded. `p` can register again later.
 ///
 /// # Safety
 /// `p` NULL or a `USERTRACE_PROVIDER`.
@@ -135,8 +137,14 @@ pub unsafe extern "C" fn usertrace_provider_release(p: *const usertrace_provider
                 return Ok(());
             }
             (*registration).inner.unregister()?;
-            slot.store(std::ptr::null_mut(), Ordering::Release);
-            drop(Box::from_raw(registration));
+            // ATOMICS: SeqCst, against the emits' count and load (see
+            // `in_flight`): after the wait, none can still hold it.
+            slot.store(std::ptr::null_mut(), Ordering::SeqCst);
+            if in_flight::wait_for_emits() {
+                drop(Box::from_raw(registration));
+            }
+            // Otherwise an emit may still read it: leaked, never freed. It
+            // is unregistered, so the kernel is done with the word.
             Ok(())
         })
     })

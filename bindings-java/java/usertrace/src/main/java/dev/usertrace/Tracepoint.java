@@ -62,6 +62,14 @@ public final class Tracepoint implements AutoCloseable {
      * once this is unreachable: nothing else may hold it.
      */
     private final EnableWord word;
+    /**
+     * {@code word.address()} on {@link EnableWord.Route#UNSAFE}, so that
+     * isEnabled() loads one field and then the word, not the EnableWord and
+     * then its address. Valid while {@link #word}, and so this, is reachable.
+     */
+    private final long wordAddress;
+    /** Constant once compiled: the branch not taken in isEnabled() is never compiled in. */
+    private static final boolean READ_BY_ADDRESS = EnableWord.route() == EnableWord.Route.UNSAFE;
     private volatile boolean closed;
     private volatile UsertraceException registrationError;
 
@@ -72,6 +80,7 @@ public final class Tracepoint implements AutoCloseable {
         if (!Native.isLoaded()) {
             handle = 0;
             word = EnableWord.zero();
+            wordAddress = word.address();
             registrationError = unavailable();
             return;
         }
@@ -92,6 +101,7 @@ public final class Tracepoint implements AutoCloseable {
         }
         handle = h;
         word = w;
+        wordAddress = w.address();
         CLEANER.register(w, new Free(h));
         try {
             Native.register0(h);
@@ -125,7 +135,11 @@ public final class Tracepoint implements AutoCloseable {
      * it compiles to a plain load (see {@code internal.EnableWord}).
      */
     public boolean isEnabled() {
-        return word.isSet();
+        boolean set = READ_BY_ADDRESS ? EnableWord.isSetAt(wordAddress) : word.isSet();
+        // The Cleaner frees the word once `word` is unreachable, and this
+        // holds it: keep this reachable until the load above is done.
+        Reference.reachabilityFence(this);
+        return set;
     }
 
     /**

@@ -113,6 +113,25 @@ public final class EnableWord {
         return ZERO;
     }
 
+    /**
+     * The word's address, for {@link #isSetAt}; 0 on {@link Route#BUFFER}.
+     * Valid only while this object is reachable: whoever copies it must keep
+     * this object reachable across each read (as {@code Tracepoint}, which
+     * holds both in final fields, does by fencing itself).
+     */
+    public long address() {
+        return address;
+    }
+
+    /**
+     * {@link #isSet()} of the word at {@code address} ({@link Route#UNSAFE}
+     * only): lets a holder read with one field load, not two. The caller must
+     * keep the {@code EnableWord} of that address reachable until this returns.
+     */
+    public static boolean isSetAt(long address) {
+        return UNSAFE.getIntVolatile(null, address) != 0;
+    }
+
     /** Whether the kernel set the word: one load, a real one on each call. */
     public boolean isSet() {
         int word;

@@ -8,14 +8,10 @@ import dev.usertrace.internal.EnableWord;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -68,7 +64,7 @@ class OnJdk24AndLaterTheWordIsReadWithoutWarningsTest {
     void reading_a_word_needs_no_native_access_and_prints_nothing_on_stderr() throws Exception {
         Path java = java24();
         // No --enable-native-access: a ByteBuffer view is not restricted.
-        Run r = run(java, WithoutLibrary.class);
+        ChildJvm r = ChildJvm.run(java, WithoutLibrary.class);
         assertEquals("", r.err, "stderr of " + java);
         assertTrue(r.out.contains("route=BUFFER"), r.out);
         assertTrue(r.out.contains("zero=false"), r.out);
@@ -80,7 +76,7 @@ class OnJdk24AndLaterTheWordIsReadWithoutWarningsTest {
     void with_the_library_a_tracepoint_reads_false_and_prints_nothing_on_stderr() throws Exception {
         Path java = java24();
         // JNI's System.load itself warns from JDK 24 on without this (JEP 472).
-        Run r = run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
+        ChildJvm r = ChildJvm.run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
         assertEquals("", r.err, "stderr of " + java);
         assertTrue(r.out.contains("route=BUFFER"), r.out);
         assertTrue(r.out.contains("enabled=false"), r.out);
@@ -92,50 +88,13 @@ class OnJdk24AndLaterTheWordIsReadWithoutWarningsTest {
     void in_a_kernel_with_user_events_the_view_sees_ftrace_enable_and_disable() throws Exception {
         Kernel.require();
         Path java = java24();
-        Run r = run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
+        ChildJvm r = ChildJvm.run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
         assertEquals("", r.err, "stderr of " + java);
         assertTrue(r.out.contains("route=BUFFER"), r.out);
         assertTrue(r.out.contains("\nenabled=false"), r.out);
         assertTrue(r.out.contains("ftrace enabled=true"), r.out);
         assertTrue(r.out.contains("ftrace disabled=false"), r.out);
         assertTrue(r.out.contains("closed enabled=false"), r.out);
-    }
-
-    static final class Run {
-        final String out;
-        final String err;
-
-        Run(String out, String err) {
-            this.out = out;
-            this.err = err;
-        }
-    }
-
-    static Run run(Path java, Class<?> main, String... jvmArgs) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java.toString());
-        cmd.addAll(List.of(jvmArgs));
-        cmd.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(main.getName());
-        // Files, not pipes: a JVM that hangs fails the test at the timeout.
-        Path out = Files.createTempFile("usertrace-jdk24", ".out");
-        Path err = Files.createTempFile("usertrace-jdk24", ".err");
-        try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            boolean exited = p.waitFor(300, TimeUnit.SECONDS);
-            if (!exited) {
-                p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-            }
-            Run r = new Run(Files.readString(out), Files.readString(err));
-            assertTrue(exited, "did not exit within 300 s: " + r.out + r.err);
-            assertEquals(0, p.exitValue(), r.out + r.err);
-            return r;
-        } finally {
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-        }
     }
 
     /** The java launcher of a JDK 24+, or the test is skipped. */

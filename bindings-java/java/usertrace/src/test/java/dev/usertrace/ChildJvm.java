@@ -2,15 +2,24 @@ package dev.usertrace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
-/** Test helper: runs a class's main in a new JVM on this test's class path, and keeps what it printed. */
+/**
+ * Test helper: runs a class's main in a new JVM on this test's class path,
+ * and keeps what it printed; under this JDK, or the newest JDK 24+ found:
+ * {@code -Dusertrace.java24=JAVA_HOME}, {@code $USERTRACE_JAVA24_HOME}, else
+ * the newest in /usr/lib/jvm.
+ */
 final class ChildJvm {
     final String out;
     final String err;
@@ -51,5 +60,42 @@ final class ChildJvm {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
         }
+    }
+
+    /** The java launcher of a JDK 24+, or the test is skipped. */
+    static Path java24() throws IOException {
+        String home = System.getProperty("usertrace.java24", System.getenv("USERTRACE_JAVA24_HOME"));
+        Optional<Path> found;
+        if (home != null && !home.isEmpty()) {
+            assertTrue(feature(Path.of(home)) >= 24, home + " is not a JDK 24 or later");
+            found = Optional.of(Path.of(home));
+        } else if (Files.isDirectory(Path.of("/usr/lib/jvm"))) {
+            try (Stream<Path> homes = Files.list(Path.of("/usr/lib/jvm"))) {
+                found = homes.filter(h -> feature(h) >= 24).max(Comparator.comparingInt(h -> feature(h)));
+            }
+        } else {
+            found = Optional.empty();
+        }
+        assumeTrue(found.isPresent(), "no JDK 24 or later: set -Dusertrace.java24 or USERTRACE_JAVA24_HOME");
+        return found.get().resolve("bin/java");
+    }
+
+    /** The feature version in {@code home/release}, or 0. */
+    static int feature(Path home) {
+        try {
+            for (String line : Files.readAllLines(home.resolve("release"))) {
+                if (line.startsWith("JAVA_VERSION=\"")) {
+                    String v = line.substring("JAVA_VERSION=\"".length());
+                    int end = 0;
+                    while (end < v.length() && Character.isDigit(v.charAt(end))) {
+                        end++;
+                    }
+                    return Files.isExecutable(home.resolve("bin/java")) && end > 0 ? Integer.parseInt(v.substring(0, end)) : 0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return 0;
     }
 }

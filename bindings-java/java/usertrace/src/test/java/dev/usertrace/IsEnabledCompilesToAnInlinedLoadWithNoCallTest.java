@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 6: in a hot loop, {@code isEnabled()} is the load of the word and
  * nothing else. C2 must inline it and all it calls (no call, so no JNI
- * either), and the read must be Unsafe's {@code getIntVolatile} intrinsic,
- * which C2 turns into a plain load. Read from {@code -XX:+PrintInlining} of a
- * child JVM: the machine code itself would need hsdis, which is not at hand.
- * Only on the Unsafe route (JDK 17 to 23); skipped on JDK 24+.
+ * either), down to the intrinsic that reads the word: Unsafe's
+ * {@code getIntVolatile} on JDK 17 to 23, which C2 turns into a plain load,
+ * and on JDK 24+ the view's {@code getIntOpaque}, after its checks. Read from
+ * {@code -XX:+PrintInlining} of a child JVM: the machine code itself would
+ * need hsdis, which is not at hand.
  */
 class IsEnabledCompilesToAnInlinedLoadWithNoCallTest {
     /** Calls isEnabled() on a tracepoint with a native word until C2 compiles the loop. */
@@ -64,17 +65,32 @@ class IsEnabledCompilesToAnInlinedLoadWithNoCallTest {
     }
 
     @Test
-    void c2_inlines_isEnabled_down_to_the_getIntVolatile_intrinsic() throws Exception {
+    void on_jdk_17_to_23_c2_inlines_isEnabled_down_to_the_getIntVolatile_intrinsic() throws Exception {
         assumeTrue(EnableWord.route() == EnableWord.Route.UNSAFE, "JDK 24+ reads through a ByteBuffer view");
-        ChildJvm r = ChildJvm.run(ChildJvm.thisJava(), HotLoop.class,
-                "-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintCompilation", "-XX:+PrintInlining",
-                // C2 only, so that every tree printed is C2's (C1 inlines less,
-                // and tiered output interleaves the tiers); compiled at once.
-                "-XX:-TieredCompilation", "-XX:-BackgroundCompilation",
-                "-XX:CompileCommand=quiet", "-XX:CompileCommand=compileonly," + HotLoop.class.getName() + "::countEnabled");
-        assertTrue(r.out.contains("route=UNSAFE"), r.out);
-        assertTrue(r.out.contains("native word=true"), "the library must load, for a real native word: " + r.out);
+        ChildJvm r = ChildJvm.run(ChildJvm.thisJava(), HotLoop.class, PRINT_C2_INLINING);
+        assertInlinedDownTo(r, "route=UNSAFE", "Unsafe::getIntVolatile");
+    }
 
+    @Test
+    void on_jdk_24_and_later_c2_inlines_isEnabled_down_to_the_getIntOpaque_intrinsic() throws Exception {
+        List<String> args = new ArrayList<>(List.of(PRINT_C2_INLINING));
+        args.add("--enable-native-access=ALL-UNNAMED");
+        ChildJvm r = ChildJvm.run(ChildJvm.java24(), HotLoop.class, args.toArray(new String[0]));
+        assertInlinedDownTo(r, "route=BUFFER", "Unsafe::getIntOpaque");
+    }
+
+    private static final String[] PRINT_C2_INLINING = {
+        "-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintCompilation", "-XX:+PrintInlining",
+        // C2 only, so that every tree printed is C2's (C1 inlines less, and
+        // tiered output interleaves the tiers); compiled at once.
+        "-XX:-TieredCompilation", "-XX:-BackgroundCompilation",
+        "-XX:CompileCommand=quiet", "-XX:CompileCommand=compileonly," + HotLoop.class.getName() + "::countEnabled",
+    };
+
+    /** Every isEnabled() that C2 compiled into the loop is inlined, calls nothing, and reads with {@code read}. */
+    private static void assertInlinedDownTo(ChildJvm r, String route, String read) {
+        assertTrue(r.out.contains(route), r.out);
+        assertTrue(r.out.contains("native word=true"), "the library must load, for a real native word: " + r.out);
         List<List<Node>> trees = isEnabledTrees(r.out);
         assertFalse(trees.isEmpty(), "C2 compiled no loop that inlines Tracepoint::isEnabled:\n" + r.out);
         for (List<Node> tree : trees) {
@@ -87,9 +103,9 @@ class IsEnabledCompilesToAnInlinedLoadWithNoCallTest {
                 assertTrue(inlined || n.decision.contains("(intrinsic)"), "a call left in isEnabled():\n" + shown);
                 assertFalse(n.method.startsWith("dev.usertrace.internal.Native::") || n.decision.contains("native"),
                         "a JNI method in isEnabled():\n" + shown);
-                intrinsic |= n.method.endsWith("Unsafe::getIntVolatile") && n.decision.contains("(intrinsic)");
+                intrinsic |= n.method.endsWith(read) && n.decision.contains("(intrinsic)");
             }
-            assertTrue(intrinsic, "the word is not read by the getIntVolatile intrinsic:\n" + shown);
+            assertTrue(intrinsic, "the word is not read by the " + read + " intrinsic:\n" + shown);
         }
     }
 

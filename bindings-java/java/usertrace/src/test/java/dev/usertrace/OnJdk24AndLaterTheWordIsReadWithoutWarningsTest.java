@@ -2,17 +2,12 @@ package dev.usertrace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.usertrace.internal.EnableWord;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.Optional;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +57,7 @@ class OnJdk24AndLaterTheWordIsReadWithoutWarningsTest {
 
     @Test
     void reading_a_word_needs_no_native_access_and_prints_nothing_on_stderr() throws Exception {
-        Path java = java24();
+        Path java = ChildJvm.java24();
         // No --enable-native-access: a ByteBuffer view is not restricted.
         ChildJvm r = ChildJvm.run(java, WithoutLibrary.class);
         assertEquals("", r.err, "stderr of " + java);
@@ -74,7 +69,7 @@ class OnJdk24AndLaterTheWordIsReadWithoutWarningsTest {
     @Test
     @Tag("host")
     void with_the_library_a_tracepoint_reads_false_and_prints_nothing_on_stderr() throws Exception {
-        Path java = java24();
+        Path java = ChildJvm.java24();
         // JNI's System.load itself warns from JDK 24 on without this (JEP 472).
         ChildJvm r = ChildJvm.run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
         assertEquals("", r.err, "stderr of " + java);
@@ -87,7 +82,7 @@ class OnJdk24AndLaterTheWordIsReadWithoutWarningsTest {
     @Tag("kernel")
     void in_a_kernel_with_user_events_the_view_sees_ftrace_enable_and_disable() throws Exception {
         Kernel.require();
-        Path java = java24();
+        Path java = ChildJvm.java24();
         ChildJvm r = ChildJvm.run(java, WithLibrary.class, "--enable-native-access=ALL-UNNAMED");
         assertEquals("", r.err, "stderr of " + java);
         assertTrue(r.out.contains("route=BUFFER"), r.out);
@@ -95,42 +90,5 @@ class OnJdk24AndLaterTheWordIsReadWithoutWarningsTest {
         assertTrue(r.out.contains("ftrace enabled=true"), r.out);
         assertTrue(r.out.contains("ftrace disabled=false"), r.out);
         assertTrue(r.out.contains("closed enabled=false"), r.out);
-    }
-
-    /** The java launcher of a JDK 24+, or the test is skipped. */
-    static Path java24() throws IOException {
-        String home = System.getProperty("usertrace.java24", System.getenv("USERTRACE_JAVA24_HOME"));
-        Optional<Path> found;
-        if (home != null && !home.isEmpty()) {
-            assertTrue(feature(Path.of(home)) >= 24, home + " is not a JDK 24 or later");
-            found = Optional.of(Path.of(home));
-        } else if (Files.isDirectory(Path.of("/usr/lib/jvm"))) {
-            try (Stream<Path> homes = Files.list(Path.of("/usr/lib/jvm"))) {
-                found = homes.filter(h -> feature(h) >= 24).max(Comparator.comparingInt(h -> feature(h)));
-            }
-        } else {
-            found = Optional.empty();
-        }
-        assumeTrue(found.isPresent(), "no JDK 24 or later: set -Dusertrace.java24 or USERTRACE_JAVA24_HOME");
-        return found.get().resolve("bin/java");
-    }
-
-    /** The feature version in {@code home/release}, or 0. */
-    static int feature(Path home) {
-        try {
-            for (String line : Files.readAllLines(home.resolve("release"))) {
-                if (line.startsWith("JAVA_VERSION=\"")) {
-                    String v = line.substring("JAVA_VERSION=\"".length());
-                    int end = 0;
-                    while (end < v.length() && Character.isDigit(v.charAt(end))) {
-                        end++;
-                    }
-                    return Files.isExecutable(home.resolve("bin/java")) && end > 0 ? Integer.parseInt(v.substring(0, end)) : 0;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
-        return 0;
     }
 }

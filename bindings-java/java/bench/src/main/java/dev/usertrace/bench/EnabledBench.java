@@ -41,6 +41,11 @@ public class EnabledBench {
     }
 
     final Holder holder = new Holder();
+    /** The same flag on an object in a static final field: the floor for a static final tracepoint. */
+    static final Holder STATIC_HOLDER = new Holder();
+
+    /** Where apps usually keep a tracepoint; never closed, like theirs. */
+    static final Tracepoint STATIC_TP = new Provider("bench_static").tracepoint("enabled_check", Field.u32("x"));
 
     Provider provider;
     Tracepoint tp;
@@ -59,6 +64,16 @@ public class EnabledBench {
     @Benchmark
     public boolean isEnabled() {
         return tp.isEnabled();
+    }
+
+    @Benchmark
+    public boolean isEnabledStaticFinal() {
+        return STATIC_TP.isEnabled();
+    }
+
+    @Benchmark
+    public boolean staticFinalHolderVolatileBoolean() {
+        return STATIC_HOLDER.flag;
     }
 
     @Benchmark

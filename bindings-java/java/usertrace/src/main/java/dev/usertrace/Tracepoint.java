@@ -55,16 +55,16 @@ public final class Tracepoint implements AutoCloseable {
     /** The native object, or 0 in no-op mode. Valid while {@link #word} is reachable. */
     final long handle;
     /**
-     * What isEnabled() reads: the native word, or {@link EnableWord#zero()} in
-     * no-op mode. Final, so that the JIT can treat it as loop-invariant and
-     * keep only the load of the word; close() relies on the kernel clearing
-     * the bit instead of swapping words. The Cleaner frees the native object
-     * once this is unreachable: nothing else may hold it.
+     * The native word, or {@link EnableWord#zero()} in no-op mode: what
+     * isEnabled() reads on {@link EnableWord.Route#BUFFER}, and on both routes
+     * what keeps the word alive, as the Cleaner frees the native object once
+     * this is unreachable. Final, like {@link #wordAddress}: close() relies on
+     * the kernel clearing the bit instead of swapping words.
      */
     private final EnableWord word;
     /**
-     * {@code word.address()} on {@link EnableWord.Route#UNSAFE}, so that
-     * isEnabled() loads one field and then the word, not the EnableWord and
+     * {@code word.address()}, read by isEnabled() on {@link EnableWord.Route#UNSAFE}:
+     * one field load, then the word, instead of loading the EnableWord and
      * then its address. Valid while {@link #word}, and so this, is reachable.
      */
     private final long wordAddress;

@@ -10,7 +10,9 @@ import java.nio.ByteOrder;
 
 /**
  * The 4-byte word the kernel writes while a tracer listens, read in place
- * with no JNI call. Not API: {@code Tracepoint} holds one in a final field.
+ * with no JNI call. Not API: {@code Tracepoint} holds one in a final field
+ * and, on {@link Route#UNSAFE}, its {@link #address()} in another, which it
+ * reads with {@link #isSetAt}: one field load fewer per read.
  *
  * <h2>Routes</h2>
  * One is chosen per JVM, when this class initializes ({@link #route()}):
@@ -42,7 +44,8 @@ import java.nio.ByteOrder;
  * is unreachable ({@code Tracepoint} registers its Cleaner on it), since
  * {@link #isSet()} reads the address with no check at all. It fences
  * {@code this} after the read, so the object stays reachable until the load
- * is done.
+ * is done; a caller of {@link #isSetAt} must fence an object that holds this
+ * one instead.
  */
 public final class EnableWord {
     /** How {@link #isSet()} reads the word; see the class comment. */

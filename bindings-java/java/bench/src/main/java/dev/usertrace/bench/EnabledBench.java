@@ -3,6 +3,7 @@ package dev.usertrace.bench;
 import dev.usertrace.Field;
 import dev.usertrace.Provider;
 import dev.usertrace.Tracepoint;
+import dev.usertrace.internal.EnableWord;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -47,6 +48,19 @@ public class EnabledBench {
     /** Where apps usually keep a tracepoint; never closed, like theirs. */
     static final Tracepoint STATIC_TP = new Provider("bench_static").tracepoint("enabled_check", Field.u32("x"));
 
+    /** Holds an EnableWord as Tracepoint did before it kept the word's address itself. */
+    static final class WordHolder {
+        final EnableWord word;
+
+        WordHolder(EnableWord word) {
+            this.word = word;
+        }
+    }
+
+    /** The memory under {@link #wordHolder}'s word: the state keeps it reachable, as the word does not. */
+    final ByteBuffer wordMemory = ByteBuffer.allocateDirect(4);
+    WordHolder wordHolder;
+
     Provider provider;
     Tracepoint tp;
 
@@ -54,6 +68,7 @@ public class EnabledBench {
     public void setUp() {
         provider = new Provider("bench");
         tp = provider.tracepoint("enabled_check", Field.u32("x"));
+        wordHolder = new WordHolder(EnableWord.of(wordMemory));
     }
 
     @TearDown
@@ -74,6 +89,12 @@ public class EnabledBench {
     @Benchmark
     public boolean staticFinalHolderVolatileBoolean() {
         return STATIC_HOLDER.flag;
+    }
+
+    /** The previous isEnabled() chain: state, object, EnableWord, address, word. */
+    @Benchmark
+    public boolean enableWordViaHolder() {
+        return wordHolder.word.isSet();
     }
 
     @Benchmark

@@ -4,7 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Reference;
 import java.lang.reflect.Field;
-import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -73,28 +72,6 @@ public final class EnableWord {
         }
         UNSAFE = unsafe;
         ROUTE = unsafe != null ? Route.UNSAFE : Route.BUFFER;
-        if (ROUTE == Route.BUFFER) {
-            loadSegmentClasses();
-        }
-    }
-
-    /**
-     * For {@link Route#BUFFER}: C2 inlines the view's read only if the
-     * classes in the signatures along it are loaded, among them JDK 22+'s
-     * memory segment and session, through which direct buffers are read.
-     * Unless the application uses java.lang.foreign itself they are not, and
-     * every {@link #isSet()} stays a call ("unloaded signature classes" in
-     * {@code -XX:+PrintInlining}). One {@code MemorySegment.ofBuffer} loads
-     * them; by reflection, as this compiles for JDK 17.
-     */
-    private static void loadSegmentClasses() {
-        try {
-            Class.forName("java.lang.foreign.MemorySegment")
-                    .getMethod("ofBuffer", Buffer.class)
-                    .invoke(null, ByteBuffer.allocateDirect(4));
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            // Before JDK 22: reads still work, only slower.
-        }
     }
 
     private static final EnableWord ZERO = zeroWord();

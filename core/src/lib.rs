@@ -23,6 +23,7 @@ pub use producer::{
     delete_event, format_string, is_valid_name, registered_format, DynamicTracepoint, ExternalTracepoint, Field, FieldType, Provider,
     RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS,
 };
+pub use producer::{wait_for_emits, EmitScope};
 pub use status::{status, Availability, Status};
 
 #[doc(hidden)]

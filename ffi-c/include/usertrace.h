@@ -435,29 +435,26 @@ static inline usertrace_value usertrace_bool(bool v) {
   return r;
 }
 
+/* A value that points at memory: strings and bytes. */
+static inline usertrace_value usertrace_pointer_value_(usertrace_type type, uint32_t len, const void *p) {
+  usertrace_value r;
+  r.type = type;
+  r.len = len;
+  r.as.ptr = p;
+  return r;
+}
+
 /* A NUL-terminated UTF-8 string, for STR and CHARS fields. */
 static inline usertrace_value usertrace_str(const char *s) {
-  usertrace_value r;
-  r.type = USERTRACE_TYPE_STR;
-  r.len = USERTRACE_LEN_NUL_TERMINATED;
-  r.as.ptr = s;
-  return r;
+  return usertrace_pointer_value_(USERTRACE_TYPE_STR, USERTRACE_LEN_NUL_TERMINATED, s);
 }
 
 /* `len` bytes of UTF-8 at `s` (no NUL needed). */
 static inline usertrace_value usertrace_str_n(const char *s, uint32_t len) {
-  usertrace_value r;
-  r.type = USERTRACE_TYPE_STR;
-  r.len = len;
-  r.as.ptr = s;
-  return r;
+  return usertrace_pointer_value_(USERTRACE_TYPE_STR, len, s);
 }
 
 /* `len` bytes at `p`, for BYTES and CHARS fields. */
 static inline usertrace_value usertrace_bytes(const void *p, uint32_t len) {
-  usertrace_value r;
-  r.type = USERTRACE_TYPE_BYTES;
-  r.len = len;
-  r.as.ptr = p;
-  return r;
+  return usertrace_pointer_value_(USERTRACE_TYPE_BYTES, len, p);
 }

@@ -11,12 +11,11 @@
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
-use ut::ExternalTracepoint;
+use ut::{EmitScope, ExternalTracepoint};
 
 use crate::boundary::guard;
 use crate::error::{non_null, usertrace_result};
 use crate::field::usertrace_field;
-use crate::in_flight;
 use crate::value::{with_values, usertrace_value};
 
 /// libusertrace's registration of one `usertrace_event`. Opaque.
@@ -67,14 +66,19 @@ pub unsafe extern "C" fn usertrace_event_emit(
 ) -> usertrace_result {
     guard(|| {
         let ev = non_null(ev, "ev")?;
+        // The word is the C program's own: a disabled event costs one load
+        // here too, and no shared counter.
+        if enabled_of(ev).load(Ordering::Relaxed) == 0 {
+            return Ok(());
+        }
         // Counted until the end of the closure, so a concurrent release
-        // waits before it frees the registration (see `in_flight`).
-        let _emit = in_flight::Emit::enter();
-        // ATOMICS: SeqCst: after the count, against the release's clear
-        // (see `in_flight`); it also acquires the registration's Release
-        // store, so the registration is seen whole.
+        // waits before it frees the registration (see core's `EmitScope`).
+        let _emit = EmitScope::enter();
+        // ATOMICS: SeqCst: after the count, against the release's clear;
+        // it also acquires the registration's Release store, so the
+        // registration is seen whole.
         let registration = registration_of(ev).load(Ordering::SeqCst);
-        if registration.is_null() || !(*registration).inner.enabled() {
+        if registration.is_null() {
             return Ok(());
         }
         with_values(values, count, |values| (*registration).inner.emit(values))

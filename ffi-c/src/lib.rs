@@ -17,7 +17,6 @@ mod boundary;
 mod error;
 mod event;
 mod field;
-mod in_flight;
 mod provider;
 mod status;
 mod tracepoint;

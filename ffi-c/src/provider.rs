@@ -18,7 +18,6 @@ use crate::boundary::guard;
 use crate::error::{non_null, usertrace_result, Failure};
 use crate::event::{enabled_of, registration_of, usertrace_event, usertrace_event_registration};
 use crate::field::{self, str_arg};
-use crate::in_flight;
 use crate::tracepoint::{self, usertrace_flags};
 
 /// A provider declared with `USERTRACE_PROVIDER`.
@@ -138,9 +137,9 @@ pub unsafe extern "C" fn usertrace_provider_release(p: *const usertrace_provider
             }
             (*registration).inner.unregister()?;
             // ATOMICS: SeqCst, against the emits' count and load (see
-            // `in_flight`): after the wait, none can still hold it.
+            // core's `EmitScope`): after the wait, none can still hold it.
             slot.store(std::ptr::null_mut(), Ordering::SeqCst);
-            if in_flight::wait_for_emits() {
+            if ut::wait_for_emits() {
                 drop(Box::from_raw(registration));
             }
             // Otherwise an emit may still read it: leaked, never freed. It

@@ -8,19 +8,18 @@
 //! the descriptor is closed, even after unregistration. So when the last
 //! registration goes, the descriptor is closed, and the kernel can delete
 //! the events; the next registration opens a new one. Closing must not race
-//! with an emit that already read a write index: emits announce themselves in
-//! `IN_FLIGHT` (only on the enabled path), and closing waits for them.
+//! with an emit that already read a write index: emits count themselves in
+//! an [`EmitScope`] (only on the enabled path), and closing waits for them.
 
 use std::os::fd::{IntoRawFd, RawFd};
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
+use super::in_flight::{wait_for_emits, EmitScope};
 use crate::status;
 use crate::Error;
 
 static DATA_FD: AtomicI32 = AtomicI32::new(-1);
-static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
 
 struct Registrations {
     live: usize,
@@ -74,14 +73,8 @@ fn open() -> Result<RawFd, Error> {
 /// leave a stale count in the child), the fd stays open: a kernel-side
 /// leak until exit, never a write to a reused descriptor.
 fn close_when_idle(fd: RawFd) {
-    let deadline = Instant::now() + Duration::from_millis(100);
-    // ATOMICS: SeqCst here and in `EmitGuard` make a store-load pair: either
-    // the emit sees the cleared registration, or we see its count.
-    while IN_FLIGHT.load(Ordering::SeqCst) != 0 {
-        if Instant::now() > deadline {
-            return;
-        }
-        std::thread::yield_now();
+    if !wait_for_emits() {
+        return;
     }
     DATA_FD.store(-1, Ordering::Release);
     // SAFETY: `fd` is ours (opened in `open`), no registration refers to it
@@ -90,13 +83,12 @@ fn close_when_idle(fd: RawFd) {
 }
 
 /// Marks one emit in progress while it lives; gives the descriptor.
-pub(crate) struct EmitGuard(());
+pub(crate) struct EmitGuard(#[allow(dead_code)] EmitScope);
 
 impl EmitGuard {
     #[inline]
     pub(crate) fn enter() -> Self {
-        IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
-        EmitGuard(())
+        EmitGuard(EmitScope::enter())
     }
 
     /// The descriptor; read after checking the registration, inside the guard.
@@ -104,13 +96,6 @@ impl EmitGuard {
     pub(crate) fn fd(&self) -> Option<RawFd> {
         let fd = DATA_FD.load(Ordering::Acquire);
         (fd >= 0).then_some(fd)
-    }
-}
-
-impl Drop for EmitGuard {
-    #[inline]
-    fn drop(&mut self) {
-        IN_FLIGHT.fetch_sub(1, Ordering::Release);
     }
 }
 

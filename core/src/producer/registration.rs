@@ -165,8 +165,8 @@ impl Registration {
             return Ok(());
         }
         let guard = data_file::EmitGuard::enter();
-        // ATOMICS: SeqCst (after the guard's SeqCst increment) pairs with
-        // the unregistration's clear: see `data_file::close_when_idle`. It
+        // ATOMICS: SeqCst (after the scope's SeqCst increment) pairs with
+        // the unregistration's SeqCst clear: see `in_flight`. It
         // also acquires the Release store of a registration, so the index
         // and the descriptor read after it are current.
         let state = self.state.load(Ordering::SeqCst);

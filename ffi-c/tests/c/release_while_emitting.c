@@ -4,7 +4,7 @@
  * Every emit must return USERTRACE_OK, nothing may crash or hang, and ASan
  * must see no use after free. (The window it guards is a few instructions
  * wide: against the library before the fix, 3 runs of 3000 rounds in the
- * guest did not hit it. The mechanism's own test, in_flight.rs, widens the
+ * guest did not hit it. The mechanism's own test, core/src/producer/in_flight.rs, widens the
  * window and does fail without the wait.)
  *   release_while_emitting [ROUNDS] */
 #define _POSIX_C_SOURCE 200809L

@@ -1,20 +1,20 @@
-//! Emits of static C events in progress, so that a release can wait for
-//! them before it frees what they use.
+//! Emits in progress, so that what they use is freed only after them.
 //!
-//! `usertrace_provider_release` runs from the provider's destructor at
-//! `exit()`, while the program's other threads may still be emitting. An
-//! emit loads the event's registration pointer and then reads through it,
-//! so the release must not free the registration until every emit that may
-//! have loaded the pointer is done.
+//! Two things must outlive every emit that may use them: the process-wide
+//! `user_events_data` descriptor (closed when the last registration goes,
+//! see `data_file`), and, in a binding, whatever an emit reached through a
+//! pointer that a release clears and then frees (libusertrace's provider
+//! release runs from a destructor at `exit()` while other threads may still
+//! be emitting). Both use this one mechanism.
 //!
-//! The scheme is a two-counter grace period (as in sleepable RCU): an emit
-//! counts itself in the counter of the current epoch around its use of the
-//! pointer; a release clears the pointer, then flips the epoch and waits for
-//! the old counter to drain, twice, so that neither counter is left with an
-//! emit that saw the old pointer. Flipping first means new emits count in
-//! the other counter, so a steady stream of emits cannot keep the wait
-//! going. The cost is on the enabled path only: two atomic adds next to a
-//! `writev`.
+//! It is a two-counter grace period (as in sleepable RCU): an emit counts
+//! itself in the counter of the current epoch while it runs ([`EmitScope`]);
+//! after clearing what new emits must not reach, [`wait_for_emits`] flips
+//! the epoch and waits for the old counter to drain, twice, so that neither
+//! counter still holds an emit from before the clear. Flipping first moves
+//! new emits to the other counter, so a steady stream of emits cannot keep
+//! the wait going. The cost is on the enabled path only: two atomic adds
+//! next to a `writev`. Scopes nest (a binding's scope around the core's).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -22,24 +22,26 @@ use std::time::{Duration, Instant};
 static EPOCH: AtomicUsize = AtomicUsize::new(0);
 static EMITS: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
 
-/// One emit in progress, counted until dropped.
-pub(crate) struct Emit(usize);
+/// One emit in progress, counted until dropped. Enter it before loading
+/// anything a release may clear (SeqCst), and use that only inside it.
+#[must_use = "the emit is counted only while the scope lives"]
+pub struct EmitScope(usize);
 
-impl Emit {
-    /// Counts an emit in; load the registration pointer after this.
+impl EmitScope {
+    /// Counts an emit in.
     #[inline]
-    pub(crate) fn enter() -> Emit {
+    pub fn enter() -> EmitScope {
         let epoch = EPOCH.load(Ordering::SeqCst) & 1;
         // ATOMICS: SeqCst orders this increment before the caller's SeqCst
         // load of the pointer, against the release's SeqCst clear of it
         // and its SeqCst loads of the counters: either the emit sees the
         // cleared pointer, or the release sees the emit counted.
         EMITS[epoch].fetch_add(1, Ordering::SeqCst);
-        Emit(epoch)
+        EmitScope(epoch)
     }
 }
 
-impl Drop for Emit {
+impl Drop for EmitScope {
     #[inline]
     fn drop(&mut self) {
         // ATOMICS: Release: the emit's reads through the pointer happen
@@ -53,11 +55,10 @@ impl Drop for Emit {
 /// emitting inherits that count, but not the thread.
 const MAX_WAIT: Duration = Duration::from_millis(100);
 
-/// Waits until no emit that could have loaded a pointer cleared before this
-/// call is still using it. Callers serialise (the provider lock). False if
-/// that could not be established in time: the caller must then leak what
-/// it meant to free.
-pub(crate) fn wait_for_emits() -> bool {
+/// Waits until no emit that could have loaded something cleared (SeqCst)
+/// before this call is still using it. False if that could not be
+/// established in time: the caller must then leak what it meant to free.
+pub fn wait_for_emits() -> bool {
     let deadline = Instant::now() + MAX_WAIT;
     for _ in 0..2 {
         let drained = EPOCH.fetch_add(1, Ordering::SeqCst) & 1;
@@ -85,7 +86,7 @@ mod tests {
     fn a_count_that_never_drains_gives_up_instead_of_hanging() {
         let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
         // As in a child forked mid-emit: counted, and nobody to uncount it.
-        let stale = Emit::enter();
+        let stale = EmitScope::enter();
         let start = Instant::now();
         assert!(!wait_for_emits());
         assert!(start.elapsed() >= MAX_WAIT);
@@ -104,7 +105,7 @@ mod tests {
                 let (slot, stop, reads) = (slot.clone(), stop.clone(), reads.clone());
                 std::thread::spawn(move || {
                     while !stop.load(Ordering::Relaxed) {
-                        let _emit = Emit::enter();
+                        let _emit = EmitScope::enter();
                         let p = slot.load(Ordering::SeqCst);
                         // SAFETY: the releaser frees only after
                         // wait_for_emits, which waits for this guard.

@@ -17,8 +17,8 @@ use std::sync::atomic::AtomicU32;
 use jni::objects::{JClass, JString};
 use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
-use usertrace::abi::{UserReg, UserUnreg};
-use usertrace::sys;
+use usertrace::__private::abi::{UserReg, UserUnreg};
+use usertrace::__private::sys;
 
 use crate::boundary::{Failure, Result, Throw};
 

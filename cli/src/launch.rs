@@ -2,7 +2,7 @@
 //! execs only when released, after the session is attached, so none of its
 //! events (nor its exec) happens before recording starts. Its usertrace
 //! producers then announce each event they register, and wait for the
-//! recorder to attach (`usertrace::handshake`).
+//! recorder to attach (`usertrace::ATTACH_FD_ENV`).
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -18,7 +18,7 @@ pub struct HeldChild {
 
 impl HeldChild {
     /// Forks `argv`, held. `attach` is the handshake socket the command
-    /// inherits (see `usertrace::handshake`) and the variables naming it.
+    /// inherits (see `usertrace::ATTACH_FD_ENV`) and the variables naming it.
     pub fn spawn(argv: &[String], attach: Option<(RawFd, [(&str, String); 2])>) -> std::io::Result<HeldChild> {
         let (read_end, write_end) = pipe()?;
         let write_fd = write_end.as_raw_fd();

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 
-use usertrace::consumer::{find_tracefs, load, scan, Pattern, USER_SYSTEMS};
+use usertrace_consumer::{find_tracefs, load, scan, Pattern, USER_SYSTEMS};
 
 pub const USAGE: &str = "usage: usertrace list [PATTERN]
 
@@ -25,7 +25,7 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (pattern, tracefs) = match pattern.and_then(|p| Ok((p, find_tracefs()?))) {
+    let (pattern, tracefs) = match pattern.map_err(usertrace_consumer::Error::from).and_then(|p| Ok((p, find_tracefs()?))) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("usertrace list: {e}");

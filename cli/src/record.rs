@@ -14,7 +14,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
-use usertrace::consumer::{Event, FieldValue, Output};
+use usertrace_consumer::{Event, FieldValue, Output};
 
 use crate::run::{print_summary, run, RunArgs};
 
@@ -208,7 +208,7 @@ fn json_string(s: &str, out: &mut String) {
 mod tests {
     use super::*;
     use std::sync::Arc;
-    use usertrace::consumer::{EventFormat, Namespaces};
+    use usertrace_consumer::{EventFormat, Namespaces};
 
     fn event() -> Event {
         let format = EventFormat::parse(
@@ -220,7 +220,7 @@ mod tests {
         .unwrap();
         let mut raw = vec![0u8; 8];
         raw.extend_from_slice(&12u32.to_ne_bytes());
-        raw.extend_from_slice(&usertrace::abi::dyn_loc(8, 6).to_ne_bytes());
+        raw.extend_from_slice(&usertrace::wire::dyn_loc(8, 6).to_ne_bytes());
         raw.extend_from_slice(&f64::NAN.to_bits().to_ne_bytes());
         raw.extend_from_slice(b"a\"b\n\0");
         raw.push(0);

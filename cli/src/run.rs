@@ -5,10 +5,10 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use usertrace::consumer::{Output, Session, SessionOptions, Stats, Window};
+use usertrace_consumer::{Output, Session, SessionOptions, Stats, Window};
 
 use crate::launch::HeldChild;
-use usertrace::handshake::AttachRequests;
+use usertrace_consumer::AttachRequests;
 
 /// Options common to `record` and `stat`.
 #[derive(Debug, Default)]

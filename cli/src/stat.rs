@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use usertrace::consumer::Output;
+use usertrace_consumer::Output;
 
 use crate::run::{print_summary, run, RunArgs};
 

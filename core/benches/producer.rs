@@ -12,7 +12,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use usertrace::abi::{UserReg, DIAG_IOCSREG};
+use usertrace::__private::abi::{UserReg, DIAG_IOCSREG};
 use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions};
 
 mod events {

@@ -8,17 +8,25 @@
 //! Requires Linux 6.4+ with CONFIG_USER_EVENTS and write access to tracefs'
 //! `user_events_data`; [`status()`] says why tracing is unavailable. Without
 //! it every tracepoint stays disabled and emits do nothing.
+//!
+//! This crate is the producer only: it links neither a perf ring reader nor
+//! mmap helpers. Recording lives in the `usertrace-consumer` crate.
 
-pub mod abi;
-pub mod consumer;
+mod abi;
+mod errno;
 mod error;
-pub mod handshake;
+mod handshake;
+mod pattern;
 mod producer;
 mod status;
-pub mod sys;
-pub mod tracefs;
+mod sys;
+mod tracefs;
+pub mod wire;
 
+pub use errno::Errno;
 pub use error::{Error, ErrorKind};
+pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
+pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use producer::{
     delete_event, format_string, is_valid_name, registered_format, DynamicTracepoint, ExternalTracepoint, Field, FieldType, Provider,
     RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS,
@@ -29,4 +37,13 @@ pub use status::{status, Availability, Status};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::producer::is_valid_name;
+    /// The raw ABI and syscalls, for benchmarks that measure them as the
+    /// baseline of our own calls. Not API: they change without notice.
+    pub mod abi {
+        pub use crate::abi::{UserReg, UserUnreg, DIAG_IOCSREG, DIAG_IOCSUNREG};
+    }
+    /// See [`abi`].
+    pub mod sys {
+        pub use crate::sys::{open_read_write, register, unregister, writev};
+    }
 }

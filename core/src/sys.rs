@@ -6,23 +6,8 @@
 use std::ffi::CStr;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
+pub use crate::errno::Errno;
 use crate::abi::{UserReg, UserUnreg, DIAG_IOCSDEL, DIAG_IOCSREG, DIAG_IOCSUNREG};
-
-/// An `errno` value from a failed call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Errno(pub i32);
-
-impl Errno {
-    fn last() -> Self {
-        Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
-    }
-}
-
-impl std::fmt::Display for Errno {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", std::io::Error::from_raw_os_error(self.0))
-    }
-}
 
 /// `open(path, O_RDWR | O_CLOEXEC)`.
 pub fn open_read_write(path: &CStr) -> Result<OwnedFd, Errno> {

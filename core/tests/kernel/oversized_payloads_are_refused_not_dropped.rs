@@ -10,7 +10,7 @@ fn the_largest_payload_perf_takes_is_written_and_one_byte_more_is_an_error() {
     let _perf = PerfTracepoint::open(&name, false);
     set_ftrace(&name, false);
     assert!(tp.enabled());
-    let max = usertrace::abi::MAX_PAYLOAD_LEN - 4; // minus the rel_loc word
+    let max = usertrace::wire::MAX_PAYLOAD_LEN - 4; // minus the rel_loc word
     tp.emit(&[Value::Bytes(&vec![0xA5; max])]).unwrap();
     let err = tp.emit(&[Value::Bytes(&vec![0xA5; max + 1])]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::PayloadTooLarge);

@@ -2,7 +2,7 @@
 //! of another program under the same pid: old, renamed, new. The events are
 //! read only after the process is gone, so the history must be kept.
 
-use usertrace::consumer::{FieldValue, Session};
+use usertrace_consumer::{FieldValue, Session};
 
 use crate::consumer_support::*;
 

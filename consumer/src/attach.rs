@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use super::error::Error;
 use super::format::EventFormat;
 use super::sys;
-use crate::sys::Errno;
+use usertrace::Errno;
 
 /// Whether the attach window was closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use usertrace::consumer::{decode, EventFormat};
+use usertrace_consumer::{decode, EventFormat};
 
 fuzz_target!(|data: &[u8]| {
     let Some((len, rest)) = data.split_first_chunk::<2>() else { return };

@@ -37,9 +37,11 @@ use super::namespaces::Namespaces;
 use super::order::Orderer;
 use super::record::{parse, Record};
 use super::ring::Ring;
-use super::select::{load, scan, systems_of, Pattern};
+use usertrace::Pattern;
+
+use super::select::{load, scan, systems_of};
 use super::threads::ThreadTable;
-use crate::sys::Errno;
+use usertrace::Errno;
 use super::{procfs, sys};
 
 /// What to record and how.
@@ -173,7 +175,7 @@ pub struct Session {
     rescan: bool,
     events: u64,
     malformed: u64,
-    attach_requests: Option<crate::handshake::AttachRequests>,
+    attach_requests: Option<crate::AttachRequests>,
 }
 
 impl Session {
@@ -182,7 +184,7 @@ impl Session {
     pub fn open(options: &SessionOptions) -> Result<Session, Error> {
         let patterns = options.patterns.iter().map(|p| Pattern::parse(p)).collect::<Result<Vec<_>, _>>()?;
         if patterns.is_empty() {
-            return Err(Error::BadPattern { pattern: String::new() });
+            return Err(Error::NoPatterns);
         }
         let tracefs = match &options.tracefs {
             Some(t) => t.clone(),
@@ -276,9 +278,9 @@ impl Session {
     }
 
     /// Attaches at once to matching events that a launched command's
-    /// producers announce (see [`crate::handshake`]), rather than at the
+    /// producers announce (see [`crate::AttachRequests`]), rather than at the
     /// next tracefs scan.
-    pub fn listen_for_attach_requests(&mut self, requests: crate::handshake::AttachRequests) {
+    pub fn listen_for_attach_requests(&mut self, requests: crate::AttachRequests) {
         self.rescan = true;
         self.attach_requests = Some(requests);
     }
@@ -439,7 +441,7 @@ fn open_sideband(cpu: u32, wakeup_bytes: u32, namespaces: &mut bool) -> Result<O
 
 /// The tracefs mount point, or why user_events cannot be used.
 pub fn find_tracefs() -> Result<PathBuf, Error> {
-    let status = crate::status();
+    let status = usertrace::status();
     match (&status.tracefs, status.is_available()) {
         (Some(t), true) => Ok(t.clone()),
         _ => Err(Error::Unavailable(Box::new(status))),

@@ -7,11 +7,11 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use usertrace::consumer::{FieldValue, Output, Session};
+use usertrace_consumer::{FieldValue, Output, Session};
 
 use crate::consumer_support::*;
 
-fn text(event: &usertrace::consumer::Event, name: &str) -> String {
+fn text(event: &usertrace_consumer::Event, name: &str) -> String {
     match event.fields().unwrap().into_iter().find(|f| f.0 == name) {
         Some((_, FieldValue::Str(s))) => s.into_owned(),
         other => panic!("field {name} of {event:?}: {other:?}"),

@@ -1,7 +1,7 @@
 //! A one-page ring under a flood: LOST records say how many were dropped,
 //! recording goes on, and received + lost = emitted.
 
-use usertrace::consumer::{Output, Session, SessionOptions};
+use usertrace_consumer::{Output, Session, SessionOptions};
 
 use crate::consumer_support::*;
 

@@ -95,7 +95,8 @@ fn array<const N: usize>(bytes: &[u8]) -> [u8; N] {
 /// word itself (`__rel_loc`).
 fn located<'a>(raw: &'a [u8], at: usize, word: &[u8], relative: bool, index: usize) -> Result<&'a [u8], DecodeError> {
     let loc = u32::from_ne_bytes(array(word));
-    let (offset, len) = ((loc & 0xffff) as usize, (loc >> 16) as usize);
+    let (offset, len) = usertrace::wire::split_dyn_loc(loc);
+    let (offset, len) = (usize::from(offset), usize::from(len));
     let start = if relative { at + 4 + offset } else { offset };
     raw.get(start..start + len).ok_or(DecodeError::BadLocation { field: index })
 }
@@ -108,7 +109,7 @@ fn until_nul(bytes: &[u8]) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::consumer::format::tests::ALL_TYPES;
+    use crate::format::tests::ALL_TYPES;
 
     /// A record for ALL_TYPES built the way the producer writes it.
     fn record(msg: &[u8], blob: &[u8]) -> Vec<u8> {
@@ -123,8 +124,8 @@ mod tests {
         r.extend_from_slice(b"ab\0\0"); // h
         // i at 40: its data starts right after j's word (offset 48), i.e. 4
         // bytes after the end of i's own word.
-        r.extend_from_slice(&crate::abi::dyn_loc(4, msg.len() as u16).to_ne_bytes());
-        r.extend_from_slice(&crate::abi::dyn_loc(msg.len() as u16, blob.len() as u16).to_ne_bytes());
+        r.extend_from_slice(&usertrace::wire::dyn_loc(4, msg.len() as u16).to_ne_bytes());
+        r.extend_from_slice(&usertrace::wire::dyn_loc(msg.len() as u16, blob.len() as u16).to_ne_bytes());
         r.extend_from_slice(msg);
         r.extend_from_slice(blob);
         r
@@ -168,7 +169,7 @@ mod tests {
     fn locations_outside_the_record_are_errors() {
         let format = EventFormat::parse("user_events", ALL_TYPES).unwrap();
         let mut raw = record(b"hi\0", b"x");
-        raw[40..44].copy_from_slice(&crate::abi::dyn_loc(0xfff0, 3).to_ne_bytes());
+        raw[40..44].copy_from_slice(&usertrace::wire::dyn_loc(0xfff0, 3).to_ne_bytes());
         assert_eq!(decode(&format, &raw), Err(DecodeError::BadLocation { field: 8 }));
     }
 }

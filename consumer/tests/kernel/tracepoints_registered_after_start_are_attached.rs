@@ -1,7 +1,7 @@
 //! `myapp_*` also attaches to tracepoints registered after the session
 //! started, and says so.
 
-use usertrace::consumer::{Output, Session};
+use usertrace_consumer::{Output, Session};
 
 use crate::consumer_support::*;
 

@@ -3,7 +3,7 @@
 //! emitted: from /proc for a process started before the session, from the
 //! kernel's NAMESPACES records after an unshare and after a fork.
 
-use usertrace::consumer::Session;
+use usertrace_consumer::Session;
 
 use crate::consumer_support::*;
 

@@ -1,4 +1,4 @@
-//! The consumer half: record user_events with perf, in time order, each
+//! usertrace-consumer: record user_events with perf, in time order, each
 //! event attributed to the thread and process that emitted it.
 //!
 //! Layers, bottom up: `sys` (perf syscalls) → `ring` (mmap protocol) →
@@ -7,6 +7,7 @@
 //! `attach` (no loss when a tracepoint is first enabled) → `session`.
 
 mod attach;
+mod attach_requests;
 mod decode;
 mod error;
 mod format;
@@ -21,13 +22,15 @@ mod sys;
 mod threads;
 
 pub use attach::Window;
+pub use attach_requests::AttachRequests;
 pub use decode::{decode, FieldValue};
 pub use error::{DecodeError, Error, FormatError, RecordError, RingError};
 pub use format::{EventFormat, FieldKind, FormatField};
 pub use namespaces::Namespaces;
 pub use order::Orderer;
 pub use ring::{published_ranges, RawRecord, Records};
-pub use select::{glob, load, scan, Candidate, Pattern, USER_SYSTEMS};
+pub use select::{load, scan, Candidate};
+pub use usertrace::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use session::{find_tracefs, Event, Output, Session, SessionOptions, Stats};
 pub use sys::monotonic_ns;
 pub use threads::{Identity, ThreadTable};

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use usertrace::consumer::Session;
+use usertrace_consumer::Session;
 
 use crate::consumer_support::*;
 

@@ -9,7 +9,7 @@ use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use perf_event_open_sys as pe;
 use pe::bindings::perf_event_attr;
 
-use crate::sys::Errno;
+use usertrace::Errno;
 
 fn last_errno() -> Errno {
     Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))

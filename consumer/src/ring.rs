@@ -228,7 +228,7 @@ fn page_size() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::consumer::record::{build, parse, Record, SampleId};
+    use crate::record::{build, parse, Record, SampleId};
 
     /// A ring of `size` bytes holding `records` written from offset `tail`.
     fn ring_with(size: usize, tail: u64, records: &[Vec<u8>]) -> (Vec<u8>, u64) {

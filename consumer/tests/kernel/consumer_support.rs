@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use usertrace::consumer::{Event, Output, Session, SessionOptions, Stats};
+use usertrace_consumer::{Event, Output, Session, SessionOptions, Stats};
 
 /// The `ut_emit` example, built next to this test binary by `cargo test`.
 pub fn ut_emit() -> PathBuf {
@@ -66,7 +66,7 @@ pub fn record_until_exit(session: &mut Session, child: &mut Child) -> Recording 
 /// The value of an unsigned field.
 pub fn unsigned(event: &Event, name: &str) -> u64 {
     match event.fields().unwrap().into_iter().find(|f| f.0 == name) {
-        Some((_, usertrace::consumer::FieldValue::Unsigned(v))) => v,
+        Some((_, usertrace_consumer::FieldValue::Unsigned(v))) => v,
         other => panic!("field {name} of {event:?}: {other:?}"),
     }
 }

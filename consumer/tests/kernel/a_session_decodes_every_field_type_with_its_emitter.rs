@@ -1,7 +1,7 @@
 //! One event with every field type arrives decoded, with the pid, tid and
 //! command name of the process that emitted it (started before recording).
 
-use usertrace::consumer::{FieldValue, Session};
+use usertrace_consumer::{FieldValue, Session};
 
 use crate::consumer_support::*;
 

@@ -1,13 +1,12 @@
-//! Choosing tracepoints: `-e` patterns, exact or glob, against tracefs.
+//! Event patterns: `[SYSTEM:]NAME`, exact or with `*` and `?`.
 //!
-//! A pattern is `[SYSTEM:]NAME` where both parts may use `*` and `?`.
-//! Without a system it means user_events and user_events_multi; in the
-//! latter, names carry a `.<hexid>` suffix that patterns need not spell.
+//! The producer matches them when a recorder that launched it asks for
+//! events (the attach handshake), and the consumer when it selects
+//! tracepoints in tracefs; both must agree, so the rule lives here once.
+//! Without a system a pattern means user_events and user_events_multi; in
+//! the latter, names carry a `.<hexid>` suffix that patterns need not spell.
 
-use std::path::{Path, PathBuf};
-
-use super::error::Error;
-use super::format::EventFormat;
+use std::fmt;
 
 /// The tracefs systems user_events creates.
 pub const USER_SYSTEMS: [&str; 2] = ["user_events", "user_events_multi"];
@@ -21,8 +20,9 @@ pub struct Pattern {
 }
 
 impl Pattern {
-    pub fn parse(text: &str) -> Result<Pattern, Error> {
-        let bad = || Error::BadPattern { pattern: text.to_owned() };
+    /// Parses `[SYSTEM:]NAME`; both parts `[A-Za-z0-9_.*?]+`.
+    pub fn parse(text: &str) -> Result<Pattern, PatternError> {
+        let bad = || PatternError { pattern: text.to_owned() };
         let (system, name) = match text.split_once(':') {
             Some((s, n)) => (Some(s), n),
             None => (None, text),
@@ -39,10 +39,17 @@ impl Pattern {
         self.text.contains(['*', '?'])
     }
 
+    /// The system part, if the pattern names one.
+    pub fn system(&self) -> Option<&str> {
+        self.system.as_deref()
+    }
+
+    /// The pattern as written.
     pub fn as_str(&self) -> &str {
         &self.text
     }
 
+    /// Whether the tracepoint `system:name` is selected.
     pub fn matches(&self, system: &str, name: &str) -> bool {
         let system_ok = match &self.system {
             Some(s) => glob(s, system),
@@ -83,55 +90,31 @@ pub fn glob(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == b'*')
 }
 
-/// A tracepoint present in tracefs.
+/// A pattern that is empty or has characters no event name can contain.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
-    pub system: String,
-    pub name: String,
-    pub dir: PathBuf,
+pub struct PatternError {
+    pattern: String,
 }
 
-/// Every event directory of the given systems (missing systems are empty).
-pub fn scan(tracefs: &Path, systems: &[&str]) -> Result<Vec<Candidate>, Error> {
-    let mut out = Vec::new();
-    for system in systems {
-        let dir = tracefs.join("events").join(system);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(error) => return Err(Error::Io { path: dir, error }),
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                out.push(Candidate { system: (*system).to_owned(), name, dir: path });
-            }
-        }
+impl PatternError {
+    /// The pattern as it was given.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
     }
-    out.sort_by(|a, b| (&a.system, &a.name).cmp(&(&b.system, &b.name)));
-    Ok(out)
 }
 
-/// Systems a set of patterns can touch.
-pub fn systems_of(patterns: &[Pattern]) -> Vec<String> {
-    let mut systems: Vec<String> = USER_SYSTEMS.iter().map(|s| (*s).to_owned()).collect();
-    for p in patterns {
-        if let Some(s) = &p.system {
-            if !s.contains(['*', '?']) && !systems.contains(s) {
-                systems.push(s.clone());
-            }
-        }
+impl fmt::Display for PatternError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "bad event pattern \"{}\": use [SYSTEM:]NAME with ASCII letters, digits, '_', '.', \
+             and the wildcards '*' and '?'",
+            self.pattern.escape_debug()
+        )
     }
-    systems
 }
 
-/// Reads and parses a candidate's `format` file.
-pub fn load(candidate: &Candidate) -> Result<EventFormat, Error> {
-    let path = candidate.dir.join("format");
-    let text = std::fs::read_to_string(&path).map_err(|error| Error::Io { path: path.clone(), error })?;
-    EventFormat::parse(&candidate.system, &text).map_err(|error| Error::Format { path, error })
-}
+impl std::error::Error for PatternError {}
 
 #[cfg(test)]
 mod tests {
@@ -165,7 +148,7 @@ mod tests {
     #[test]
     fn bad_patterns_are_refused() {
         for bad in ["", ":", "a:", "a b", "a;b", "x/y", "ü"] {
-            assert!(matches!(Pattern::parse(bad), Err(Error::BadPattern { .. })), "{bad:?}");
+            assert!(matches!(Pattern::parse(bad), Err(PatternError { .. })), "{bad:?}");
         }
     }
 }

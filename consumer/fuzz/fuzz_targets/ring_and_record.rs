@@ -8,8 +8,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use usertrace::consumer::record::parse;
-use usertrace::consumer::{published_ranges, Records};
+use usertrace_consumer::record::parse;
+use usertrace_consumer::{published_ranges, Records};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(record) = parse(data) {

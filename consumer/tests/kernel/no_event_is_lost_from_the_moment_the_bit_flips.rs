@@ -2,7 +2,7 @@
 //! enable bit flips loses none of them, because every CPU's event is live
 //! (or its CPU held) before the first open flips the bit.
 
-use usertrace::consumer::{Output, Session, Window};
+use usertrace_consumer::{Output, Session, Window};
 
 use crate::consumer_support::*;
 use crate::support::PerfTracepoint;

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::sys::Errno;
+use usertrace::Errno;
 
 /// A `format` file of tracefs could not be understood.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,9 +111,11 @@ impl std::error::Error for RingError {}
 #[non_exhaustive]
 pub enum Error {
     /// tracefs or user_events is missing; the status says what to do.
-    Unavailable(Box<crate::Status>),
+    Unavailable(Box<usertrace::Status>),
     /// An `-e` pattern is empty or has characters no event name can contain.
-    BadPattern { pattern: String },
+    BadPattern(usertrace::PatternError),
+    /// No `-e` pattern was given, so nothing would be recorded.
+    NoPatterns,
     /// An exact event name matched nothing in tracefs.
     UnknownEvent { name: String },
     /// perf_event_open or its ioctls were refused for lack of privilege.
@@ -132,11 +134,8 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Unavailable(status) => write!(f, "{status} (see `usertrace status`)"),
-            Error::BadPattern { pattern } => write!(
-                f,
-                "bad event pattern {pattern:?}: use [SYSTEM:]NAME with ASCII letters, digits, '_', '.', \
-                 and the wildcards '*' and '?'"
-            ),
+            Error::BadPattern(error) => write!(f, "{error}"),
+            Error::NoPatterns => write!(f, "no event pattern was given: name events with -e NAME or -e 'PREFIX_*'"),
             Error::UnknownEvent { name } => {
                 write!(f, "no user event matches {name:?}; `usertrace list` shows the registered ones")
             }
@@ -154,3 +153,9 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<usertrace::PatternError> for Error {
+    fn from(error: usertrace::PatternError) -> Self {
+        Error::BadPattern(error)
+    }
+}

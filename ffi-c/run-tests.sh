@@ -2,8 +2,9 @@
 # Tests of the C SDK: real C programs (under ASan where it helps).
 #   ffi-c/run-tests.sh host    builds and installs libusertrace into $build/prefix,
 #                              builds every test program, runs the tests that need no
-#                              user_events (header drift, C/C++ compile, exported
-#                              symbols, install + pkg-config examples, API errors)
+#                              user_events (header drift, C/C++ compile, header included
+#                              twice, exported symbols, install + pkg-config examples,
+#                              API errors)
 #   ffi-c/run-tests.sh guest   in a kernel with user_events (harness/in-guest), runs
 #                              the programs built by `host`: exact values through
 #                              `usertrace record` and `perf script`, threads, dlclose.
@@ -78,6 +79,13 @@ SRC
   $1 -std="$2" -Wall -Wextra -Werror -pedantic -I"$here/include" -c "$src" -o "$build/header_use.o"
 }
 
+# A program whose headers each include usertrace.h: the guard covers the
+# whole header, cbindgen's trailer (the inline value constructors) too.
+header_included_twice() { # COMPILER STD LANG
+  $1 -x "$3" -std="$2" -Wall -Wextra -Werror -pedantic -I"$here/include" "$here/tests/c/include_twice.c" \
+    -x none "${LIBS_TEST[@]}" -o "$build/bin/include_twice_$3" && "$build/bin/include_twice_$3"
+}
+
 # USERTRACE_ENABLED compiled at -O2, with and without -fPIC (as in a shared
 # library): the function is one load of the event's word, a test and a
 # return. No call, and no second load (no pointer to follow).
@@ -131,6 +139,8 @@ host() {
   run_test header_compiles_as_c11 header_compiles cc c11 c
   run_test header_compiles_as_cxx11 header_compiles c++ c++11 cpp
   run_test header_compiles_as_cxx17 header_compiles c++ c++17 cpp
+  run_test header_included_twice_in_c header_included_twice cc c99 c
+  run_test header_included_twice_in_cxx header_included_twice c++ c++11 c++
   run_test enabled_is_one_load enabled_is_one_load
   run_test enabled_is_one_load_in_pic_code enabled_is_one_load -fPIC
   run_test exports_only_usertrace_symbols exports_only_usertrace

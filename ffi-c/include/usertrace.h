@@ -334,8 +334,6 @@ void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
 }  // extern "C"
 #endif  // __cplusplus
 
-#endif  /* USERTRACE_H */
-
 /* ------------------------------------------------------------------------
  * Macros and inline helpers (from ffi-c/cbindgen.toml's trailer).
  * ------------------------------------------------------------------------ */
@@ -458,3 +456,5 @@ static inline usertrace_value usertrace_str_n(const char *s, uint32_t len) {
 static inline usertrace_value usertrace_bytes(const void *p, uint32_t len) {
   return usertrace_pointer_value_(USERTRACE_TYPE_BYTES, len, p);
 }
+
+#endif /* USERTRACE_H */

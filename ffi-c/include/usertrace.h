@@ -214,12 +214,16 @@ extern "C" {
 const char *usertrace_error_string(usertrace_result result);
 
 // Writes the message of the last failure on this thread into `buf` (`len`
-// bytes, always NUL-terminated, truncated if needed); `*out_n` (if not
-// NULL) gets its length. Returns `USERTRACE_ERR_INVALID_ARGUMENT` if the
-// message was truncated.
+// bytes, always NUL-terminated, truncated if needed). As with `snprintf`,
+// `*out_n` (if not NULL) gets the message's full length without the NUL,
+// also when it was truncated: a buffer of `*out_n + 1` bytes holds it all.
+// `buf` may be NULL with `len` 0, to ask for that length alone. Returns
+// `USERTRACE_OK` if all of the message was written,
+// `USERTRACE_ERR_INVALID_ARGUMENT` if not (truncated, or only asked for),
+// `USERTRACE_ERR_NULL_ARGUMENT` for a NULL `buf` with `len` > 0.
 //
 // # Safety
-// `buf` valid for `len` bytes; `out_n` NULL or valid.
+// `buf` NULL or valid for `len` bytes; `out_n` NULL or valid.
 usertrace_result usertrace_last_error(char *buf, size_t len, size_t *out_n);
 
 // Writes one event of `ev` if a tracer is attached; `USERTRACE_EMIT` calls
@@ -261,8 +265,10 @@ usertrace_result usertrace_provider_release(const struct usertrace_provider *p);
 // Probes tracefs and `user_events_data` now (never cached). Writes a
 // sentence saying what was found, and what to do about it, into `buf`
 // (`len` bytes, NUL-terminated, truncated if needed; `buf` may be NULL
-// with `len` 0); `*out_n` (if not NULL) gets its length. Returns one of
-// the `USERTRACE_*` availability values.
+// with `len` 0). As with `snprintf`, `*out_n` (if not NULL) gets the
+// sentence's full length without the NUL, also when it was truncated: a
+// buffer of `*out_n + 1` bytes holds it all. Returns one of the
+// `USERTRACE_*` availability values.
 //
 // # Safety
 // `buf` NULL or valid for `len` bytes; `out_n` NULL or valid.

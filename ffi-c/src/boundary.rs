@@ -52,24 +52,24 @@ pub(crate) fn with_last_error<T>(f: impl FnOnce(&str) -> T) -> T {
 }
 
 /// Copies `text` into the caller's buffer `buf` of `len` bytes, always
-/// NUL-terminated (truncated if it does not fit); `*out_n` gets the length
-/// written, without the NUL. Returns whether it all fitted.
+/// NUL-terminated (truncated if it does not fit). As with `snprintf`,
+/// `*out_n` gets the length of all of `text` (without the NUL), whether it
+/// fitted or not, so that a caller whose buffer was too small (or who asked
+/// with NULL and 0) knows how much to allocate: `*out_n + 1` bytes. Returns
+/// whether it all fitted.
 ///
 /// # Safety
 /// `buf` must be valid for `len` bytes (or NULL with `len` 0); `out_n` NULL
 /// or valid.
 pub(crate) unsafe fn write_message(text: &str, buf: *mut u8, len: usize, out_n: *mut usize) -> bool {
+    if !out_n.is_null() {
+        *out_n = text.len();
+    }
     if buf.is_null() || len == 0 {
-        if !out_n.is_null() {
-            *out_n = 0;
-        }
         return text.is_empty();
     }
     let n = text.len().min(len - 1);
     std::ptr::copy_nonoverlapping(text.as_ptr(), buf, n);
     *buf.add(n) = 0;
-    if !out_n.is_null() {
-        *out_n = n;
-    }
     n == text.len()
 }

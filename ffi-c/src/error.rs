@@ -122,17 +122,21 @@ pub extern "C" fn usertrace_error_string(result: usertrace_result) -> *const c_c
 }
 
 /// Writes the message of the last failure on this thread into `buf` (`len`
-/// bytes, always NUL-terminated, truncated if needed); `*out_n` (if not
-/// NULL) gets its length. Returns `USERTRACE_ERR_INVALID_ARGUMENT` if the
-/// message was truncated.
+/// bytes, always NUL-terminated, truncated if needed). As with `snprintf`,
+/// `*out_n` (if not NULL) gets the message's full length without the NUL,
+/// also when it was truncated: a buffer of `*out_n + 1` bytes holds it all.
+/// `buf` may be NULL with `len` 0, to ask for that length alone. Returns
+/// `USERTRACE_OK` if all of the message was written,
+/// `USERTRACE_ERR_INVALID_ARGUMENT` if not (truncated, or only asked for),
+/// `USERTRACE_ERR_NULL_ARGUMENT` for a NULL `buf` with `len` > 0.
 ///
 /// # Safety
-/// `buf` valid for `len` bytes; `out_n` NULL or valid.
+/// `buf` NULL or valid for `len` bytes; `out_n` NULL or valid.
 #[no_mangle]
 pub unsafe extern "C" fn usertrace_last_error(buf: *mut c_char, len: usize, out_n: *mut usize) -> usertrace_result {
     // Not through `guard`'s error path: that would replace the message.
     boundary::guard_value(USERTRACE_ERR_PANIC, || {
-        if buf.is_null() {
+        if buf.is_null() && len != 0 {
             return USERTRACE_ERR_NULL_ARGUMENT;
         }
         // SAFETY: the caller provides `len` writable bytes at `buf`.

@@ -22,8 +22,10 @@ pub const USERTRACE_OPEN_FAILED: usertrace_availability = 4;
 /// Probes tracefs and `user_events_data` now (never cached). Writes a
 /// sentence saying what was found, and what to do about it, into `buf`
 /// (`len` bytes, NUL-terminated, truncated if needed; `buf` may be NULL
-/// with `len` 0); `*out_n` (if not NULL) gets its length. Returns one of
-/// the `USERTRACE_*` availability values.
+/// with `len` 0). As with `snprintf`, `*out_n` (if not NULL) gets the
+/// sentence's full length without the NUL, also when it was truncated: a
+/// buffer of `*out_n + 1` bytes holds it all. Returns one of the
+/// `USERTRACE_*` availability values.
 ///
 /// # Safety
 /// `buf` NULL or valid for `len` bytes; `out_n` NULL or valid.

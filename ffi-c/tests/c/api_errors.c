@@ -31,7 +31,19 @@ int main(void) {
   int st = usertrace_status(buf, sizeof buf, &n);
   CHECK(st >= USERTRACE_AVAILABLE && st <= USERTRACE_OPEN_FAILED);
   CHECK(n > 0 && n == strlen(buf) && strstr(buf, "user_events") != NULL);
-  CHECK(usertrace_status(buf, 8, &n) == st && n == 7 && strlen(buf) == 7);
+  {
+    /* A short buffer: truncated and NUL-terminated, and, as with snprintf,
+     * `n` is the full length, so that n + 1 bytes hold it all. */
+    size_t full = strlen(buf), asked = 0;
+    char *all;
+    CHECK(full > 8);
+    CHECK(usertrace_status(buf, 8, &n) == st && n == full && strlen(buf) == 7);
+    CHECK(usertrace_status(NULL, 0, &asked) == st && asked == full);
+    all = (char *)malloc(asked + 1);
+    REQUIRE(all != NULL);
+    CHECK(usertrace_status(all, asked + 1, &n) == st && n == full && strlen(all) == full);
+    free(all);
+  }
 
   /* Error strings: static, never NULL. */
   CHECK(strcmp(usertrace_error_string(USERTRACE_OK), "success") == 0);
@@ -61,7 +73,18 @@ int main(void) {
   CHECK_RESULT(usertrace_last_error(buf, sizeof buf, &n), USERTRACE_OK);
   CHECK(strcmp(buf, "out must not be NULL") == 0 && n == strlen(buf));
   CHECK_RESULT(usertrace_last_error(buf, 4, &n), USERTRACE_ERR_INVALID_ARGUMENT);
-  CHECK(strcmp(buf, "out") == 0 && n == 3);
+  CHECK(strcmp(buf, "out") == 0 && n == strlen("out must not be NULL"));
+  /* The size alone, as snprintf(NULL, 0, ...) gives it; then exactly enough. */
+  n = 0;
+  CHECK_RESULT(usertrace_last_error(NULL, 0, &n), USERTRACE_ERR_INVALID_ARGUMENT);
+  CHECK(n == strlen("out must not be NULL"));
+  {
+    char *exact = (char *)malloc(n + 1);
+    REQUIRE(exact != NULL);
+    CHECK_RESULT(usertrace_last_error(exact, n + 1, &n), USERTRACE_OK);
+    CHECK(strcmp(exact, "out must not be NULL") == 0);
+    free(exact);
+  }
 
   /* Invalid definitions. */
   CHECK_RESULT(usertrace_tracepoint_new("a:b", fields, 2, 0, &tp), USERTRACE_ERR_INVALID_NAME);

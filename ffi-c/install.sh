@@ -1,32 +1,64 @@
 #!/usr/bin/env bash
-# Builds libusertrace (release) and installs it into a prefix:
-#   ffi-c/install.sh PREFIX
-# gives PREFIX/lib/libusertrace.so.0 (SONAME; .so.0.1.0 with symlinks),
-# PREFIX/lib/libusertrace.a, PREFIX/include/usertrace.h and
-# PREFIX/lib/pkgconfig/usertrace.pc, so that
+# Builds libusertrace (release) and installs it into a prefix.
+#
+#   ffi-c/install.sh [--help] PREFIX
+#
+# installs
+#   PREFIX/lib/libusertrace.so.0             (SONAME; .so.0.1.0 with symlinks)
+#   PREFIX/lib/libusertrace.a
+#   PREFIX/include/usertrace.h
+#   PREFIX/lib/pkgconfig/usertrace.pc
+#   PREFIX/lib/cmake/usertrace/usertraceConfig.cmake (+ ConfigVersion)
+# so that these work:
 #   PKG_CONFIG_PATH=PREFIX/lib/pkgconfig cc app.c $(pkg-config --cflags --libs usertrace)
-# works (add --static for libusertrace.a). USERTRACE_NO_BUILD=1 installs
-# what is already built. CARGO_TARGET_DIR is honoured.
+#   cc -static app.c $(pkg-config --static --cflags --libs usertrace)   # libusertrace.a
+#   find_package(usertrace REQUIRED)   # CMake, with CMAKE_PREFIX_PATH=PREFIX;
+#   target_link_libraries(app PRIVATE usertrace::usertrace)   # or usertrace::usertrace_static
+#
+# Environment:
+#   DESTDIR=DIR            stage the files under DIR/PREFIX (PREFIX must then be
+#                          absolute); usertrace.pc still names PREFIX, and the CMake
+#                          files find their paths from where they are.
+#   USERTRACE_NO_BUILD=1   install what is already built.
+#   CARGO_TARGET_DIR       where cargo builds (default: the repository's target/).
 set -euo pipefail
-[ $# -eq 1 ] || { echo "usage: $0 PREFIX" >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  -*) echo "$0: unknown option $1" >&2; usage >&2; exit 2 ;;
+esac
+[ $# -eq 1 ] || { usage >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-mkdir -p "$1"
-prefix=$(cd "$1" && pwd)
+destdir=${DESTDIR:-}
+if [ -n "$destdir" ]; then
+  case "$1" in
+    /*) prefix=$(realpath -ms "$1") ;;
+    *) echo "$0: with DESTDIR, PREFIX must be absolute (got $1)" >&2; exit 2 ;;
+  esac
+else
+  prefix=$(realpath -ms "$1")
+fi
+# Where the files go; $prefix is where they will be used from.
+stage=$destdir$prefix
 target=${CARGO_TARGET_DIR:-$root/target}
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
 major=${version%%.*}
+minor=$(echo "$version" | cut -d. -f2)
 
 if [ "${USERTRACE_NO_BUILD:-}" != 1 ]; then
   (cd "$root" && cargo build --quiet --release -p usertrace-c)
 fi
-# The system libraries libusertrace.a needs (rustc's native-static-libs).
-static_libs="-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc"
+# The system libraries libusertrace.a needs (rustc's native-static-libs),
+# less -lgcc_s: the compiler driver adds the unwinder itself, libgcc_s for a
+# dynamic link and libgcc_eh for `cc -static`, which has no libgcc_s to find.
+static_libs="-lutil -lrt -lpthread -lm -ldl -lc"
+ptr_bytes=$(($(getconf LONG_BIT) / 8))
 
-install -d "$prefix/lib/pkgconfig" "$prefix/include"
-install -m 755 "$target/release/libusertrace.so" "$prefix/lib/libusertrace.so.$version"
-ln -sfn "libusertrace.so.$version" "$prefix/lib/libusertrace.so.$major"
-ln -sfn "libusertrace.so.$major" "$prefix/lib/libusertrace.so"
+install -d "$stage/lib/pkgconfig" "$stage/lib/cmake/usertrace" "$stage/include"
+install -m 755 "$target/release/libusertrace.so" "$stage/lib/libusertrace.so.$version"
+ln -sfn "libusertrace.so.$version" "$stage/lib/libusertrace.so.$major"
+ln -sfn "libusertrace.so.$major" "$stage/lib/libusertrace.so"
 # libusertrace.a as one relocatable object whose only global symbols are
 # usertrace_*: Rust's std inside it cannot clash with another Rust static
 # library in the same program. (.llvmbc is dropped so that binutils' LLVM
@@ -37,9 +69,10 @@ ld -r --whole-archive "$target/release/libusertrace.a" -o "$work/usertrace.o"
 objcopy --wildcard --keep-global-symbol='usertrace_*' --remove-section=.llvmbc --remove-section=.llvmcmd "$work/usertrace.o"
 rm -f "$work/libusertrace.a"
 ar rcs "$work/libusertrace.a" "$work/usertrace.o"
-install -m 644 "$work/libusertrace.a" "$prefix/lib/libusertrace.a"
-install -m 644 "$here/include/usertrace.h" "$prefix/include/usertrace.h"
-cat >"$prefix/lib/pkgconfig/usertrace.pc" <<PC
+install -m 644 "$work/libusertrace.a" "$stage/lib/libusertrace.a"
+install -m 644 "$here/include/usertrace.h" "$stage/include/usertrace.h"
+
+cat >"$work/usertrace.pc" <<PC
 prefix=$prefix
 libdir=\${prefix}/lib
 includedir=\${prefix}/include
@@ -51,4 +84,64 @@ Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lusertrace
 Libs.private: $static_libs
 Cflags: -I\${includedir}
 PC
-echo "installed libusertrace $version into $prefix"
+install -m 644 "$work/usertrace.pc" "$stage/lib/pkgconfig/usertrace.pc"
+
+# The CMake package. Relocatable: the prefix is three folders up from the
+# file, so a staged (DESTDIR) or moved tree works as well.
+cat >"$work/usertraceConfig.cmake" <<CMAKE
+# usertrace's CMake package, written by ffi-c/install.sh:
+#   find_package(usertrace $version REQUIRED)
+#   target_link_libraries(app PRIVATE usertrace::usertrace)          # libusertrace.so.$major
+#   target_link_libraries(app PRIVATE usertrace::usertrace_static)   # libusertrace.a
+get_filename_component(_usertrace_prefix "\${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+
+include(CMakeFindDependencyMacro)
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_dependency(Threads)
+
+if(NOT TARGET usertrace::usertrace)
+  add_library(usertrace::usertrace SHARED IMPORTED)
+  set_target_properties(usertrace::usertrace PROPERTIES
+    IMPORTED_LOCATION "\${_usertrace_prefix}/lib/libusertrace.so.$version"
+    IMPORTED_SONAME "libusertrace.so.$major"
+    INTERFACE_INCLUDE_DIRECTORIES "\${_usertrace_prefix}/include")
+endif()
+
+if(NOT TARGET usertrace::usertrace_static)
+  add_library(usertrace::usertrace_static STATIC IMPORTED)
+  # What Rust's standard library inside libusertrace.a needs (usertrace.pc's Libs.private).
+  set_target_properties(usertrace::usertrace_static PROPERTIES
+    IMPORTED_LOCATION "\${_usertrace_prefix}/lib/libusertrace.a"
+    IMPORTED_LINK_INTERFACE_LANGUAGES "C"
+    INTERFACE_INCLUDE_DIRECTORIES "\${_usertrace_prefix}/include"
+    INTERFACE_LINK_LIBRARIES "Threads::Threads;util;rt;m;dl")
+endif()
+
+unset(_usertrace_prefix)
+CMAKE
+cat >"$work/usertraceConfigVersion.cmake" <<CMAKE
+# Written by ffi-c/install.sh. Semantic versioning: before 1.0 a release is
+# compatible with requests of its own minor version; from 1.0 on, of its major.
+set(PACKAGE_VERSION "$version")
+if(NOT PACKAGE_FIND_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+elseif(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+elseif(NOT PACKAGE_FIND_VERSION_MAJOR EQUAL "$major")
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+elseif("$major" EQUAL 0 AND PACKAGE_FIND_VERSION_COUNT GREATER 1 AND NOT PACKAGE_FIND_VERSION_MINOR EQUAL "$minor")
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
+# Built for this machine's word size: not for a build of another one.
+if(CMAKE_SIZEOF_VOID_P AND NOT CMAKE_SIZEOF_VOID_P EQUAL $ptr_bytes)
+  set(PACKAGE_VERSION "\${PACKAGE_VERSION} ($((ptr_bytes * 8))-bit)")
+  set(PACKAGE_VERSION_UNSUITABLE TRUE)
+endif()
+CMAKE
+install -m 644 "$work/usertraceConfig.cmake" "$work/usertraceConfigVersion.cmake" "$stage/lib/cmake/usertrace/"
+echo "installed libusertrace $version into $stage${destdir:+ (prefix $prefix)}"

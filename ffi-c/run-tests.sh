@@ -4,7 +4,7 @@
 #                              builds every test program, runs the tests that need no
 #                              user_events (header drift, C/C++ compile, header included
 #                              twice, exported symbols, install + pkg-config examples,
-#                              API errors)
+#                              static link, DESTDIR + CMake package, API errors)
 #   ffi-c/run-tests.sh guest   in a kernel with user_events (harness/in-guest), runs
 #                              the programs built by `host`: exact values through
 #                              `usertrace record` and `perf script`, threads, dlclose.
@@ -132,6 +132,55 @@ static_library_links() {
     ! readelf -d "$build/bin/example_static" | grep -q libusertrace && "$build/bin/example_static"
 }
 
+# `cc -static` with nothing but what `pkg-config --static` says: a program
+# with libusertrace.a (and libc) inside, needing no shared library at all.
+static_link_with_pkg_config() {
+  export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+  local exe=$build/bin/example_pc_static
+  # shellcheck disable=SC2046 # pkg-config's words are separate arguments
+  cc -static -std=c99 -o "$exe" "$root/examples/c/main.c" $(pkg-config --static --cflags --libs usertrace) || return 1
+  if readelf -d "$exe" | grep NEEDED; then echo "$exe needs shared libraries"; return 1; fi
+  "$exe"
+}
+
+# install.sh --help prints its usage (and installs nothing); DESTDIR stages
+# the files while usertrace.pc names the real prefix.
+install_honours_help_and_destdir() {
+  local out stage=$build/stage real=/opt/usertrace-destdir-test f
+  out=$(cd "$build" && "$here/install.sh" --help) || return 1
+  echo "$out" | grep -q DESTDIR || { echo "--help does not mention DESTDIR: $out"; return 1; }
+  [ ! -e "$build/--help" ] || { echo "--help was taken for a prefix"; return 1; }
+  rm -rf "$stage"
+  DESTDIR=$stage USERTRACE_NO_BUILD=1 "$here/install.sh" "$real" || return 1
+  [ ! -e "$real" ] || { echo "$real was written, outside DESTDIR"; return 1; }
+  for f in lib/libusertrace.so.0 lib/libusertrace.a include/usertrace.h lib/pkgconfig/usertrace.pc \
+    lib/cmake/usertrace/usertraceConfig.cmake lib/cmake/usertrace/usertraceConfigVersion.cmake; do
+    [ -e "$stage$real/$f" ] || { echo "missing $stage$real/$f"; return 1; }
+  done
+  grep -qx "prefix=$real" "$stage$real/lib/pkgconfig/usertrace.pc" || { cat "$stage$real/lib/pkgconfig/usertrace.pc"; return 1; }
+}
+
+# find_package(usertrace) on the prefix staged above: usertrace::usertrace
+# and usertrace::usertrace_static build and run (emits are no-ops without
+# user_events), and a version the package is not compatible with is refused.
+cmake_find_package_builds_and_runs() {
+  local stage=$build/stage/opt/usertrace-destdir-test cm=$build/cmake out
+  [ -e "$stage/lib/cmake/usertrace/usertraceConfig.cmake" ] || { echo "run install_honours_help_and_destdir first"; return 1; }
+  rm -rf "$cm"
+  cmake -S "$here/tests/cmake" -B "$cm/ok" -DCMAKE_PREFIX_PATH="$stage" -DUSERTRACE_WANT=0.1 &&
+    cmake --build "$cm/ok" || return 1
+  out=$("$cm/ok/app") || { echo "app failed: $out"; return 1; }
+  echo "$out" | grep -q '^cmake app: register \(ok\|unavailable\), emit ok$' || { echo "app said: $out"; return 1; }
+  out=$("$cm/ok/app_static") || { echo "app_static failed: $out"; return 1; }
+  echo "$out"
+  readelf -d "$cm/ok/app" | grep -q 'NEEDED.*libusertrace\.so\.0' || { echo "app does not load libusertrace.so.0"; return 1; }
+  if readelf -d "$cm/ok/app_static" | grep -q libusertrace; then echo "app_static loads libusertrace"; return 1; fi
+  if cmake -S "$here/tests/cmake" -B "$cm/too_new" -DCMAKE_PREFIX_PATH="$stage" -DUSERTRACE_WANT=1.0 >"$cm/too_new.log" 2>&1; then
+    echo "find_package(usertrace 1.0) accepted version 0.x"; return 1
+  fi
+  grep -q 'compatible with requested version "1.0"' "$cm/too_new.log" || { cat "$cm/too_new.log"; return 1; }
+}
+
 host() {
   run_test builds_and_installs build_all
   run_test header_is_current header_is_current
@@ -146,6 +195,9 @@ host() {
   run_test exports_only_usertrace_symbols exports_only_usertrace
   run_test examples_build_from_prefix_with_pkg_config examples_build_from_prefix
   run_test static_library_links static_library_links
+  run_test static_link_with_pkg_config_static static_link_with_pkg_config
+  run_test install_honours_help_and_destdir install_honours_help_and_destdir
+  run_test cmake_find_package_builds_and_runs cmake_find_package_builds_and_runs
   run_test api_errors_under_asan "$build/bin/api_errors"
   run_test benchmark_builds "$here/bench/run-bench.sh" build
 }

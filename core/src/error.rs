@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::status::Status;
-use crate::sys::Errno;
+use crate::errno::Errno;
 
 /// A stable, binding-independent classification of [`Error`].
 ///
@@ -16,7 +16,7 @@ pub enum ErrorKind {
     Unavailable = 1,
     /// An event, provider or field name is not `[A-Za-z0-9_]+`.
     InvalidName = 2,
-    /// Too many fields, a `char[N]` too large, or a format over 511 bytes.
+    /// A `char[N]` too large, or a format over 511 bytes.
     InvalidFormat = 3,
     /// The name is registered with different fields.
     FieldsMismatch = 4,
@@ -34,11 +34,66 @@ pub enum ErrorKind {
     EventBusy = 10,
     /// The kernel refused for another reason; the message carries errno.
     Kernel = 11,
+    /// Two fields of one event have the same name.
+    DuplicateField = 12,
+    /// An event declares more than [`MAX_FIELDS`](crate::MAX_FIELDS) fields.
+    TooManyFields = 13,
+    /// A `char[0]` field, which can hold nothing.
+    EmptyCharArray = 14,
+    /// A field type that is not one of [`FieldType`](crate::FieldType)'s.
+    UnknownFieldType = 15,
 }
 
 impl ErrorKind {
+    /// Every kind, in code order: the one table the bindings are held to.
+    pub const ALL: [ErrorKind; 15] = [
+        ErrorKind::Unavailable,
+        ErrorKind::InvalidName,
+        ErrorKind::InvalidFormat,
+        ErrorKind::FieldsMismatch,
+        ErrorKind::ValueMismatch,
+        ErrorKind::PayloadTooLarge,
+        ErrorKind::TooManyEvents,
+        ErrorKind::PermissionDenied,
+        ErrorKind::UnknownEvent,
+        ErrorKind::EventBusy,
+        ErrorKind::Kernel,
+        ErrorKind::DuplicateField,
+        ErrorKind::TooManyFields,
+        ErrorKind::EmptyCharArray,
+        ErrorKind::UnknownFieldType,
+    ];
+
+    /// The stable number (1 and up) of this kind.
     pub const fn code(self) -> i32 {
         self as i32
+    }
+
+    /// The kind with number `code`, if there is one.
+    pub fn from_code(code: i32) -> Option<ErrorKind> {
+        Self::ALL.iter().copied().find(|k| k.code() == code)
+    }
+
+    /// The constant's name in the bindings: `INVALID_NAME` for
+    /// `ErrorKind::InvalidName` (C prefixes `USERTRACE_ERR_`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Unavailable => "UNAVAILABLE",
+            ErrorKind::InvalidName => "INVALID_NAME",
+            ErrorKind::InvalidFormat => "INVALID_FORMAT",
+            ErrorKind::FieldsMismatch => "FIELDS_MISMATCH",
+            ErrorKind::ValueMismatch => "VALUE_MISMATCH",
+            ErrorKind::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorKind::TooManyEvents => "TOO_MANY_EVENTS",
+            ErrorKind::PermissionDenied => "PERMISSION_DENIED",
+            ErrorKind::UnknownEvent => "UNKNOWN_EVENT",
+            ErrorKind::EventBusy => "EVENT_BUSY",
+            ErrorKind::Kernel => "KERNEL",
+            ErrorKind::DuplicateField => "DUPLICATE_FIELD",
+            ErrorKind::TooManyFields => "TOO_MANY_FIELDS",
+            ErrorKind::EmptyCharArray => "EMPTY_CHAR_ARRAY",
+            ErrorKind::UnknownFieldType => "UNKNOWN_FIELD_TYPE",
+        }
     }
 }
 
@@ -49,6 +104,9 @@ pub enum Error {
     Unavailable(Box<Status>),
     InvalidName { what: &'static str, name: String },
     TooManyFields { event: String, count: usize, max: usize },
+    DuplicateField { event: String, field: String },
+    EmptyCharArray { event: String, field: String },
+    UnknownFieldType { event: String, field: String, given: String },
     CharArrayTooLarge { event: String, field: String, len: usize, max: usize },
     FormatTooLong { event: String, len: usize, max: usize },
     FieldsMismatch { event: String, ours: String, registered: Option<String> },
@@ -69,9 +127,11 @@ impl Error {
         match self {
             Error::Unavailable(_) => ErrorKind::Unavailable,
             Error::InvalidName { .. } => ErrorKind::InvalidName,
-            Error::TooManyFields { .. } | Error::CharArrayTooLarge { .. } | Error::FormatTooLong { .. } => {
-                ErrorKind::InvalidFormat
-            }
+            Error::CharArrayTooLarge { .. } | Error::FormatTooLong { .. } => ErrorKind::InvalidFormat,
+            Error::TooManyFields { .. } => ErrorKind::TooManyFields,
+            Error::DuplicateField { .. } => ErrorKind::DuplicateField,
+            Error::EmptyCharArray { .. } => ErrorKind::EmptyCharArray,
+            Error::UnknownFieldType { .. } => ErrorKind::UnknownFieldType,
             Error::FieldsMismatch { .. } => ErrorKind::FieldsMismatch,
             Error::ValueCount { .. }
             | Error::ValueMismatch { .. }
@@ -97,8 +157,21 @@ impl fmt::Display for Error {
                  (':' and spaces have meaning to the kernel)"
             ),
             Error::TooManyFields { event, count, max } => {
-                write!(f, "event {event} declares {count} fields; at most {max} are supported")
+                write!(f, "event {event} declares {count} fields; at most {max} are supported: split it into several events")
             }
+            Error::DuplicateField { event, field } => {
+                write!(f, "event {event} declares field {field} twice; give each field its own name")
+            }
+            Error::EmptyCharArray { event, field } => write!(
+                f,
+                "field {field} of event {event} is char[0], which holds nothing: use char[N] with N from 1 to 1024, \
+                 or a string field"
+            ),
+            Error::UnknownFieldType { event, field, given } => write!(
+                f,
+                "field {field} of event {event} has unknown type {given}; use one of u8, u16, u32, u64, i8, i16, \
+                 i32, i64, bool, f32, f64, str, bytes, char[N]"
+            ),
             Error::CharArrayTooLarge { event, field, len, max } => {
                 write!(f, "field {field} of event {event} is char[{len}]; the kernel allows at most char[{max}]")
             }

@@ -28,6 +28,7 @@ pub use error::{Error, ErrorKind};
 pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
 pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use producer::{
+    check_field_count, validate_name, Definition,
     delete_event, format_string, is_valid_name, registered_format, DynamicTracepoint, ExternalTracepoint, Field, FieldType, Provider,
     RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS,
 };

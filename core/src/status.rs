@@ -29,6 +29,40 @@ pub enum Availability {
     OpenFailed,
 }
 
+impl Availability {
+    /// Every verdict, in code order: the one table the bindings are held to.
+    pub const ALL: [Availability; 5] = [
+        Availability::Available,
+        Availability::TracefsNotMounted,
+        Availability::UserEventsMissing,
+        Availability::PermissionDenied,
+        Availability::OpenFailed,
+    ];
+
+    /// The stable number of this verdict (0 is available). Never renumber.
+    pub const fn code(self) -> u32 {
+        match self {
+            Availability::Available => 0,
+            Availability::TracefsNotMounted => 1,
+            Availability::UserEventsMissing => 2,
+            Availability::PermissionDenied => 3,
+            Availability::OpenFailed => 4,
+        }
+    }
+
+    /// The verdict's name in the bindings, e.g. `tracefs_not_mounted`
+    /// (Python's strings; upper-cased for the C and Java constants).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Availability::Available => "available",
+            Availability::TracefsNotMounted => "tracefs_not_mounted",
+            Availability::UserEventsMissing => "user_events_missing",
+            Availability::PermissionDenied => "permission_denied",
+            Availability::OpenFailed => "open_failed",
+        }
+    }
+}
+
 /// What [`status()`] found, with every path it looked at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {

@@ -38,7 +38,8 @@ typedef struct usertrace_tracepoint usertrace_tracepoint;
 // 0 on success, else one of the `USERTRACE_ERR_*` codes.
 typedef int32_t usertrace_result;
 
-// The type of a field, and of a value (`usertrace_value.type`).
+// The type of a field, and of a value (`usertrace_value.type`). The
+// numbers are the core's `FieldType::code()`, asserted below.
 typedef uint32_t usertrace_type;
 
 // One field of an event: its name (`[A-Za-z0-9_]+`), its type, and for
@@ -140,6 +141,14 @@ typedef int32_t usertrace_availability;
 
 // The kernel refused for another reason; the message carries the errno.
 #define USERTRACE_ERR_KERNEL 7111
+
+#define USERTRACE_ERR_DUPLICATE_FIELD 7112
+
+#define USERTRACE_ERR_TOO_MANY_FIELDS 7113
+
+#define USERTRACE_ERR_EMPTY_CHAR_ARRAY 7114
+
+#define USERTRACE_ERR_UNKNOWN_FIELD_TYPE 7115
 
 // A required pointer argument was NULL.
 #define USERTRACE_ERR_NULL_ARGUMENT 7150
@@ -327,6 +336,17 @@ const uint32_t *usertrace_tracepoint_enable_word(const struct usertrace_tracepoi
 usertrace_result usertrace_tracepoint_emit(const struct usertrace_tracepoint *tp,
                                            const struct usertrace_value *values,
                                            size_t count);
+
+// Checks `count` values as `usertrace_tracepoint_emit` would (count, types,
+// lengths, NUL bytes in strings, the size perf can record), whether or not
+// a tracer is attached, and writes nothing. The result is the one the emit
+// would give, and `usertrace_last_error` explains it.
+//
+// # Safety
+// `tp` NULL or a live handle; `values` valid for `count` elements.
+usertrace_result usertrace_tracepoint_validate(const struct usertrace_tracepoint *tp,
+                                               const struct usertrace_value *values,
+                                               size_t count);
 
 // Unregisters and frees the handle (NULL is ignored). If the kernel
 // refuses to unregister, the enable word is leaked, never freed: the

@@ -41,6 +41,10 @@ pub const USERTRACE_ERR_UNKNOWN_EVENT: usertrace_result = 7109;
 pub const USERTRACE_ERR_EVENT_BUSY: usertrace_result = 7110;
 /// The kernel refused for another reason; the message carries the errno.
 pub const USERTRACE_ERR_KERNEL: usertrace_result = 7111;
+pub const USERTRACE_ERR_DUPLICATE_FIELD: usertrace_result = 7112;
+pub const USERTRACE_ERR_TOO_MANY_FIELDS: usertrace_result = 7113;
+pub const USERTRACE_ERR_EMPTY_CHAR_ARRAY: usertrace_result = 7114;
+pub const USERTRACE_ERR_UNKNOWN_FIELD_TYPE: usertrace_result = 7115;
 /// A required pointer argument was NULL.
 pub const USERTRACE_ERR_NULL_ARGUMENT: usertrace_result = 7150;
 /// An argument is invalid: an unknown field or value type, a string that
@@ -50,6 +54,32 @@ pub const USERTRACE_ERR_INVALID_ARGUMENT: usertrace_result = 7151;
 pub const USERTRACE_ERR_PANIC: usertrace_result = 7199;
 
 /// Why an export failed.
+// cbindgen needs literals; the core owns the numbering (rustls-ffi's way).
+const _: () = {
+    use ErrorKind as K;
+    const fn code(kind: K) -> usertrace_result {
+        USERTRACE_ERR_BASE + kind.code()
+    }
+    assert!(USERTRACE_ERR_UNAVAILABLE == code(K::Unavailable));
+    assert!(USERTRACE_ERR_INVALID_NAME == code(K::InvalidName));
+    assert!(USERTRACE_ERR_INVALID_FORMAT == code(K::InvalidFormat));
+    assert!(USERTRACE_ERR_FIELDS_MISMATCH == code(K::FieldsMismatch));
+    assert!(USERTRACE_ERR_VALUE_MISMATCH == code(K::ValueMismatch));
+    assert!(USERTRACE_ERR_PAYLOAD_TOO_LARGE == code(K::PayloadTooLarge));
+    assert!(USERTRACE_ERR_TOO_MANY_EVENTS == code(K::TooManyEvents));
+    assert!(USERTRACE_ERR_PERMISSION_DENIED == code(K::PermissionDenied));
+    assert!(USERTRACE_ERR_UNKNOWN_EVENT == code(K::UnknownEvent));
+    assert!(USERTRACE_ERR_EVENT_BUSY == code(K::EventBusy));
+    assert!(USERTRACE_ERR_KERNEL == code(K::Kernel));
+    assert!(USERTRACE_ERR_DUPLICATE_FIELD == code(K::DuplicateField));
+    assert!(USERTRACE_ERR_TOO_MANY_FIELDS == code(K::TooManyFields));
+    assert!(USERTRACE_ERR_EMPTY_CHAR_ARRAY == code(K::EmptyCharArray));
+    assert!(USERTRACE_ERR_UNKNOWN_FIELD_TYPE == code(K::UnknownFieldType));
+    assert!(K::ALL.len() == 15, "a new ErrorKind needs its USERTRACE_ERR_ constant");
+    // The C API's own codes stay clear of the core's.
+    assert!(USERTRACE_ERR_BASE + (K::ALL.len() as i32) < USERTRACE_ERR_NULL_ARGUMENT);
+};
+
 #[derive(Debug)]
 pub(crate) enum Failure {
     Usertrace(ut::Error),
@@ -104,7 +134,7 @@ pub extern "C" fn usertrace_error_string(result: usertrace_result) -> *const c_c
         USERTRACE_OK => b"success\0",
         USERTRACE_ERR_UNAVAILABLE => b"user_events is not available (see usertrace_status)\0",
         USERTRACE_ERR_INVALID_NAME => b"invalid name: use only ASCII letters, digits and '_'\0",
-        USERTRACE_ERR_INVALID_FORMAT => b"invalid event format: too many fields, char array too large or format too long\0",
+        USERTRACE_ERR_INVALID_FORMAT => b"invalid event format: a char array too large or a format too long\0",
         USERTRACE_ERR_FIELDS_MISMATCH => b"the event is already registered with different fields\0",
         USERTRACE_ERR_VALUE_MISMATCH => b"a value does not match its field\0",
         USERTRACE_ERR_PAYLOAD_TOO_LARGE => b"the event is larger than perf can record\0",
@@ -113,6 +143,10 @@ pub extern "C" fn usertrace_error_string(result: usertrace_result) -> *const c_c
         USERTRACE_ERR_UNKNOWN_EVENT => b"no such user event\0",
         USERTRACE_ERR_EVENT_BUSY => b"the event is still in use\0",
         USERTRACE_ERR_KERNEL => b"the kernel refused the operation\0",
+        USERTRACE_ERR_DUPLICATE_FIELD => b"two fields of the event have the same name\0",
+        USERTRACE_ERR_TOO_MANY_FIELDS => b"the event has more fields than USERTRACE_MAX_FIELDS\0",
+        USERTRACE_ERR_EMPTY_CHAR_ARRAY => b"a char[0] field holds nothing: use char[N] with N from 1 to 1024\0",
+        USERTRACE_ERR_UNKNOWN_FIELD_TYPE => b"a field type is not one of the USERTRACE_TYPE_ constants\0",
         USERTRACE_ERR_NULL_ARGUMENT => b"a required argument was NULL\0",
         USERTRACE_ERR_INVALID_ARGUMENT => b"an argument is invalid\0",
         USERTRACE_ERR_PANIC => b"internal error in libusertrace\0",

@@ -16,7 +16,7 @@ use ut::{EmitScope, ExternalTracepoint};
 use crate::boundary::guard;
 use crate::error::{non_null, usertrace_result};
 use crate::field::usertrace_field;
-use crate::value::{with_values, usertrace_value};
+use crate::value::{usertrace_value, with_values};
 
 /// libusertrace's registration of one `usertrace_event`. Opaque.
 pub struct usertrace_event_registration {

@@ -6,7 +6,8 @@ use ut::{Field, FieldType};
 
 use crate::error::Failure;
 
-/// The type of a field, and of a value (`usertrace_value.type`).
+/// The type of a field, and of a value (`usertrace_value.type`). The
+/// numbers are the core's `FieldType::code()`, asserted below.
 pub type usertrace_type = u32;
 pub const USERTRACE_TYPE_U8: usertrace_type = 1;
 pub const USERTRACE_TYPE_U16: usertrace_type = 2;
@@ -28,6 +29,25 @@ pub const USERTRACE_TYPE_STR: usertrace_type = 13;
 /// Bytes of any length (`__rel_loc u8[]`).
 pub const USERTRACE_TYPE_BYTES: usertrace_type = 14;
 
+// cbindgen needs literals; the core owns the numbering.
+const _: () = {
+    assert!(USERTRACE_TYPE_U8 == FieldType::U8.code());
+    assert!(USERTRACE_TYPE_U16 == FieldType::U16.code());
+    assert!(USERTRACE_TYPE_U32 == FieldType::U32.code());
+    assert!(USERTRACE_TYPE_U64 == FieldType::U64.code());
+    assert!(USERTRACE_TYPE_I8 == FieldType::I8.code());
+    assert!(USERTRACE_TYPE_I16 == FieldType::I16.code());
+    assert!(USERTRACE_TYPE_I32 == FieldType::I32.code());
+    assert!(USERTRACE_TYPE_I64 == FieldType::I64.code());
+    assert!(USERTRACE_TYPE_BOOL == FieldType::Bool.code());
+    assert!(USERTRACE_TYPE_F32 == FieldType::F32.code());
+    assert!(USERTRACE_TYPE_F64 == FieldType::F64.code());
+    assert!(USERTRACE_TYPE_CHARS == FieldType::CharArray(1).code());
+    assert!(USERTRACE_TYPE_STR == FieldType::Str.code());
+    assert!(USERTRACE_TYPE_BYTES == FieldType::Bytes.code());
+    assert!(FieldType::TABLE.len() == 14, "a new field type needs its USERTRACE_TYPE_ constant");
+};
+
 /// Most fields an event may have.
 pub const USERTRACE_MAX_FIELDS: usize = 32;
 const _: () = assert!(USERTRACE_MAX_FIELDS == ut::MAX_FIELDS);
@@ -44,50 +64,37 @@ pub struct usertrace_field {
     pub len: u32,
 }
 
-/// The core's fields for `count` C fields at `fields`.
+/// The core's fields for the `count` C fields at `fields` of `event`.
 ///
 /// # Safety
 /// `fields` valid for `count` elements, each `name` NULL or a C string.
-pub(crate) unsafe fn convert(fields: *const usertrace_field, count: usize) -> Result<Vec<Field>, Failure> {
+pub(crate) unsafe fn convert(event: &str, fields: *const usertrace_field, count: usize) -> Result<Vec<Field>, Failure> {
+    // Before anything is read or allocated: a garbage count is an error,
+    // not a huge read or an out-of-memory abort.
+    ut::check_field_count(event, count)?;
     if count == 0 {
         return Ok(Vec::new());
     }
     if fields.is_null() {
         return Err(Failure::Null("fields"));
     }
-    if count > USERTRACE_MAX_FIELDS {
-        // Let the core word the error (it is a format error, not a bad pointer).
-        return Err(ut::format_string("event", &vec![Field::new("f", FieldType::U8); count]).unwrap_err().into());
-    }
     let fields = std::slice::from_raw_parts(fields, count);
-    fields.iter().map(|f| convert_one(f)).collect()
+    fields.iter().map(|f| convert_one(event, f)).collect()
 }
 
-unsafe fn convert_one(f: &usertrace_field) -> Result<Field, Failure> {
+unsafe fn convert_one(event: &str, f: &usertrace_field) -> Result<Field, Failure> {
     if f.name.is_null() {
         return Err(Failure::Null("field name"));
     }
     let name = CStr::from_ptr(f.name)
         .to_str()
         .map_err(|_| Failure::Invalid(format!("field name {:?} is not UTF-8", CStr::from_ptr(f.name))))?;
-    let ty = match f.type_ {
-        USERTRACE_TYPE_U8 => FieldType::U8,
-        USERTRACE_TYPE_U16 => FieldType::U16,
-        USERTRACE_TYPE_U32 => FieldType::U32,
-        USERTRACE_TYPE_U64 => FieldType::U64,
-        USERTRACE_TYPE_I8 => FieldType::I8,
-        USERTRACE_TYPE_I16 => FieldType::I16,
-        USERTRACE_TYPE_I32 => FieldType::I32,
-        USERTRACE_TYPE_I64 => FieldType::I64,
-        USERTRACE_TYPE_BOOL => FieldType::Bool,
-        USERTRACE_TYPE_F32 => FieldType::F32,
-        USERTRACE_TYPE_F64 => FieldType::F64,
-        // Lengths the core rejects (0, > 1024) are reported by its validation.
-        USERTRACE_TYPE_CHARS => FieldType::CharArray(f.len.min(u32::from(u16::MAX)) as u16),
-        USERTRACE_TYPE_STR => FieldType::Str,
-        USERTRACE_TYPE_BYTES => FieldType::Bytes,
-        other => return Err(Failure::Invalid(format!("field {name} has unknown type {other}"))),
-    };
+    // Lengths the core refuses (0, > 1024) are reported by its validation.
+    let ty = FieldType::from_code(f.type_, f.len).ok_or_else(|| ut::Error::UnknownFieldType {
+        event: event.to_owned(),
+        field: name.to_owned(),
+        given: format!("number {}", f.type_),
+    })?;
     Ok(Field::owned(name, ty))
 }
 

@@ -83,16 +83,16 @@ unsafe fn define(
     flags: usertrace_flags,
 ) -> Result<Box<usertrace_event_registration>, Failure> {
     let event = str_arg((*ev).name, "event name")?;
-    if !ut::is_valid_name(event) {
-        return Err(Failure::Invalid(format!("invalid event name {event:?}: use only ASCII letters, digits and '_'")));
-    }
-    let fields = field::convert((*ev).fields, (*ev).field_count as usize)?;
+    // The same check, and so the same code, as usertrace_tracepoint_new's.
+    ut::validate_name("event", event)?;
+    let fields = field::convert(&provider.event_name(event), (*ev).fields, (*ev).field_count as usize)?;
+    let definition = ut::Definition::with_provider(provider.name(), event, fields)?;
     let word = NonNull::from(enabled_of(ev));
     // SAFETY: `ev` is a USERTRACE_EVENT: static storage of the program or
     // library that declared it, so the word never moves. It is freed only
     // when that code is unloaded, and the provider's destructor releases
     // (unregisters) the event first.
-    let inner = ExternalTracepoint::new(word, provider.event_name(event), fields, tracepoint::options(flags)?)?;
+    let inner = ExternalTracepoint::new(word, definition, tracepoint::options(flags)?);
     Ok(Box::new(usertrace_event_registration { inner }))
 }
 

@@ -19,6 +19,19 @@ pub const USERTRACE_PERMISSION_DENIED: usertrace_availability = 3;
 /// Opening `user_events_data` failed for another reason.
 pub const USERTRACE_OPEN_FAILED: usertrace_availability = 4;
 
+// cbindgen needs literals; the core owns the numbering.
+const _: () = {
+    const fn code(a: Availability) -> usertrace_availability {
+        a.code() as usertrace_availability
+    }
+    assert!(USERTRACE_AVAILABLE == code(Availability::Available));
+    assert!(USERTRACE_TRACEFS_NOT_MOUNTED == code(Availability::TracefsNotMounted));
+    assert!(USERTRACE_USER_EVENTS_MISSING == code(Availability::UserEventsMissing));
+    assert!(USERTRACE_PERMISSION_DENIED == code(Availability::PermissionDenied));
+    assert!(USERTRACE_OPEN_FAILED == code(Availability::OpenFailed));
+    assert!(Availability::ALL.len() == 5, "a new Availability needs its USERTRACE_ constant");
+};
+
 /// Probes tracefs and `user_events_data` now (never cached). Writes a
 /// sentence saying what was found, and what to do about it, into `buf`
 /// (`len` bytes, NUL-terminated, truncated if needed; `buf` may be NULL
@@ -35,12 +48,6 @@ pub unsafe extern "C" fn usertrace_status(buf: *mut c_char, len: usize, out_n: *
         let status = ut::status();
         // SAFETY: forwarded from the caller's contract.
         unsafe { boundary::write_message(&status.to_string(), buf.cast(), len, out_n) };
-        match status.availability {
-            Availability::Available => USERTRACE_AVAILABLE,
-            Availability::TracefsNotMounted => USERTRACE_TRACEFS_NOT_MOUNTED,
-            Availability::UserEventsMissing => USERTRACE_USER_EVENTS_MISSING,
-            Availability::PermissionDenied => USERTRACE_PERMISSION_DENIED,
-            Availability::OpenFailed => USERTRACE_OPEN_FAILED,
-        }
+        status.availability.code() as usertrace_availability
     })
 }

@@ -8,7 +8,7 @@
 
 use std::ffi::c_char;
 
-use ut::{DynamicTracepoint, RegisterOptions};
+use ut::{Definition, DynamicTracepoint, RegisterOptions};
 
 use crate::boundary::{guard, guard_value};
 use crate::error::{non_null, usertrace_result, Failure};
@@ -44,8 +44,9 @@ pub(crate) unsafe fn define(
     count: usize,
     flags: usertrace_flags,
 ) -> Result<Box<usertrace_tracepoint>, Failure> {
-    let fields = field::convert(fields, count)?;
-    let inner = DynamicTracepoint::new(name, fields, options(flags)?)?;
+    ut::validate_name("event", name)?;
+    let fields = field::convert(name, fields, count)?;
+    let inner = DynamicTracepoint::from_definition(Definition::new(name, fields)?, options(flags)?);
     Ok(Box::new(usertrace_tracepoint { inner }))
 }
 
@@ -143,6 +144,25 @@ pub unsafe extern "C" fn usertrace_tracepoint_emit(
     count: usize,
 ) -> usertrace_result {
     guard(|| emit(&(*non_null(tp, "tp")?).inner, values, count))
+}
+
+/// Checks `count` values as `usertrace_tracepoint_emit` would (count, types,
+/// lengths, NUL bytes in strings, the size perf can record), whether or not
+/// a tracer is attached, and writes nothing. The result is the one the emit
+/// would give, and `usertrace_last_error` explains it.
+///
+/// # Safety
+/// `tp` NULL or a live handle; `values` valid for `count` elements.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_validate(
+    tp: *const usertrace_tracepoint,
+    values: *const usertrace_value,
+    count: usize,
+) -> usertrace_result {
+    guard(|| {
+        let tp = &(*non_null(tp, "tp")?).inner;
+        with_values(values, count, |values| tp.validate(values))
+    })
 }
 
 /// Unregisters and frees the handle (NULL is ignored). If the kernel

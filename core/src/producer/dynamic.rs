@@ -1,6 +1,7 @@
 //! Tracepoints defined at run time, as the language bindings need.
 
-use super::field::{format_string, Field};
+use super::definition::Definition;
+use super::field::Field;
 use super::tracepoint::{RegisterOptions, Tracepoint};
 use super::value::Value;
 use crate::Error;
@@ -17,9 +18,12 @@ impl DynamicTracepoint {
     /// [`register`](Self::register), so an unavailable kernel can be told
     /// apart from a bad definition.
     pub fn new(name: impl Into<String>, fields: Vec<Field>, options: RegisterOptions) -> Result<Self, Error> {
-        let name = name.into();
-        format_string(&name, &fields)?;
-        Ok(DynamicTracepoint { inner: Box::new(Tracepoint::new_dynamic(name, fields, options)) })
+        Ok(DynamicTracepoint::from_definition(Definition::new(name, fields)?, options))
+    }
+
+    /// A tracepoint for a definition already checked.
+    pub fn from_definition(definition: Definition, options: RegisterOptions) -> Self {
+        DynamicTracepoint { inner: Box::new(Tracepoint::new_dynamic(definition, options)) }
     }
 
     /// Registers with the kernel; retries if an earlier attempt failed.
@@ -48,6 +52,13 @@ impl DynamicTracepoint {
         self.inner.write_if_enabled(values)
     }
 
+    /// Checks values as [`emit`](Self::emit) would, whether or not a
+    /// tracer is attached, and writes nothing.
+    pub fn validate(&self, values: &[Value<'_>]) -> Result<(), Error> {
+        self.inner.validate(values)
+    }
+
+    /// The tracepoint itself, for its format and registration state.
     pub fn tracepoint(&self) -> &Tracepoint {
         &self.inner
     }
@@ -69,7 +80,7 @@ impl Drop for DynamicTracepoint {
     fn drop(&mut self) {
         if self.inner.unregister().is_err() {
             // The kernel may still write the word: it must never be freed.
-            let placeholder = Box::new(Tracepoint::new_dynamic(String::new(), Vec::new(), RegisterOptions::default()));
+            let placeholder = Box::new(Tracepoint::placeholder());
             std::mem::forget(std::mem::replace(&mut self.inner, placeholder));
         }
     }

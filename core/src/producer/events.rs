@@ -11,9 +11,7 @@ use crate::{tracefs, Error};
 /// unregistration's reference after an RCU grace period, so right after the
 /// last unregister this may briefly report [`Error::EventBusy`].
 pub fn delete_event(name: &str) -> Result<(), Error> {
-    if !super::field::is_valid_name(name) {
-        return Err(Error::InvalidName { what: "event", name: name.to_owned() });
-    }
+    super::definition::validate_name("event", name)?;
     let fd = data_file::data_fd()?;
     let cname = CString::new(name).expect("validated names contain no NUL");
     match sys::delete(fd, &cname) {

@@ -10,7 +10,8 @@
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::field::{format_string, Field};
+use super::definition::Definition;
+use super::field::Field;
 use super::registration::Registration;
 use super::tracepoint::RegisterOptions;
 use super::value::Value;
@@ -29,7 +30,8 @@ unsafe impl Send for ExternalTracepoint {}
 unsafe impl Sync for ExternalTracepoint {}
 
 impl ExternalTracepoint {
-    /// Validates the definition; nothing is registered yet.
+    /// A tracepoint for `definition` on the caller's `word`; nothing is
+    /// registered yet.
     ///
     /// # Safety
     /// `word` must be valid for atomic reads and writes, 4-byte aligned, and
@@ -40,13 +42,10 @@ impl ExternalTracepoint {
     /// word must never be freed or reused.
     pub unsafe fn new(
         word: NonNull<AtomicU32>,
-        name: impl Into<String>,
-        fields: Vec<Field>,
+        definition: Definition,
         options: RegisterOptions,
-    ) -> Result<Self, Error> {
-        let name = name.into();
-        format_string(&name, &fields)?;
-        Ok(ExternalTracepoint { word, registration: Registration::new(name, fields, options) })
+    ) -> Self {
+        ExternalTracepoint { word, registration: Registration::new(definition, options) }
     }
 
     fn word(&self) -> &AtomicU32 {
@@ -71,6 +70,11 @@ impl ExternalTracepoint {
     #[inline(always)]
     pub fn enabled(&self) -> bool {
         self.word().load(Ordering::Relaxed) != 0
+    }
+
+    /// Checks values as [`emit`](Self::emit) would, and writes nothing.
+    pub fn validate(&self, values: &[Value<'_>]) -> Result<(), Error> {
+        self.registration.validate(values)
     }
 
     /// Emits one event if registered and a tracer is attached.
@@ -107,28 +111,5 @@ impl std::fmt::Debug for ExternalTracepoint {
             .field("registration", &self.registration)
             .field("enabled", &self.enabled())
             .finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::producer::FieldType;
-    use crate::ErrorKind;
-
-    #[test]
-    fn a_bad_definition_is_refused_before_anything_is_registered() {
-        let word = AtomicU32::new(0);
-        let fields = || vec![Field::new("n", FieldType::U32)];
-        for name in ["bad name", "a:b", ""] {
-            // SAFETY: never registered: the definition is refused first.
-            let result = unsafe { ExternalTracepoint::new(NonNull::from(&word), name, fields(), RegisterOptions::default()) };
-            assert_eq!(result.unwrap_err().kind(), ErrorKind::InvalidName, "{name:?}");
-        }
-        let too_many = (0..40).map(|i| Field::owned(format!("f{i}"), FieldType::U8)).collect();
-        // SAFETY: as above.
-        let result = unsafe { ExternalTracepoint::new(NonNull::from(&word), "ok", too_many, RegisterOptions::default()) };
-        assert_eq!(result.unwrap_err().kind(), ErrorKind::InvalidFormat);
-        assert_eq!(word.load(Ordering::Relaxed), 0);
     }
 }

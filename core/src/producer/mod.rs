@@ -1,6 +1,7 @@
 //! The producer half: declare tracepoints, register them, emit events.
 
 mod data_file;
+mod definition;
 mod dynamic;
 mod events;
 mod external;
@@ -13,11 +14,12 @@ mod registration;
 mod tracepoint;
 mod value;
 
+pub use definition::{validate_name, Definition};
 pub use dynamic::DynamicTracepoint;
 pub use events::{delete_event, registered_format};
 pub use external::ExternalTracepoint;
 pub use in_flight::{wait_for_emits, EmitScope};
-pub use field::{format_string, is_valid_name, Field, FieldType, MAX_FIELDS};
+pub use field::{check_field_count, format_string, is_valid_name, Field, FieldType, MAX_FIELDS};
 pub use provider::{Provider, StaticProvider};
 pub use tracepoint::{RegisterOptions, Tracepoint};
 pub use value::{ToValue, Value};

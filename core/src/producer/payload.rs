@@ -60,6 +60,32 @@ fn write_with<const N: usize>(
     }
 }
 
+/// Checks `values` against `fields` as every emit does; returns the
+/// payload's length. [`Definition::validate`](super::Definition::validate)
+/// is this check without the write.
+pub(crate) fn validate_values(event: &str, fields: &[Field], values: &[Value<'_>]) -> Result<usize, Error> {
+    if values.len() != fields.len() {
+        return Err(Error::ValueCount { event: event.to_owned(), expected: fields.len(), got: values.len() });
+    }
+    let mut len = 0usize;
+    for (field, value) in fields.iter().zip(values) {
+        len += field.ty.fixed_size() + check_value(event, field, value)?;
+    }
+    if len > MAX_PAYLOAD_LEN {
+        return Err(Error::PayloadTooLarge { event: event.to_owned(), len, max: MAX_PAYLOAD_LEN });
+    }
+    Ok(len)
+}
+
+/// The length of a variable-length value's data, as `check_value` counted it.
+fn data_len(value: &Value<'_>) -> usize {
+    match value {
+        Value::Str(s) => s.len() + 1,
+        Value::Bytes(b) => b.len(),
+        _ => 0,
+    }
+}
+
 /// Checks `values` against `fields` and builds the `iovec`s of one write.
 fn lay_out<'a, const N: usize>(
     iov: &mut IovecArray<'a, N>,
@@ -69,27 +95,22 @@ fn lay_out<'a, const N: usize>(
     fields: &[Field],
     values: &'a [Value<'a>],
 ) -> Result<(), Error> {
-    if values.len() != fields.len() {
-        return Err(Error::ValueCount { event: event.to_owned(), expected: fields.len(), got: values.len() });
-    }
+    validate_values(event, fields, values)?;
     debug_assert!(fields.len() <= MAX_FIELDS, "checked at registration");
 
     let fixed_len: usize = fields.iter().map(|f| f.ty.fixed_size()).sum();
     let mut variable_len = 0usize;
     let mut fixed_end = 0usize;
     for (i, (field, value)) in fields.iter().zip(values).enumerate() {
-        let data_len = check_value(event, field, value)?;
         fixed_end += field.ty.fixed_size();
         if matches!(field.ty, FieldType::Str | FieldType::Bytes) {
             // A rel_loc offset counts from the end of the loc word itself.
             let offset = fixed_len - fixed_end + variable_len;
-            variable_len += data_len;
-            // Truncation to u16 is harmless: oversized payloads fail below.
-            locs[i] = dyn_loc(offset as u16, data_len as u16);
+            let len = data_len(value);
+            variable_len += len;
+            // Both fit in u16: the payload was checked against 8184 bytes.
+            locs[i] = dyn_loc(offset as u16, len as u16);
         }
-    }
-    if fixed_len + variable_len > MAX_PAYLOAD_LEN {
-        return Err(Error::PayloadTooLarge { event: event.to_owned(), len: fixed_len + variable_len, max: MAX_PAYLOAD_LEN });
     }
 
     let locs: &'a [u32; MAX_FIELDS] = locs;

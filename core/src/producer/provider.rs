@@ -1,7 +1,8 @@
 //! Providers: a name prefix shared by a group of tracepoints.
 
 use super::dynamic::DynamicTracepoint;
-use super::field::{is_valid_name, Field};
+use super::definition::{validate_name, Definition};
+use super::field::Field;
 use super::tracepoint::{RegisterOptions, Tracepoint};
 use crate::Error;
 
@@ -15,9 +16,7 @@ pub struct Provider {
 impl Provider {
     pub fn new(name: impl Into<String>) -> Result<Self, Error> {
         let name = name.into();
-        if !is_valid_name(&name) {
-            return Err(Error::InvalidName { what: "provider", name });
-        }
+        validate_name("provider", &name)?;
         Ok(Provider { name, options: RegisterOptions::default() })
     }
 
@@ -45,10 +44,8 @@ impl Provider {
 
     /// Defines `<provider>_<event>` without registering it.
     pub fn define(&self, event: &str, fields: Vec<Field>) -> Result<DynamicTracepoint, Error> {
-        if !is_valid_name(event) {
-            return Err(Error::InvalidName { what: "event", name: event.to_owned() });
-        }
-        DynamicTracepoint::new(self.event_name(event), fields, self.options)
+        let definition = Definition::with_provider(&self.name, event, fields)?;
+        Ok(DynamicTracepoint::from_definition(definition, self.options))
     }
 }
 

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::data_file;
+use super::definition::Definition;
 use super::field::{format_string, Field};
 use super::payload::write_event;
 use super::tracepoint::RegisterOptions;
@@ -34,6 +35,9 @@ pub(crate) struct Registration {
     state: AtomicU64,
     name: Cow<'static, str>,
     fields: Cow<'static, [Field]>,
+    /// Built when a run-time definition was checked; a `static` one's is
+    /// built (and checked) at its first registration, as const code can't.
+    format: Option<String>,
     pub(crate) options: RegisterOptions,
 }
 
@@ -43,12 +47,25 @@ impl Registration {
             state: AtomicU64::new(0),
             name: Cow::Borrowed(name),
             fields: Cow::Borrowed(fields),
+            format: None,
             options: RegisterOptions { persist: false, multi_format: false },
         }
     }
 
-    pub(crate) fn new(name: String, fields: Vec<Field>, options: RegisterOptions) -> Self {
-        Registration { state: AtomicU64::new(0), name: Cow::Owned(name), fields: Cow::Owned(fields), options }
+    pub(crate) fn new(definition: Definition, options: RegisterOptions) -> Self {
+        let (name, fields, format) = definition.into_parts();
+        Registration {
+            state: AtomicU64::new(0),
+            name: Cow::Owned(name),
+            fields: Cow::Owned(fields),
+            format: Some(format),
+            options,
+        }
+    }
+
+    /// A registration of nothing, which the kernel never sees.
+    pub(crate) fn placeholder() -> Self {
+        Registration::new_static("", &[])
     }
 
     pub(crate) fn name(&self) -> &str {
@@ -59,8 +76,16 @@ impl Registration {
         &self.fields
     }
 
-    pub(crate) fn format(&self) -> Result<String, Error> {
-        format_string(&self.name, &self.fields)
+    pub(crate) fn format(&self) -> Result<Cow<'_, str>, Error> {
+        match &self.format {
+            Some(format) => Ok(Cow::Borrowed(format)),
+            None => format_string(&self.name, &self.fields).map(Cow::Owned),
+        }
+    }
+
+    /// Checks values as a write would, without writing.
+    pub(crate) fn validate(&self, values: &[Value<'_>]) -> Result<(), Error> {
+        super::payload::validate_values(&self.name, &self.fields, values).map(drop)
     }
 
     pub(crate) fn is_registered(&self) -> bool {
@@ -77,22 +102,28 @@ impl Registration {
     #[cold]
     #[inline(never)]
     pub(crate) unsafe fn register(&self, word: &AtomicU32, after: impl FnOnce()) -> Result<(), Error> {
-        let _guard = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
-        if self.is_registered() {
-            return Ok(());
-        }
-        let result = self
-            .format()
-            .and_then(|format| data_file::with_fd_for_registration(|fd| self.register_with(fd, word, format)));
-        after();
+        let result = {
+            let _guard = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
+            if self.is_registered() {
+                return Ok(());
+            }
+            let result = self
+                .format()
+                .and_then(|format| data_file::with_fd_for_registration(|fd| self.register_with(fd, word, &format)));
+            after();
+            result
+        };
+        // The handshake may wait (up to its limit) for a recorder to attach:
+        // never under the lock, which would stall every other thread's
+        // registration for as long.
         if result.is_ok() {
             crate::handshake::announce(&self.name, || word.load(Ordering::Relaxed) != 0);
         }
         result
     }
 
-    fn register_with(&self, fd: RawFd, word: &AtomicU32, format: String) -> Result<(), Error> {
-        let name_args = CString::new(format.clone()).expect("validated names contain no NUL");
+    fn register_with(&self, fd: RawFd, word: &AtomicU32, format: &str) -> Result<(), Error> {
+        let name_args = CString::new(format).expect("validated names contain no NUL");
         let mut flags = self.options.flags();
         loop {
             let mut reg = UserReg {
@@ -115,7 +146,7 @@ impl Registration {
                 Err(Errno(libc::EINVAL)) if flags & USER_EVENT_REG_MULTI_FORMAT != 0 => {
                     flags &= !USER_EVENT_REG_MULTI_FORMAT;
                 }
-                Err(errno) => return Err(self.registration_error(errno, format)),
+                Err(errno) => return Err(self.registration_error(errno, format.to_owned())),
             }
         }
     }

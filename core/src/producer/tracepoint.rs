@@ -74,8 +74,17 @@ impl Tracepoint {
         self
     }
 
-    pub(crate) fn new_dynamic(name: String, fields: Vec<Field>, options: RegisterOptions) -> Self {
-        Tracepoint { enable: EnableWord(AtomicU32::new(0)), registration: Registration::new(name, fields, options) }
+    pub(crate) fn new_dynamic(definition: super::Definition, options: RegisterOptions) -> Self {
+        Tracepoint { enable: EnableWord(AtomicU32::new(0)), registration: Registration::new(definition, options) }
+    }
+
+    pub(crate) fn placeholder() -> Self {
+        Tracepoint { enable: EnableWord(AtomicU32::new(0)), registration: Registration::placeholder() }
+    }
+
+    /// Checks values as an emit would, and writes nothing.
+    pub fn validate(&self, values: &[super::Value<'_>]) -> Result<(), Error> {
+        self.registration.validate(values)
     }
 
     /// Whether a tracer is attached (or the first registration is pending).
@@ -94,7 +103,7 @@ impl Tracepoint {
 
     /// The format string given to the kernel, e.g. `ev u32 a;__rel_loc char[] b`.
     pub fn format(&self) -> Result<String, Error> {
-        self.registration.format()
+        self.registration.format().map(Into::into)
     }
 
     pub fn is_registered(&self) -> bool {

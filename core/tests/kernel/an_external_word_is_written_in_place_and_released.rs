@@ -1,7 +1,7 @@
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use usertrace::{DynamicTracepoint, ExternalTracepoint, Field, FieldType, RegisterOptions, Value};
+use usertrace::{Definition, DynamicTracepoint, ExternalTracepoint, Field, FieldType, RegisterOptions, Value};
 
 use crate::support::{clear_trace, set_ftrace, trace_lines, unique_name};
 
@@ -25,8 +25,8 @@ fn an_external_word_is_written_in_place_and_left_alone_once_released() {
 
     // SAFETY: `event` is boxed (fixed address), outlives `tp`, and is only
     // accessed atomically; `tp` is dropped (unregistered) before it.
-    let tp = unsafe { ExternalTracepoint::new(NonNull::from(&event.enabled), &name, fields, RegisterOptions::default()) }
-        .unwrap();
+    let definition = Definition::new(&name, fields).unwrap();
+    let tp = unsafe { ExternalTracepoint::new(NonNull::from(&event.enabled), definition, RegisterOptions::default()) };
     tp.register().unwrap();
     assert!(!tp.enabled());
 

@@ -12,6 +12,12 @@ USERTRACE_PROVIDER(capi, &plain, &bare);
 USERTRACE_EVENT(bad, USERTRACE_FIELD_U32(n));
 static usertrace_event *const bad_events[] = {&bad, NULL};
 static const usertrace_provider bad_provider = {"bad:name", bad_events, 0};
+/* A bad event name under a good provider: the same code as from
+ * usertrace_tracepoint_new, since one rule checks both. */
+static const usertrace_field one_u32[] = {USERTRACE_FIELD_U32(n)};
+static usertrace_event bad_event_name = {0, 1, "bad event", one_u32, NULL};
+static usertrace_event *const bad_name_events[] = {&bad_event_name, NULL};
+static const usertrace_provider bad_event_provider = {"good", bad_name_events, 0};
 static const usertrace_provider no_events = {"x", NULL, 0};
 
 static int evaluated;
@@ -24,6 +30,8 @@ int main(void) {
   const usertrace_field bad_field[] = {{"a b", USERTRACE_TYPE_U32, 0}};
   const usertrace_field bad_type[] = {{"a", 99, 0}};
   const usertrace_field big_chars[] = {USERTRACE_FIELD_CHARS(c, 1025)};
+  const usertrace_field empty_chars[] = {USERTRACE_FIELD_CHARS(c, 0)};
+  const usertrace_field twice[] = {USERTRACE_FIELD_U32(a), USERTRACE_FIELD_U64(a)};
   usertrace_tracepoint *tp = NULL;
   int available = user_events_available();
 
@@ -92,12 +100,28 @@ int main(void) {
   CHECK(strstr(buf, "ASCII letters") != NULL);
   CHECK_RESULT(usertrace_tracepoint_new("", fields, 2, 0, &tp), USERTRACE_ERR_INVALID_NAME);
   CHECK_RESULT(usertrace_tracepoint_new("ok", bad_field, 1, 0, &tp), USERTRACE_ERR_INVALID_NAME);
-  CHECK_RESULT(usertrace_tracepoint_new("ok", bad_type, 1, 0, &tp), USERTRACE_ERR_INVALID_ARGUMENT);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", bad_type, 1, 0, &tp), USERTRACE_ERR_UNKNOWN_FIELD_TYPE);
+  usertrace_last_error(buf, sizeof buf, NULL);
+  CHECK(strstr(buf, "field a of event ok has unknown type number 99") != NULL);
   CHECK_RESULT(usertrace_tracepoint_new("ok", big_chars, 1, 0, &tp), USERTRACE_ERR_INVALID_FORMAT);
-  CHECK_RESULT(usertrace_tracepoint_new("ok", fields, 33, 0, &tp), USERTRACE_ERR_INVALID_FORMAT);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", empty_chars, 1, 0, &tp), USERTRACE_ERR_EMPTY_CHAR_ARRAY);
+  usertrace_last_error(buf, sizeof buf, NULL);
+  CHECK(strstr(buf, "char[0]") != NULL && strstr(buf, "N from 1 to 1024") != NULL);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", twice, 2, 0, &tp), USERTRACE_ERR_DUPLICATE_FIELD);
+  usertrace_last_error(buf, sizeof buf, NULL);
+  CHECK(strcmp(buf, "event ok declares field a twice; give each field its own name") == 0);
+  CHECK_RESULT(usertrace_tracepoint_new("ok", fields, 33, 0, &tp), USERTRACE_ERR_TOO_MANY_FIELDS);
+  usertrace_last_error(buf, sizeof buf, NULL);
+  CHECK(strstr(buf, "event ok declares 33 fields; at most 32") != NULL);
+  /* A garbage count (an uninitialised variable) is an error, read nothing
+   * and allocated nothing: not an out-of-memory abort. */
+  CHECK_RESULT(usertrace_tracepoint_new("ok", fields, (size_t)-1 / 2, 0, &tp), USERTRACE_ERR_TOO_MANY_FIELDS);
   CHECK_RESULT(usertrace_tracepoint_new("ok", fields, 2, 0x80, &tp), USERTRACE_ERR_INVALID_ARGUMENT);
   CHECK(tp == NULL);
   CHECK_RESULT(usertrace_provider_register(&bad_provider), USERTRACE_ERR_INVALID_NAME);
+  CHECK_RESULT(usertrace_provider_register(&bad_event_provider), USERTRACE_ERR_INVALID_NAME);
+  usertrace_last_error(buf, sizeof buf, NULL);
+  CHECK(strstr(buf, "invalid event name") != NULL);
   CHECK(bad.registration == NULL && bad.enabled == 0);
   CHECK_RESULT(usertrace_provider_register(&no_events), USERTRACE_ERR_NULL_ARGUMENT);
 
@@ -117,6 +141,16 @@ int main(void) {
     v[1] = usertrace_str("x");
     CHECK_RESULT(usertrace_tracepoint_emit(tp, v, 2), USERTRACE_OK); /* disabled: nothing written */
     CHECK_RESULT(usertrace_tracepoint_emit(tp, v, 1), USERTRACE_OK); /* nor checked */
+    /* ...but validate checks, enabled or not, as an emit would. */
+    CHECK_RESULT(usertrace_tracepoint_validate(tp, v, 2), USERTRACE_OK);
+    CHECK_RESULT(usertrace_tracepoint_validate(tp, v, 1), USERTRACE_ERR_VALUE_MISMATCH);
+    usertrace_last_error(buf, sizeof buf, NULL);
+    CHECK(strcmp(buf, "event capi_dynamic has 2 fields but 1 values were given") == 0);
+    v[1] = usertrace_u32(2);
+    CHECK_RESULT(usertrace_tracepoint_validate(tp, v, 2), USERTRACE_ERR_VALUE_MISMATCH);
+    usertrace_last_error(buf, sizeof buf, NULL);
+    CHECK(strcmp(buf, "field b of event capi_dynamic is string, but a u32 was given") == 0);
+    CHECK_RESULT(usertrace_tracepoint_validate(NULL, v, 2), USERTRACE_ERR_NULL_ARGUMENT);
   }
   CHECK_RESULT(usertrace_tracepoint_unregister(tp), USERTRACE_OK);
   CHECK_RESULT(usertrace_tracepoint_unregister(tp), USERTRACE_OK);

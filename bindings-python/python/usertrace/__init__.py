@@ -18,12 +18,21 @@ raises, and ``usertrace.status()`` and ``tp.registration_error`` say why.
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _distribution_version
+
 from ._errors import ErrorKind, UsertraceError
 from ._functions import FunctionTracer, trace_functions
 from ._native import MAX_FIELDS, Tracepoint
 from ._provider import FieldSpec, Provider, default_provider
 from ._status import Availability, Status, status
 from ._traced import Traced, traced
+
+# The installed distribution's version, which maturin takes from Cargo.toml.
+try:
+    __version__: str = _distribution_version("usertrace")
+except PackageNotFoundError:  # imported from a source tree, not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "MAX_FIELDS",

@@ -4,27 +4,32 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 
+use clap::Args;
 use usertrace_consumer::{find_tracefs, load, scan, Pattern, USER_SYSTEMS};
 
-pub const USAGE: &str = "usage: usertrace list [PATTERN]
+use crate::args::Format;
+use crate::json::{print_line, ListedEvent, ListedField};
 
-Lists registered user events ([SYSTEM:]NAME, with * and ?), each with its
-fields and whether ftrace or perf is attached.
-";
+/// Show registered user events, their fields and who traces them
+///
+/// Lists the registered user events matching PATTERN (all of them without
+/// one), each with its fields and whether ftrace or perf has it enabled.
+/// An exact name that matches nothing is an error (exit status 1); a
+/// pattern with wildcards that matches nothing is an empty list.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// [SYSTEM:]NAME, with * and ? as wildcards
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
 
-pub fn run(args: &[String]) -> ExitCode {
-    let pattern = match args {
-        [] => Pattern::parse("*"),
-        [h] if h == "-h" || h == "--help" => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        [p] => Pattern::parse(p),
-        _ => {
-            eprintln!("usertrace list: give at most one pattern\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    /// text: an event line, then a line per field; json: one JSON object
+    /// per event (event, system, name, id, fields [{name, type}], used_by)
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+pub fn run(args: &ListArgs) -> ExitCode {
+    let pattern = Pattern::parse(args.pattern.as_deref().unwrap_or("*"));
     let (pattern, tracefs) = match pattern.map_err(usertrace_consumer::Error::from).and_then(|p| Ok((p, find_tracefs()?))) {
         Ok(x) => x,
         Err(e) => {
@@ -47,21 +52,37 @@ pub fn run(args: &[String]) -> ExitCode {
         // The status file names multi-format events by their tracepoint
         // name (`NAME.<hexid>`); older kernels printed the bare NAME.
         let base = candidate.name.split('.').next().unwrap_or(&candidate.name);
-        let used = match users.get(&candidate.name).or_else(|| users.get(base)).map(String::as_str) {
-            Some("") | None => "not traced".to_owned(),
-            Some(u) => format!("used by {u}"),
-        };
-        println!("{}  ({used})", format.full_name());
-        for field in &format.fields {
-            println!("    {} {}", field.type_name, field.name);
+        let used_by = users.get(&candidate.name).or_else(|| users.get(base)).map_or("", String::as_str);
+        match args.format {
+            Format::Text => {
+                let used = if used_by.is_empty() { "not traced".to_owned() } else { format!("used by {used_by}") };
+                println!("{}  ({used})", format.full_name());
+                for field in &format.fields {
+                    println!("    {} {}", field.type_name, field.name);
+                }
+            }
+            Format::Json => print_line(&ListedEvent {
+                event: format.full_name(),
+                system: &format.system,
+                name: &format.name,
+                id: format.id,
+                fields: format.fields.iter().map(|f| ListedField { name: &f.name, type_name: &f.type_name }).collect(),
+                used_by: used_by.split_whitespace().collect(),
+            }),
         }
         shown += 1;
     }
     if shown == 0 {
-        eprintln!("usertrace list: no user event matches {:?}", pattern.as_str());
+        let name = pattern.as_str();
         // An exact name is a question about one event: "no" is an error.
         // An empty glob is an empty listing.
-        if !pattern.is_glob() {
+        if pattern.is_glob() {
+            eprintln!("usertrace list: no user event matches \"{name}\"");
+        } else {
+            eprintln!(
+                "usertrace list: no user event matches \"{name}\": an event exists only while a program has it \
+                 registered (`usertrace list` shows all that are)"
+            );
             return ExitCode::from(1);
         }
     }

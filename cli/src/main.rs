@@ -1,5 +1,27 @@
-//! `usertrace`: inspect and record user_events.
+//! `usertrace`: inspect, record and count user_events.
+//!
+//! One file per subcommand (`status`, `list`, `record`, `stat`), each with
+//! its clap options; `args` ties them into the command line, `run` is what
+//! `record` and `stat` share, `json` holds every `--format json` line and
+//! documents them as a public contract.
+//!
+//! # Exit status
+//!
+//! - 0: success; `record` and `stat` without a command also exit 0 when
+//!   stopped by Ctrl-C or `--duration`.
+//! - 1: a runtime error (user_events unavailable, no such event, a failed
+//!   session, a failed write); stderr says what to do.
+//! - 2: a usage error (clap's code): an unknown option, a bad value.
+//! - 127: `record`/`stat` could not start the command.
+//! - otherwise, `record`/`stat` with a command: the command's own exit
+//!   status, or 128+N when signal N killed it; 0 when `--duration` ended
+//!   first and the command was sent SIGTERM.
+//!
+//! A command that exits 1 or 2 itself is thus not told apart from our own
+//! errors by the status alone; stderr lines of ours start `usertrace`.
 
+mod args;
+mod json;
 mod launch;
 mod list;
 mod record;
@@ -9,35 +31,23 @@ mod status;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: usertrace <command>
+use clap::Parser;
 
-commands:
-  status    say whether user_events tracing works here, and what to do if not
-  list      show registered user events, their fields and who traces them
-  record    print events as they happen (text or JSON lines)
-  stat      count events
-
-`usertrace <command> --help` tells more.
-";
+use crate::args::{Cli, Command};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("status") => status::run(&args[1..]),
-        Some("list") => list::run(&args[1..]),
-        Some("record") => record::run_record(&args[1..]),
-        Some("stat") => stat::run_stat(&args[1..]),
-        Some("-h" | "--help" | "help") => {
-            print!("{USAGE}");
-            ExitCode::SUCCESS
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and --version go to stdout with 0; errors to stderr with 2.
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
         }
-        Some(other) => {
-            eprintln!("usertrace: unknown command {other:?}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
-        None => {
-            eprint!("{USAGE}");
-            ExitCode::from(2)
-        }
+    };
+    match &cli.command {
+        Command::Status(a) => status::run(a),
+        Command::List(a) => list::run(a),
+        Command::Record(a) => record::run_record(a),
+        Command::Stat(a) => stat::run_stat(a),
     }
 }

@@ -1,67 +1,76 @@
 //! What `record` and `stat` share: their options, and running a session
-//! until the command exits or Ctrl-C.
+//! until the command exits, `--duration` ends or Ctrl-C.
 
+use std::cell::Cell;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use clap::Args;
 use usertrace_consumer::{Output, Session, SessionOptions, Stats, Window};
 
 use crate::launch::HeldChild;
 use usertrace_consumer::AttachRequests;
 
 /// Options common to `record` and `stat`.
-#[derive(Debug, Default)]
+#[derive(Debug, Args)]
 pub struct RunArgs {
+    /// Events to attach: [SYSTEM:]NAME, with * and ? as wildcards; repeat
+    /// -e or separate patterns with commas. Events registered later that
+    /// match are attached when they appear
+    #[arg(short = 'e', long = "event", value_name = "PATTERN", required = true, value_delimiter = ',')]
     pub patterns: Vec<String>,
+
+    /// Keep only events emitted by these processes (repeat -p or separate
+    /// with commas); lost counts still cover every process
+    #[arg(short = 'p', long = "pid", value_name = "PID", value_delimiter = ',', value_parser = parse_pid, allow_negative_numbers = true)]
+    pub pids: Vec<u32>,
+
+    /// Stop after this many seconds of recording (fractions allowed). With
+    /// CMD, stop when CMD exits or when the time is up, whichever comes
+    /// first; in the second case CMD is sent SIGTERM and the exit status
+    /// is 0
+    // A negative number is a bad value to explain, not an unknown option.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub duration: Option<Duration>,
+
+    /// Data pages per CPU ring, a power of two [default: 256]
+    #[arg(long = "buffer-size", value_name = "PAGES", value_parser = parse_pages)]
     pub ring_pages: Option<usize>,
+
+    /// A command to run, held until recording has started, and recorded
+    /// until it exits; its exit status becomes ours. Everything after it
+    /// is its own arguments; `--` before it is accepted
+    #[arg(value_name = "CMD", trailing_var_arg = true)]
     pub command: Vec<String>,
 }
 
-impl RunArgs {
-    /// Takes `-e PATTERN`, `--buffer-size N` and `-- CMD...` from `args`;
-    /// returns the arguments it did not know, for the caller to handle.
-    pub fn parse(args: &[String], mut other: impl FnMut(&str, Option<&String>) -> Result<bool, String>) -> Result<RunArgs, String> {
-        let mut out = RunArgs::default();
-        let mut i = 0;
-        while i < args.len() {
-            let arg = args[i].as_str();
-            let next = args.get(i + 1);
-            match arg {
-                "--" => {
-                    out.command = args[i + 1..].to_vec();
-                    if out.command.is_empty() {
-                        return Err("`--` must be followed by a command".into());
-                    }
-                    break;
-                }
-                "-e" | "--event" => {
-                    out.patterns.push(next.ok_or("-e needs a pattern")?.clone());
-                    i += 1;
-                }
-                "--buffer-size" => {
-                    let n = next.ok_or("--buffer-size needs a number of pages")?;
-                    let pages: usize = n.parse().map_err(|_| format!("--buffer-size: {n:?} is not a number of pages"))?;
-                    if pages == 0 || !pages.is_power_of_two() {
-                        return Err(format!("--buffer-size: {pages} is not a power of two"));
-                    }
-                    out.ring_pages = Some(pages);
-                    i += 1;
-                }
-                _ => {
-                    if other(arg, next)? {
-                        i += 1;
-                    }
-                }
-            }
-            i += 1;
-        }
-        if out.patterns.is_empty() {
-            return Err("give at least one event pattern with -e".into());
-        }
-        Ok(out)
+fn parse_pid(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(pid) if pid > 0 => Ok(pid),
+        _ => Err("not a process id: give a positive number, as `pidof NAME` prints it".into()),
     }
 }
+
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs.is_finite() => {
+            Duration::try_from_secs_f64(secs).map_err(|_| "too many seconds: give at most about 584 years".into())
+        }
+        _ => Err("give a number of seconds above 0, such as 10 or 0.5".into()),
+    }
+}
+
+fn parse_pages(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(pages) if pages.is_power_of_two() => Ok(pages),
+        Ok(_) => Err("the number of pages must be a power of two: 1, 2, 4, ... 256 (the default), 512...".into()),
+        Err(_) => Err("give a number of pages, a power of two such as 64".into()),
+    }
+}
+
+/// How often the loop wakes to look at the command, Ctrl-C and the clock.
+const POLL: Duration = Duration::from_millis(100);
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -85,14 +94,29 @@ fn catch_interrupts() {
 /// How a run ended.
 pub struct Summary {
     pub stats: Stats,
+    /// Events left out by `-p`.
+    pub skipped: u64,
     pub duration: Duration,
     pub exit: ExitCode,
 }
 
+impl Summary {
+    /// Events that reached the sink.
+    pub fn events(&self) -> u64 {
+        self.stats.events.saturating_sub(self.skipped)
+    }
+}
+
 /// Opens the session, starts the command (if any), and feeds every output
-/// to `sink` until the command exits or Ctrl-C. Errors are printed.
+/// to `sink` (leaving out events of processes not given with `-p`) until
+/// the command exits, `--duration` ends or Ctrl-C. Errors are printed.
 pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
     catch_interrupts();
+    for pid in &args.pids {
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            eprintln!("usertrace {name}: no process {pid} is running now; its events will show if one starts with that pid");
+        }
+    }
     let attach_requests = if args.command.is_empty() { None } else { AttachRequests::new().ok() };
     let held = if args.command.is_empty() {
         None
@@ -101,7 +125,7 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
         match HeldChild::spawn(&args.command, handoff) {
             Ok(h) => Some(h),
             Err(e) => {
-                eprintln!("usertrace {name}: cannot start {:?}: {e}", args.command[0]);
+                eprintln!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
                 return Err(ExitCode::from(127));
             }
         }
@@ -128,7 +152,9 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
         let list = args.patterns.join(" ");
         eprintln!("usertrace {name}: no event matches {list} yet; attaching when one is registered");
     }
-    let report = |output: Output, sink: &mut dyn FnMut(Output)| {
+    // A Cell: `report` counts into it while the progress line reads it.
+    let skipped = Cell::new(0u64);
+    let mut report = |output: Output| {
         match &output {
             Output::Attached { format, window, .. } => {
                 let note = match window {
@@ -148,21 +174,30 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
                      (try a larger --buffer-size)"
                 );
             }
-            Output::Event(_) => {}
+            Output::Event(event) => {
+                if !args.pids.is_empty() && !args.pids.contains(&event.pid) {
+                    skipped.set(skipped.get() + 1);
+                    return;
+                }
+            }
         }
         sink(output);
     };
     let mut child = match held.map(HeldChild::release).transpose() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("usertrace {name}: cannot start {:?}: {e}", args.command[0]);
+            eprintln!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
             return Err(ExitCode::from(127));
         }
     };
+    // From here on events are recorded: opening the session (reading
+    // /proc, which is slow on a busy machine) is not part of the time.
+    let deadline = args.duration.and_then(|d| Instant::now().checked_add(d));
     let mut exit = ExitCode::SUCCESS;
     let mut last_progress = Instant::now();
     loop {
-        let outputs = match session.poll(Duration::from_millis(100)) {
+        let timeout = deadline.map_or(POLL, |d| d.saturating_duration_since(Instant::now()).min(POLL));
+        let outputs = match session.poll(timeout) {
             Ok(o) => o,
             Err(e) => {
                 eprintln!("usertrace {name}: {e}");
@@ -171,7 +206,7 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
             }
         };
         for o in outputs {
-            report(o, &mut sink);
+            report(o);
         }
         if let Some(c) = child.as_mut() {
             match c.try_wait() {
@@ -190,21 +225,42 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
             // ATOMICS: see on_signal.
             break;
         }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            if let Some(c) = &child {
+                // As `perf stat --timeout` does: the time asked for is up,
+                // so the command is asked to end rather than left running
+                // unobserved. SIGTERM, not SIGKILL, so that it can clean up.
+                // SAFETY: kill(2) on our own child's pid, not yet reaped
+                // (try_wait above saw it running), so the pid is still its.
+                unsafe { libc::kill(c.id() as libc::pid_t, libc::SIGTERM) };
+            }
+            break;
+        }
         if last_progress.elapsed() >= Duration::from_secs(10) {
             last_progress = Instant::now();
             let s = session.stats();
             eprintln!(
                 "usertrace {name}: {} events, {} lost, {:.0}s so far",
-                s.events,
+                s.events.saturating_sub(skipped.get()),
                 s.lost_total(),
                 start.elapsed().as_secs_f64()
             );
         }
     }
     for o in session.flush() {
-        report(o, &mut sink);
+        report(o);
     }
-    Ok(Summary { stats: session.stats(), duration: start.elapsed(), exit })
+    Ok(Summary { stats: session.stats(), skipped: skipped.get(), duration: start.elapsed(), exit })
+}
+
+/// Why CMD did not start, and what to check.
+fn cannot_start(program: &str, e: &std::io::Error) -> String {
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound => "; check its name, or give its path",
+        std::io::ErrorKind::PermissionDenied => "; check that it is executable",
+        _ => "",
+    };
+    format!("cannot start `{program}`: {e}{hint}")
 }
 
 fn exit_code(status: std::process::ExitStatus) -> ExitCode {
@@ -221,10 +277,13 @@ pub fn print_summary(name: &str, summary: &Summary) {
     let s = &summary.stats;
     eprintln!(
         "usertrace {name}: {} events, {} lost, {:.3}s",
-        s.events,
+        summary.events(),
         s.lost_total(),
         summary.duration.as_secs_f64()
     );
+    if summary.skipped > 0 {
+        eprintln!("usertrace {name}: {} events of processes not given with -p were left out", summary.skipped);
+    }
     if s.lost_sideband > 0 {
         eprintln!("usertrace {name}: {} task records were lost; some process names may be wrong", s.lost_sideband);
     }

@@ -1,34 +1,45 @@
-//! `usertrace stat -e PATTERN [-- CMD]`: how many of each event, and how
+//! `usertrace stat -e PATTERN [CMD]`: how many of each event, and how
 //! many were lost.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
+use clap::Args;
 use usertrace_consumer::Output;
 
+use crate::args::Format;
+use crate::json::{print_line, CpuLost, StatLine};
 use crate::run::{print_summary, run, RunArgs};
 
-pub const USAGE: &str = "usage: usertrace stat -e PATTERN... [--buffer-size PAGES] [-- CMD ARGS...]
+const OUTPUT_HELP: &str = "\
+Output:
+  text  a COUNT  EVENT line per event, then COUNT  lost, and a line for
+        each CPU that lost events.
+  json  one object: counts (event: count), events, skipped (by -p), lost,
+        lost_by_cpu [{cpu, lost}], lost_task_records, malformed, seconds.
 
-Counts the events matching each PATTERN until CMD exits (or Ctrl-C), then
-prints one line per event, the total lost, and the lost count of each CPU
-that lost events.
-";
+Without CMD, counting goes on until Ctrl-C (or --duration); the exit
+status is then 0. With CMD, it is CMD's own, or 127 if CMD cannot start.";
 
-pub fn run_stat(args: &[String]) -> ExitCode {
-    if args.iter().take_while(|a| *a != "--").any(|a| a == "-h" || a == "--help") {
-        print!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    let parsed = match RunArgs::parse(args, |arg, _| Err(format!("unknown option {arg:?}"))) {
-        Ok(p) => p,
-        Err(msg) => {
-            eprintln!("usertrace stat: {msg}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+/// Count events, and say how many were lost
+///
+/// Counts the user_events matching each PATTERN on every CPU until CMD
+/// exits (or Ctrl-C, or --duration), then prints the count of each event,
+/// the total lost, and the lost count of each CPU that lost events.
+#[derive(Debug, Args)]
+#[command(after_long_help = OUTPUT_HELP)]
+pub struct StatArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// text: a table; json: one JSON object when counting ends
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+pub fn run_stat(args: &StatArgs) -> ExitCode {
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    let result = run(&parsed, "stat", |output| match output {
+    let result = run(&args.run, "stat", |output| match output {
         Output::Event(e) => *counts.entry(e.format.full_name()).or_default() += 1,
         // Attached events show with 0 even when nothing arrives.
         Output::Attached { format, .. } => {
@@ -40,17 +51,33 @@ pub fn run_stat(args: &[String]) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    println!("{:>12}  event", "count");
-    for (name, count) in &counts {
-        println!("{count:>12}  {name}");
-    }
-    // The total always shows, so "nothing lost" is said, not implied.
-    println!("{:>12}  lost", summary.stats.lost_total());
-    for (cpu, lost) in summary.stats.lost.iter().filter(|l| l.1 > 0) {
-        println!("{lost:>12}  lost on CPU {cpu}");
-    }
-    if summary.stats.lost_sideband > 0 {
-        println!("{:>12}  task records lost (process names may be wrong)", summary.stats.lost_sideband);
+    let stats = &summary.stats;
+    let lost_cpus = stats.lost.iter().filter(|l| l.1 > 0);
+    match args.format {
+        Format::Text => {
+            println!("{:>12}  event", "count");
+            for (name, count) in &counts {
+                println!("{count:>12}  {name}");
+            }
+            // The total always shows, so "nothing lost" is said, not implied.
+            println!("{:>12}  lost", stats.lost_total());
+            for (cpu, lost) in lost_cpus {
+                println!("{lost:>12}  lost on CPU {cpu}");
+            }
+            if stats.lost_sideband > 0 {
+                println!("{:>12}  task records lost (process names may be wrong)", stats.lost_sideband);
+            }
+        }
+        Format::Json => print_line(&StatLine {
+            counts: &counts,
+            events: counts.values().sum(),
+            skipped: summary.skipped,
+            lost: stats.lost_total(),
+            lost_by_cpu: lost_cpus.map(|&(cpu, lost)| CpuLost { cpu, lost }).collect(),
+            lost_task_records: stats.lost_sideband,
+            malformed: stats.malformed,
+            seconds: summary.duration.as_secs_f64(),
+        }),
     }
     print_summary("stat", &summary);
     summary.exit

@@ -1,0 +1,235 @@
+//! The command line, declared once with clap: parsing, `--help`,
+//! `help CMD` and `--version` all come from these types, so the help text
+//! cannot drift from what is parsed. Each subcommand's options live in its
+//! own file; this one ties them together.
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::{list::ListArgs, record::RecordArgs, stat::StatArgs, status::StatusArgs};
+
+/// What `usertrace --help` shows under the commands.
+const EXIT_STATUS: &str = "\
+`usertrace help COMMAND` or `usertrace COMMAND --help` tells more.
+
+Exit status:
+  0      success (record and stat stopped by Ctrl-C or --duration too)
+  1      a runtime error: user_events unavailable, no such event, a failed
+         session or write; the message on stderr says what to do
+  2      a usage error: an unknown option or a bad value
+  127    record or stat could not start CMD
+  other  record or stat with CMD: CMD's own exit status (128+N if signal N
+         killed it)";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "usertrace",
+    version,
+    about = "Inspect, record and count Linux user_events",
+    after_help = "`usertrace help COMMAND` or `usertrace COMMAND --help` tells more.",
+    after_long_help = EXIT_STATUS,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    // Each command's help is the doc comment of its arguments' type, in
+    // the command's own file.
+    Status(StatusArgs),
+    List(ListArgs),
+    Record(RecordArgs),
+    Stat(StatArgs),
+}
+
+/// How a command prints what it found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::error::ErrorKind;
+    use clap::CommandFactory;
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Command, clap::Error> {
+        Cli::try_parse_from(std::iter::once("usertrace").chain(args.iter().copied())).map(|c| c.command)
+    }
+
+    fn record(args: &[&str]) -> RecordArgs {
+        match parse(&[&["record"], args].concat()) {
+            Ok(Command::Record(r)) => r,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn stat(args: &[&str]) -> StatArgs {
+        match parse(&[&["stat"], args].concat()) {
+            Ok(Command::Stat(s)) => s,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn error(args: &[&str]) -> clap::Error {
+        parse(args).expect_err("should not parse")
+    }
+
+    #[test]
+    fn the_declaration_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn version_prints_the_crate_version() {
+        let e = error(&["--version"]);
+        assert_eq!(e.kind(), ErrorKind::DisplayVersion);
+        assert_eq!(e.to_string(), format!("usertrace {}\n", env!("CARGO_PKG_VERSION")));
+        assert_eq!(e.exit_code(), 0);
+    }
+
+    #[test]
+    fn every_command_has_help_both_ways() {
+        for cmd in ["status", "list", "record", "stat"] {
+            let e = error(&["help", cmd]);
+            assert_eq!(e.kind(), ErrorKind::DisplayHelp, "help {cmd}");
+            assert!(e.to_string().contains(&format!("usertrace {cmd}")), "help {cmd}: {e}");
+            let e = error(&[cmd, "--help"]);
+            assert_eq!(e.kind(), ErrorKind::DisplayHelp, "{cmd} --help");
+            assert_eq!(e.exit_code(), 0);
+        }
+    }
+
+    #[test]
+    fn top_level_help_documents_the_exit_status() {
+        let e = error(&["--help"]);
+        assert!(e.to_string().contains("Exit status:"), "{e}");
+        assert!(e.to_string().contains("127"), "{e}");
+    }
+
+    #[test]
+    fn no_command_is_a_usage_error_with_help() {
+        let e = error(&[]);
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("record"), "{e}");
+    }
+
+    #[test]
+    fn options_take_their_value_with_an_equals_sign() {
+        let r = record(&["--event=a", "--format=json", "--output=/tmp/x", "--buffer-size=8", "--pid=3", "--duration=1.5"]);
+        assert_eq!(r.run.patterns, ["a"]);
+        assert_eq!(r.format, Format::Json);
+        assert_eq!(r.output.as_deref(), Some(std::path::Path::new("/tmp/x")));
+        assert_eq!(r.run.ring_pages, Some(8));
+        assert_eq!(r.run.pids, [3]);
+        assert_eq!(r.run.duration, Some(Duration::from_millis(1500)));
+    }
+
+    #[test]
+    fn events_may_be_repeated_or_comma_separated() {
+        assert_eq!(record(&["-e", "a", "-e", "b"]).run.patterns, ["a", "b"]);
+        assert_eq!(record(&["-e", "a,b", "-e", "c"]).run.patterns, ["a", "b", "c"]);
+        assert_eq!(stat(&["-ea,sys:b*"]).run.patterns, ["a", "sys:b*"]);
+    }
+
+    #[test]
+    fn an_event_pattern_is_required() {
+        let e = error(&["record"]);
+        assert_eq!(e.kind(), ErrorKind::MissingRequiredArgument);
+        assert!(e.to_string().contains("--event <PATTERN>"), "{e}");
+    }
+
+    #[test]
+    fn pids_may_be_repeated_or_comma_separated() {
+        assert_eq!(record(&["-e", "a", "-p", "10", "--pid", "20"]).run.pids, [10, 20]);
+        assert_eq!(stat(&["-e", "a", "-p", "10,20"]).run.pids, [10, 20]);
+        assert!(error(&["stat", "-e", "a", "-p", "-3"]).to_string().contains("not a process id"));
+        let e = error(&["record", "-e", "a", "-p", "me"]);
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("not a process id"), "{e}");
+    }
+
+    #[test]
+    fn duration_is_in_seconds_and_must_be_positive() {
+        assert_eq!(stat(&["-e", "a", "--duration", "10"]).run.duration, Some(Duration::from_secs(10)));
+        assert_eq!(record(&["-e", "a", "--duration", "0.25"]).run.duration, Some(Duration::from_millis(250)));
+        for bad in ["0", "-1", "soon", "inf", "NaN"] {
+            let e = error(&["stat", "-e", "a", "--duration", bad]);
+            assert_eq!(e.kind(), ErrorKind::ValueValidation, "{bad}");
+            assert!(e.to_string().contains("seconds"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn buffer_size_must_be_a_power_of_two() {
+        assert_eq!(stat(&["-e", "a", "--buffer-size", "1"]).run.ring_pages, Some(1));
+        let e = error(&["stat", "-e", "a", "--buffer-size", "3"]);
+        assert!(e.to_string().contains("power of two"), "{e}");
+        let e = error(&["stat", "-e", "a", "--buffer-size", "many"]);
+        assert!(e.to_string().contains("number of pages"), "{e}");
+    }
+
+    #[test]
+    fn a_command_may_follow_without_a_double_dash() {
+        let r = record(&["-e", "a", "/bin/sh", "-c", "exit 7"]);
+        assert_eq!(r.run.command, ["/bin/sh", "-c", "exit 7"]);
+        // Options after the command belong to the command.
+        let s = stat(&["-e", "a", "prog", "-e", "b", "--format", "json"]);
+        assert_eq!(s.run.patterns, ["a"]);
+        assert_eq!(s.run.command, ["prog", "-e", "b", "--format", "json"]);
+        assert_eq!(s.format, Format::Text);
+    }
+
+    #[test]
+    fn a_double_dash_still_starts_the_command() {
+        let r = record(&["-e", "a", "--", "prog", "--help"]);
+        assert_eq!(r.run.command, ["prog", "--help"]);
+        let r = record(&["-e", "a", "--", "-prog"]);
+        assert_eq!(r.run.command, ["-prog"]);
+    }
+
+    #[test]
+    fn an_unknown_option_is_not_taken_for_the_command() {
+        let e = error(&["record", "-e", "a", "--formt", "json"]);
+        assert_eq!(e.kind(), ErrorKind::UnknownArgument);
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn every_command_takes_format_json() {
+        assert!(matches!(parse(&["status", "--format", "json"]), Ok(Command::Status(s)) if s.format == Format::Json));
+        assert!(matches!(parse(&["list", "--format=json", "x*"]), Ok(Command::List(l)) if l.format == Format::Json));
+        assert_eq!(record(&["-e", "a", "--format", "json"]).format, Format::Json);
+        assert_eq!(stat(&["-e", "a", "--format", "json"]).format, Format::Json);
+        assert_eq!(stat(&["-e", "a"]).format, Format::Text);
+    }
+
+    #[test]
+    fn a_bad_format_names_the_value_and_the_choices() {
+        let e = error(&["record", "-e", "a", "--format", "xml"]);
+        assert_eq!(e.kind(), ErrorKind::InvalidValue);
+        assert_eq!(e.exit_code(), 2);
+        let text = e.to_string();
+        assert!(text.contains("'xml'") && text.contains("text") && text.contains("json"), "{text}");
+        assert!(!text.contains("Some("), "{text}");
+    }
+
+    #[test]
+    fn status_takes_no_argument() {
+        assert_eq!(error(&["status", "extra"]).exit_code(), 2);
+    }
+
+    #[test]
+    fn list_takes_at_most_one_pattern() {
+        assert!(matches!(parse(&["list"]), Ok(Command::List(l)) if l.pattern.is_none()));
+        assert!(matches!(parse(&["list", "a*"]), Ok(Command::List(l)) if l.pattern.as_deref() == Some("a*")));
+        assert_eq!(error(&["list", "a", "b"]).exit_code(), 2);
+    }
+}

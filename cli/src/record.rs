@@ -5,9 +5,14 @@
 //! json: one [`EventLine`](crate::json::EventLine) per line; its fields are
 //! a public contract, documented in `json.rs`.
 //!
-//! Strings are printed as they are (JSON-escaped in json), bytes as hex,
-//! f32/f64 as numbers (non-finite ones as strings in json).
+//! In text, strings are printed as they are except for what would break
+//! the one-event-one-line rule or make it ambiguous: `\n`, `\r`, `\t` and
+//! `\` are written `\n`, `\r`, `\t` and `\\`; other C0 controls and DEL
+//! `\xNN`; C1 controls (U+0080..U+009F, which terminals act on) `\u{NN}`.
+//! The same goes for the thread name. Bytes are printed as hex, f32/f64 as
+//! Rust prints them (`NaN`, `inf` included).
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -24,7 +29,9 @@ use crate::run::{print_summary, run, RunArgs};
 const OUTPUT_HELP: &str = "\
 Output:
   text  COMM PID/TID [CPU] SECONDS.MICROS: EVENT: field=value ...
-        as perf script prints it.
+        as perf script prints it. In strings, newline, CR, tab and
+        backslash are written \\n \\r \\t \\\\, other control characters
+        \\xNN or \\u{NN}, so that one event is one line.
   json  one object per event and line: time_ns, cpu, pid, tid, comm,
         process, namespaces (only where the session may see them: root or
         CAP_PERFMON), event, fields (name: value, in declaration order),
@@ -102,11 +109,15 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
 pub fn text_line(event: &Event, out: &mut Vec<u8>) {
     let secs = event.time_ns / 1_000_000_000;
     let micros = event.time_ns % 1_000_000_000 / 1_000;
-    let _ = write!(out, "{:>16} {}/{} [{:03}] {secs}.{micros:06}: {}:", event.comm, event.pid, event.tid, event.cpu, event.name());
+    let comm = escape(&event.comm);
+    let _ = write!(out, "{comm:>16} {}/{} [{:03}] {secs}.{micros:06}: {}:", event.pid, event.tid, event.cpu, event.name());
     match event.fields() {
         Ok(fields) => {
             for (name, value) in fields {
-                let _ = write!(out, " {name}={value}");
+                let _ = match value {
+                    FieldValue::Str(s) => write!(out, " {name}={}", escape(&s)),
+                    other => write!(out, " {name}={other}"),
+                };
             }
         }
         Err(e) => {
@@ -114,6 +125,33 @@ pub fn text_line(event: &Event, out: &mut Vec<u8>) {
         }
     }
     out.push(b'\n');
+}
+
+/// `s` with the characters the module docs name escaped; borrowed when
+/// there are none, as in nearly every string.
+fn escape(s: &str) -> Cow<'_, str> {
+    let needs = |c: char| c == '\\' || c.is_control();
+    if !s.chars().any(needs) {
+        return Cow::Borrowed(s);
+    }
+    use std::fmt::Write;
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -194,7 +232,19 @@ mod tests {
 
     #[test]
     fn text_lines_look_like_perf_script() {
-        assert_eq!(text(&event()), "          worker 10/11 [001] 12.345678: ping: n=12 msg=a\"b\n x=NaN\n");
+        assert_eq!(text(&event()), "          worker 10/11 [001] 12.345678: ping: n=12 msg=a\"b\\n x=NaN\n");
+    }
+
+    #[test]
+    fn text_lines_escape_control_characters_so_one_event_is_one_line() {
+        let e = every_kind(1, -1, 1, 0.5, 2.0, "one\ntwo\tthree\r\\ \u{1b}[31m\u{7f}\u{9b}é", &[0xde, 0xad]);
+        let line = text(&Event { comm: "bad\nname".into(), ..e });
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert_eq!(
+            line,
+            "       bad\\nname 10/11 [001] 12.345678: kinds: a=1 b=-1 e=true f=0.5 g=2 \
+             s=one\\ntwo\\tthree\\r\\\\ \\x1b[31m\\x7f\\u{9b}é j=dead\n"
+        );
     }
 
     #[test]

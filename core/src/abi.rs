@@ -29,10 +29,15 @@ pub struct UserReg {
 #[repr(C, packed)]
 #[derive(Debug, Default, Clone, Copy)]
 pub struct UserUnreg {
+    /// Size of this struct, so the kernel can tell ABI versions apart.
     pub size: u32,
+    /// Bit to stop updating, as given in `UserReg::enable_bit`.
     pub disable_bit: u8,
+    /// Must be 0.
     pub reserved: u8,
+    /// Must be 0.
     pub reserved2: u16,
+    /// Address of the enable word, as given in `UserReg::enable_addr`.
     pub disable_addr: u64,
 }
 

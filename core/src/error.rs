@@ -101,28 +101,159 @@ impl ErrorKind {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
+    /// user_events cannot be used here; the status says why.
     Unavailable(Box<Status>),
-    InvalidName { what: &'static str, name: String },
-    TooManyFields { event: String, count: usize, max: usize },
-    DuplicateField { event: String, field: String },
-    EmptyCharArray { event: String, field: String },
-    UnknownFieldType { event: String, field: String, given: String },
-    CharArrayTooLarge { event: String, field: String, len: usize, max: usize },
-    FormatTooLong { event: String, len: usize, max: usize },
-    FieldsMismatch { event: String, ours: String, registered: Option<String> },
-    ValueCount { event: String, expected: usize, got: usize },
-    ValueMismatch { event: String, field: String, expected: &'static str, got: &'static str },
-    ValueTooLong { event: String, field: String, len: usize, max: usize },
-    InteriorNul { event: String, field: String },
-    PayloadTooLarge { event: String, len: usize, max: usize },
-    TooManyEvents { event: String },
-    PermissionDenied { op: &'static str, event: String },
-    UnknownEvent { event: String },
-    EventBusy { event: String },
-    Kernel { op: &'static str, event: String, errno: Errno },
+    /// A name is not `[A-Za-z0-9_]+`.
+    InvalidName {
+        /// What the name is of: `"provider"`, `"event"` or `"field"`.
+        what: &'static str,
+        /// The name as given.
+        name: String,
+    },
+    /// An event declares more than [`MAX_FIELDS`](crate::MAX_FIELDS) fields.
+    TooManyFields {
+        /// The event's name.
+        event: String,
+        /// How many fields it declares.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Two fields of one event have the same name.
+    DuplicateField {
+        /// The event's name.
+        event: String,
+        /// The repeated field name.
+        field: String,
+    },
+    /// A `char[0]` field, which can hold nothing.
+    EmptyCharArray {
+        /// The event's name.
+        event: String,
+        /// The field's name.
+        field: String,
+    },
+    /// A field type not among [`FieldType`](crate::FieldType)'s.
+    UnknownFieldType {
+        /// The event's name.
+        event: String,
+        /// The field's name.
+        field: String,
+        /// The type as given.
+        given: String,
+    },
+    /// A `char[N]` field larger than the kernel accepts.
+    CharArrayTooLarge {
+        /// The event's name.
+        event: String,
+        /// The field's name.
+        field: String,
+        /// The `N` given.
+        len: usize,
+        /// The largest `N` the kernel accepts.
+        max: usize,
+    },
+    /// The `name field;field` string is longer than the kernel accepts.
+    FormatTooLong {
+        /// The event's name.
+        event: String,
+        /// The string's length in bytes.
+        len: usize,
+        /// The kernel's limit.
+        max: usize,
+    },
+    /// The name is already registered with other fields (kernel `EADDRINUSE`).
+    FieldsMismatch {
+        /// The event's name.
+        event: String,
+        /// The format this registration asked for.
+        ours: String,
+        /// The format already registered, when tracefs is readable.
+        registered: Option<String>,
+    },
+    /// A dynamic emit gave more or fewer values than the event has fields.
+    ValueCount {
+        /// The event's name.
+        event: String,
+        /// The number of fields.
+        expected: usize,
+        /// The number of values.
+        got: usize,
+    },
+    /// A value of the wrong type for its field.
+    ValueMismatch {
+        /// The event's name.
+        event: String,
+        /// The field's name.
+        field: String,
+        /// The field's type.
+        expected: &'static str,
+        /// The value's type.
+        got: &'static str,
+    },
+    /// A value longer than its `char[N]` field.
+    ValueTooLong {
+        /// The event's name.
+        event: String,
+        /// The field's name.
+        field: String,
+        /// The value's length in bytes.
+        len: usize,
+        /// The field's `N`.
+        max: usize,
+    },
+    /// A string with a NUL inside, which readers would cut short.
+    InteriorNul {
+        /// The event's name.
+        event: String,
+        /// The field's name.
+        field: String,
+    },
+    /// The payload exceeds what perf records; nothing was written.
+    PayloadTooLarge {
+        /// The event's name.
+        event: String,
+        /// The payload's length in bytes.
+        len: usize,
+        /// The largest payload perf records.
+        max: usize,
+    },
+    /// The kernel's limit on user events is reached (kernel `EMFILE`).
+    TooManyEvents {
+        /// The event's name.
+        event: String,
+    },
+    /// The operation needs CAP_PERFMON or root.
+    PermissionDenied {
+        /// What was refused: `"registration"` or `"deletion"`.
+        op: &'static str,
+        /// The event's name.
+        event: String,
+    },
+    /// No user event of that name exists.
+    UnknownEvent {
+        /// The event's name.
+        event: String,
+    },
+    /// The event is still registered or traced somewhere.
+    EventBusy {
+        /// The event's name.
+        event: String,
+    },
+    /// Any other errno from the kernel.
+    Kernel {
+        /// What failed: `"registration"`, `"unregistration"`, `"write"` or `"deletion"`.
+        op: &'static str,
+        /// The event's name.
+        event: String,
+        /// What the kernel returned.
+        errno: Errno,
+    },
 }
 
 impl Error {
+    /// The stable classification of this error, for bindings and for
+    /// matching without depending on the variant's fields.
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Unavailable(_) => ErrorKind::Unavailable,

@@ -12,6 +12,8 @@
 //! This crate is the producer only: it links neither a perf ring reader nor
 //! mmap helpers. Recording lives in the `usertrace-consumer` crate.
 
+#![warn(missing_docs)]
+
 mod abi;
 mod errno;
 mod error;

@@ -66,6 +66,7 @@ impl Availability {
 /// What [`status()`] found, with every path it looked at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
+    /// The verdict.
     pub availability: Availability,
     /// The tracefs mount point in use, if one was found.
     pub tracefs: Option<PathBuf>,
@@ -76,6 +77,7 @@ pub struct Status {
 }
 
 impl Status {
+    /// Whether tracepoints will register.
     pub fn is_available(&self) -> bool {
         self.availability == Availability::Available
     }
@@ -121,6 +123,16 @@ impl fmt::Display for Status {
 
 /// Probes tracefs and `user_events_data` now. Never cached: each call looks
 /// again, so a later mount or permission change is seen.
+///
+/// `USERTRACE_TRACEFS` overrides where tracefs is looked for.
+///
+/// ```
+/// let status = usertrace::status();
+/// if !status.is_available() {
+///     // The message says what is missing and how to fix it.
+///     eprintln!("tracing is off: {status}");
+/// }
+/// ```
 pub fn status() -> Status {
     match probe() {
         Ok((_fd, status)) => status,

@@ -8,6 +8,26 @@ use crate::Error;
 
 /// A tracepoint whose name and fields are known only at run time. It lives
 /// on the heap and is unregistered before that memory is freed.
+///
+/// [`Provider`](crate::Provider) makes these with the `<provider>_` prefix;
+/// `new` takes the full event name.
+///
+/// ```
+/// use usertrace::{DynamicTracepoint, ErrorKind, Field, FieldType, RegisterOptions, Value};
+///
+/// let fields = vec![Field::new("id", FieldType::U32), Field::new("msg", FieldType::Str)];
+/// let tp = DynamicTracepoint::new("myapp_job", fields, RegisterOptions::default())?;
+/// // A bad value is an error even while no tracer is attached.
+/// assert!(tp.validate(&[Value::U32(7)]).is_err());
+/// match tp.register() {
+///     Ok(()) => {}
+///     // Without user_events the tracepoint stays disabled, and emits do nothing.
+///     Err(e) if e.kind() == ErrorKind::Unavailable => assert!(!tp.enabled()),
+///     Err(e) => return Err(e),
+/// }
+/// tp.emit(&[Value::U32(7), Value::Str("done")])?;
+/// # Ok::<(), usertrace::Error>(())
+/// ```
 pub struct DynamicTracepoint {
     // Boxed so the enable word keeps its address when the handle moves.
     inner: Box<Tracepoint>,
@@ -38,6 +58,7 @@ impl DynamicTracepoint {
         self.inner.unregister()
     }
 
+    /// Whether a tracer is attached: one load. False until registered.
     #[inline(always)]
     pub fn enabled(&self) -> bool {
         self.inner.enabled()
@@ -63,14 +84,17 @@ impl DynamicTracepoint {
         &self.inner
     }
 
+    /// The full event name, as tracers see it.
     pub fn name(&self) -> &str {
         self.inner.name()
     }
 
+    /// The fields, in payload order.
     pub fn fields(&self) -> &[Field] {
         self.inner.fields()
     }
 
+    /// Whether the kernel currently has this tracepoint registered.
     pub fn is_registered(&self) -> bool {
         self.inner.is_registered()
     }

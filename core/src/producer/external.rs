@@ -67,6 +67,7 @@ impl ExternalTracepoint {
         self.registration.unregister(self.word())
     }
 
+    /// Whether a tracer is attached: one load of the caller's word.
     #[inline(always)]
     pub fn enabled(&self) -> bool {
         self.word().load(Ordering::Relaxed) != 0
@@ -83,14 +84,17 @@ impl ExternalTracepoint {
         self.registration.write_if_enabled(self.word(), values)
     }
 
+    /// The full event name, as tracers see it.
     pub fn name(&self) -> &str {
         self.registration.name()
     }
 
+    /// The fields, in payload order.
     pub fn fields(&self) -> &[Field] {
         self.registration.fields()
     }
 
+    /// Whether the kernel currently has this tracepoint registered.
     pub fn is_registered(&self) -> bool {
         self.registration.is_registered()
     }

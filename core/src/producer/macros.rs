@@ -52,6 +52,7 @@ macro_rules! tracepoints {
                     $( $crate::Field::new(stringify!($field), <$ty as $crate::ToValue>::FIELD_TYPE), )*
                 ];
 
+                /// The tracepoint itself.
                 pub static TRACEPOINT: $crate::Tracepoint = $crate::Tracepoint::new(NAME, &FIELDS);
 
                 /// Whether a tracer is attached: one load.
@@ -82,6 +83,24 @@ macro_rules! tracepoints {
 
 /// Emits a tracepoint declared by [`tracepoints!`], evaluating the
 /// arguments only if a tracer is attached. Returns `Result<(), Error>`.
+///
+/// ```
+/// mod events {
+///     usertrace::tracepoints! {
+///         provider myapp;
+///         pub fn cache_miss(key: &str, size: u64);
+///     }
+/// }
+/// fn describe(id: u32) -> String {
+///     format!("user/{id}")
+/// }
+/// // `describe` runs only while a tracer is attached. The first emit also
+/// // registers the tracepoint, and says so if user_events is unavailable;
+/// // later emits do nothing.
+/// if let Err(e) = usertrace::emit!(events::cache_miss(&describe(42), 4096)) {
+///     eprintln!("tracing is off: {e}");
+/// }
+/// ```
 #[macro_export]
 macro_rules! emit {
     ($($path:ident)::+ ( $($arg:expr),* $(,)? )) => {

@@ -6,7 +6,26 @@ use super::field::Field;
 use super::tracepoint::{RegisterOptions, Tracepoint};
 use crate::Error;
 
-/// Creates tracepoints named `<provider>_<event>` at run time.
+/// Creates tracepoints named `<provider>_<event>` at run time, for events
+/// not known when the program is compiled (bindings, plugins, config).
+/// Static events are cheaper with [`tracepoints!`](crate::tracepoints).
+///
+/// ```
+/// use usertrace::{ErrorKind, Field, FieldType, Provider, Value};
+///
+/// let provider = Provider::new("myapp")?;
+/// let fields = vec![Field::new("status", FieldType::U32), Field::new("path", FieldType::Str)];
+/// let request = match provider.tracepoint("request", fields.clone()) {
+///     Ok(tp) => tp,
+///     // No user_events here: keep an unregistered tracepoint, whose emits
+///     // do nothing, so the program runs the same with or without tracing.
+///     Err(e) if e.kind() == ErrorKind::Unavailable => provider.define("request", fields)?,
+///     Err(e) => return Err(e),
+/// };
+/// assert_eq!(request.name(), "myapp_request");
+/// request.emit(&[Value::U32(200), Value::Str("/index.html")])?;
+/// # Ok::<(), usertrace::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Provider {
     name: String,
@@ -14,6 +33,8 @@ pub struct Provider {
 }
 
 impl Provider {
+    /// A provider named `name`, which must be `[A-Za-z0-9_]+`. Nothing is
+    /// registered until [`tracepoint`](Self::tracepoint).
     pub fn new(name: impl Into<String>) -> Result<Self, Error> {
         let name = name.into();
         validate_name("provider", &name)?;
@@ -26,6 +47,7 @@ impl Provider {
         self
     }
 
+    /// The provider's name, without the `_` that joins it to event names.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -54,7 +76,9 @@ impl Provider {
 /// visible to `usertrace list` and perf before their first emit).
 #[derive(Debug)]
 pub struct StaticProvider {
+    /// The provider's name, as written after `provider` in the block.
     pub name: &'static str,
+    /// The block's tracepoints, in declaration order.
     pub tracepoints: &'static [&'static Tracepoint],
 }
 

@@ -93,10 +93,12 @@ impl Tracepoint {
         self.enable.0.load(Ordering::Relaxed) != 0
     }
 
+    /// The full event name, as tracers see it.
     pub fn name(&self) -> &str {
         self.registration.name()
     }
 
+    /// The fields, in payload order.
     pub fn fields(&self) -> &[Field] {
         self.registration.fields()
     }
@@ -106,6 +108,7 @@ impl Tracepoint {
         self.registration.format().map(Into::into)
     }
 
+    /// Whether the kernel currently has this tracepoint registered.
     pub fn is_registered(&self) -> bool {
         self.registration.is_registered()
     }

@@ -3,22 +3,37 @@
 /// One field's value. Borrowed data is written straight from where it lies.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value<'a> {
+    /// For a [`FieldType::U8`](crate::FieldType::U8) field.
     U8(u8),
+    /// For a [`FieldType::U16`](crate::FieldType::U16) field.
     U16(u16),
+    /// For a [`FieldType::U32`](crate::FieldType::U32) field.
     U32(u32),
+    /// For a [`FieldType::U64`](crate::FieldType::U64) field.
     U64(u64),
+    /// For a [`FieldType::I8`](crate::FieldType::I8) field.
     I8(i8),
+    /// For a [`FieldType::I16`](crate::FieldType::I16) field.
     I16(i16),
+    /// For a [`FieldType::I32`](crate::FieldType::I32) field.
     I32(i32),
+    /// For a [`FieldType::I64`](crate::FieldType::I64) field.
     I64(i64),
+    /// For a [`FieldType::Bool`](crate::FieldType::Bool) field.
     Bool(bool),
+    /// For a [`FieldType::F32`](crate::FieldType::F32) field.
     F32(f32),
+    /// For a [`FieldType::F64`](crate::FieldType::F64) field.
     F64(f64),
+    /// For a [`FieldType::Str`](crate::FieldType::Str) field, or a `char[N]`
+    /// one; must not contain NUL.
     Str(&'a str),
+    /// For a [`FieldType::Bytes`](crate::FieldType::Bytes) field, or a `char[N]` one.
     Bytes(&'a [u8]),
 }
 
 impl Value<'_> {
+    /// The value's type as error messages name it: `u32`, `string`, `bytes`...
     pub const fn type_name(&self) -> &'static str {
         match self {
             Value::U8(_) => "u8",
@@ -43,6 +58,7 @@ impl Value<'_> {
 pub trait ToValue {
     /// The field type this Rust type is declared as.
     const FIELD_TYPE: crate::FieldType;
+    /// The value to write, borrowing `self` where it can.
     fn to_value(&self) -> Value<'_>;
 }
 

@@ -14,13 +14,19 @@ use super::format::{EventFormat, FieldKind};
 /// One decoded field value, borrowing strings and bytes from the record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FieldValue<'a> {
+    /// An unsigned integer of any width, or a `bool` field holding neither 0 nor 1.
     Unsigned(u64),
+    /// A signed integer of any width.
     Signed(i64),
+    /// A `bool` field.
     Bool(bool),
+    /// An `f32` field.
     F32(f32),
+    /// An `f64` field.
     F64(f64),
     /// A string, with invalid UTF-8 replaced.
     Str(Cow<'a, str>),
+    /// A bytes field, or a fixed field of a type this crate does not know.
     Bytes(&'a [u8]),
 }
 
@@ -41,6 +47,36 @@ impl fmt::Display for FieldValue<'_> {
 }
 
 /// Decodes every field of `format` from `raw`, in declaration order.
+///
+/// `raw` is an event's `trace_entry` and payload, as in [`Event::raw`](crate::Event::raw).
+///
+/// ```
+/// use usertrace::wire::{dyn_loc, TRACE_ENTRY_LEN};
+/// use usertrace_consumer::{decode, EventFormat, FieldValue};
+///
+/// // tracefs' events/user_events/myapp_request/format, common_* fields left out.
+/// let format = EventFormat::parse(
+///     "user_events",
+///     "name: myapp_request\n\
+///      ID: 1500\n\
+///      format:\n\
+///      \tfield:u32 status;\toffset:8;\tsize:4;\tsigned:0;\n\
+///      \tfield:__rel_loc char[] path;\toffset:12;\tsize:4;\tsigned:1;\n",
+/// )?;
+///
+/// // What the producer wrote for `(200, "/index.html")`, after the kernel's
+/// // 8-byte trace_entry: the string's data follows its `__rel_loc` word.
+/// let mut raw = vec![0u8; TRACE_ENTRY_LEN];
+/// raw.extend_from_slice(&200u32.to_ne_bytes());
+/// raw.extend_from_slice(&dyn_loc(0, 12).to_ne_bytes());
+/// raw.extend_from_slice(b"/index.html\0");
+///
+/// let values = decode(&format, &raw)?;
+/// assert_eq!(values, [("status", FieldValue::Unsigned(200)), ("path", FieldValue::Str("/index.html".into()))]);
+/// // A cut record is an error, not a panic.
+/// assert!(decode(&format, &raw[..14]).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn decode<'a>(format: &'a EventFormat, raw: &'a [u8]) -> Result<Vec<(&'a str, FieldValue<'a>)>, DecodeError> {
     let mut out = Vec::with_capacity(format.fields.len());
     for (index, field) in format.fields.iter().enumerate() {

@@ -17,9 +17,15 @@ pub enum FormatError {
     /// No `name:` line.
     MissingName,
     /// A `field:` line (1-based line number) lacks a part or has a bad number.
-    BadField { line: usize },
+    BadField {
+        /// The 1-based line number.
+        line: usize,
+    },
     /// A field's offset + size overflows.
-    FieldOutOfRange { line: usize },
+    FieldOutOfRange {
+        /// The 1-based line number.
+        line: usize,
+    },
 }
 
 impl fmt::Display for FormatError {
@@ -39,9 +45,17 @@ impl std::error::Error for FormatError {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecodeError {
     /// The fixed part of field `index` lies beyond the `len` bytes recorded.
-    Truncated { field: usize, len: usize },
+    Truncated {
+        /// The field's index in [`EventFormat::fields`](crate::EventFormat::fields).
+        field: usize,
+        /// The length of the record.
+        len: usize,
+    },
     /// A `__data_loc`/`__rel_loc` word of field `index` points outside the record.
-    BadLocation { field: usize },
+    BadLocation {
+        /// The field's index in [`EventFormat::fields`](crate::EventFormat::fields).
+        field: usize,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -63,9 +77,17 @@ pub enum RecordError {
     /// Fewer than the 8 header bytes.
     NoHeader,
     /// The header's size disagrees with the bytes given.
-    SizeMismatch { header: usize, actual: usize },
+    SizeMismatch {
+        /// The size in the header.
+        header: usize,
+        /// The number of bytes given.
+        actual: usize,
+    },
     /// A record of `kind` needs more bytes than it has.
-    Truncated { kind: u32 },
+    Truncated {
+        /// The record's `PERF_RECORD_*` type.
+        kind: u32,
+    },
 }
 
 impl fmt::Display for RecordError {
@@ -87,10 +109,20 @@ impl std::error::Error for RecordError {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RingError {
     /// head is behind tail, or further ahead than the ring is large.
-    BadHead { head: u64, tail: u64 },
+    BadHead {
+        /// `data_head`, as the kernel published it.
+        head: u64,
+        /// `data_tail`, as the reader left it.
+        tail: u64,
+    },
     /// A record header of `size` bytes at `offset` is smaller than a header or
     /// runs past head.
-    BadRecordSize { offset: u64, size: u16 },
+    BadRecordSize {
+        /// The record's position in the ring.
+        offset: u64,
+        /// The size its header gives.
+        size: u16,
+    },
 }
 
 impl fmt::Display for RingError {
@@ -117,17 +149,47 @@ pub enum Error {
     /// No `-e` pattern was given, so nothing would be recorded.
     NoPatterns,
     /// An exact event name matched nothing in tracefs.
-    UnknownEvent { name: String },
+    UnknownEvent {
+        /// The name as given.
+        name: String,
+    },
     /// perf_event_open or its ioctls were refused for lack of privilege.
-    PermissionDenied { op: &'static str, errno: Errno },
+    PermissionDenied {
+        /// The call refused.
+        op: &'static str,
+        /// `EACCES` or `EPERM`.
+        errno: Errno,
+    },
     /// A perf call failed for another reason.
-    Perf { op: &'static str, cpu: u32, errno: Errno },
+    Perf {
+        /// The call that failed.
+        op: &'static str,
+        /// The CPU it was made for.
+        cpu: u32,
+        /// What the kernel returned.
+        errno: Errno,
+    },
     /// Reading tracefs, /proc or sysfs failed.
-    Io { path: PathBuf, error: std::io::Error },
+    Io {
+        /// The file or directory read.
+        path: PathBuf,
+        /// Why it failed.
+        error: std::io::Error,
+    },
     /// A tracefs `format` file could not be parsed.
-    Format { path: PathBuf, error: FormatError },
+    Format {
+        /// The format file.
+        path: PathBuf,
+        /// What is wrong in it.
+        error: FormatError,
+    },
     /// The kernel's ring buffer held something impossible.
-    Ring { cpu: u32, error: RingError },
+    Ring {
+        /// The CPU whose ring it is.
+        cpu: u32,
+        /// What is wrong.
+        error: RingError,
+    },
 }
 
 impl fmt::Display for Error {

@@ -15,7 +15,10 @@ use super::error::FormatError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind {
     /// A native-endian integer of 1, 2, 4 or 8 bytes.
-    Int { signed: bool },
+    Int {
+        /// Two's complement, as the format's `signed:1` says.
+        signed: bool,
+    },
     /// `unsigned char`: the core's encoding of `bool` (0 or 1).
     Bool,
     /// `struct f32 NAME 4`: IEEE-754 single bits.
@@ -25,9 +28,16 @@ pub enum FieldKind {
     /// `char NAME[N]`: a NUL-padded string in place.
     CharArray,
     /// `__rel_loc`/`__data_loc char[]`: a NUL-terminated string elsewhere.
-    LocStr { relative: bool },
+    LocStr {
+        /// `__rel_loc` (offset from the end of the word), not `__data_loc`
+        /// (offset from the record start).
+        relative: bool,
+    },
     /// `__rel_loc`/`__data_loc` of anything else: raw bytes elsewhere.
-    LocBytes { relative: bool },
+    LocBytes {
+        /// As for [`LocStr`](Self::LocStr).
+        relative: bool,
+    },
     /// Any other fixed-size field (arrays, unknown structs): raw bytes.
     Bytes,
 }
@@ -35,11 +45,16 @@ pub enum FieldKind {
 /// One field of an event, as the format file declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormatField {
+    /// The field's name, without any array bracket.
     pub name: String,
     /// The type as the kernel printed it, e.g. `u32` or `__rel_loc char`.
     pub type_name: String,
+    /// Where the field starts, counted from the start of the raw record
+    /// (the `trace_entry` included).
     pub offset: usize,
+    /// Bytes in the record: 4 for a location word, not its data.
     pub size: usize,
+    /// How to read the bytes.
     pub kind: FieldKind,
 }
 
@@ -48,6 +63,7 @@ pub struct FormatField {
 pub struct EventFormat {
     /// `user_events` or `user_events_multi`.
     pub system: String,
+    /// The event's name, e.g. `myapp_request`.
     pub name: String,
     /// The tracepoint id perf wants as `config`.
     pub id: u64,

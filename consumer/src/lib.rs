@@ -6,6 +6,8 @@
 //! `threads`/`procfs`/`namespaces` (who was who, when) → `order` (merging CPUs) →
 //! `attach` (no loss when a tracepoint is first enabled) → `session`.
 
+#![warn(missing_docs)]
+
 mod attach;
 mod attach_requests;
 mod decode;

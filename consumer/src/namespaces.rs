@@ -15,12 +15,19 @@ use std::path::Path;
 /// namespace type, or /proc unreadable).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Namespaces {
+    /// Network namespace.
     pub net: u64,
+    /// Host and domain name (UTS) namespace.
     pub uts: u64,
+    /// System V IPC namespace.
     pub ipc: u64,
+    /// PID namespace.
     pub pid: u64,
+    /// User namespace.
     pub user: u64,
+    /// Mount namespace.
     pub mnt: u64,
+    /// Cgroup namespace.
     pub cgroup: u64,
 }
 

@@ -9,13 +9,22 @@
 use super::error::RecordError;
 use super::namespaces::Namespaces;
 
+/// `PERF_RECORD_MMAP`: a mapping, without inode details. The session asks
+/// for MMAP2 instead.
 pub const PERF_RECORD_MMAP: u32 = 1;
+/// `PERF_RECORD_LOST`: records dropped because the ring was full.
 pub const PERF_RECORD_LOST: u32 = 2;
+/// `PERF_RECORD_COMM`: a thread's name, set by exec or prctl.
 pub const PERF_RECORD_COMM: u32 = 3;
+/// `PERF_RECORD_EXIT`: a task exited.
 pub const PERF_RECORD_EXIT: u32 = 4;
+/// `PERF_RECORD_FORK`: a task was created (process or thread).
 pub const PERF_RECORD_FORK: u32 = 7;
+/// `PERF_RECORD_SAMPLE`: a tracepoint hit.
 pub const PERF_RECORD_SAMPLE: u32 = 9;
+/// `PERF_RECORD_MMAP2`: a mapping, with the file it maps.
 pub const PERF_RECORD_MMAP2: u32 = 10;
+/// `PERF_RECORD_NAMESPACES`: a task's namespaces changed.
 pub const PERF_RECORD_NAMESPACES: u32 = 16;
 
 /// `PERF_RECORD_MISC_COMM_EXEC`: the COMM comes from an exec, not a rename.
@@ -31,21 +40,30 @@ const SAMPLE_ID_LEN: usize = 32;
 pub struct SampleId {
     /// The perf event id (`PERF_EVENT_IOC_ID`) that produced the record.
     pub id: u64,
+    /// The process (thread group) id, in the recorder's PID namespace.
     pub pid: u32,
+    /// The thread id, in the same namespace.
     pub tid: u32,
     /// CLOCK_MONOTONIC nanoseconds.
     pub time: u64,
+    /// The CPU it ran on.
     pub cpu: u32,
 }
 
 /// A task appeared (FORK) or went away (EXIT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Task {
+    /// The task's process id.
     pub pid: u32,
+    /// The parent's process id.
     pub ppid: u32,
+    /// The task's thread id.
     pub tid: u32,
+    /// The parent's thread id.
     pub ptid: u32,
+    /// When it happened, CLOCK_MONOTONIC nanoseconds.
     pub time: u64,
+    /// Who wrote the record, when and where.
     pub sample: SampleId,
 }
 
@@ -53,18 +71,71 @@ pub struct Task {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record<'a> {
     /// A tracepoint hit, with its raw `trace_entry` + payload.
-    Sample { sample: SampleId, raw: &'a [u8] },
+    Sample {
+        /// Who emitted it, when and where.
+        sample: SampleId,
+        /// The bytes [`decode`](crate::decode) reads.
+        raw: &'a [u8],
+    },
     /// A thread's name changed: by exec (`exec`) or by prctl/pthread_setname.
-    Comm { pid: u32, tid: u32, comm: &'a [u8], exec: bool, sample: SampleId },
+    Comm {
+        /// The thread's process id.
+        pid: u32,
+        /// The thread's id.
+        tid: u32,
+        /// The new name, without its NUL.
+        comm: &'a [u8],
+        /// Whether an exec set it.
+        exec: bool,
+        /// Who wrote the record, when and where.
+        sample: SampleId,
+    },
+    /// A task was created.
     Fork(Task),
+    /// A task exited.
     Exit(Task),
-    Mmap2 { pid: u32, tid: u32, addr: u64, len: u64, filename: &'a [u8], sample: SampleId },
+    /// A mapping was made.
+    Mmap2 {
+        /// The mapping process.
+        pid: u32,
+        /// The mapping thread.
+        tid: u32,
+        /// Start address.
+        addr: u64,
+        /// Length in bytes.
+        len: u64,
+        /// The file mapped (or `[anon]`-style names), without its NUL.
+        filename: &'a [u8],
+        /// Who wrote the record, when and where.
+        sample: SampleId,
+    },
     /// The ring was full: `lost` records were dropped by the event `id`.
-    Lost { id: u64, lost: u64, sample: SampleId },
+    Lost {
+        /// The perf event id that dropped them.
+        id: u64,
+        /// How many were dropped.
+        lost: u64,
+        /// When the loss was reported, and on which CPU.
+        sample: SampleId,
+    },
     /// A task's namespaces, at fork, unshare or setns.
-    Namespaces { pid: u32, tid: u32, namespaces: Namespaces, sample: SampleId },
+    Namespaces {
+        /// The task's process id.
+        pid: u32,
+        /// The task's thread id.
+        tid: u32,
+        /// Its namespaces from now on.
+        namespaces: Namespaces,
+        /// Who wrote the record, when and where.
+        sample: SampleId,
+    },
     /// A type the session does not use (THROTTLE, ...).
-    Other { kind: u32, misc: u16 },
+    Other {
+        /// The `PERF_RECORD_*` type.
+        kind: u32,
+        /// The header's `misc` bits.
+        misc: u16,
+    },
 }
 
 impl Record<'_> {

@@ -19,16 +19,20 @@ use super::record::HEADER_LEN;
 /// One record as it sits in the ring: one slice, or two when it wraps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RawRecord<'a> {
+    /// The record's bytes up to the end of the ring (all of them if it
+    /// does not wrap).
     pub first: &'a [u8],
     /// Empty unless the record wraps around the end of the ring.
     pub second: &'a [u8],
 }
 
 impl<'a> RawRecord<'a> {
+    /// The record's size in bytes, both pieces together.
     pub fn len(&self) -> usize {
         self.first.len() + self.second.len()
     }
 
+    /// Whether the record has no bytes; a parsed record never does.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -77,6 +81,8 @@ pub struct Records<'a> {
 }
 
 impl<'a> Records<'a> {
+    /// Records in `a` then `b`, the two ranges of [`published_ranges`];
+    /// `base` is `a`'s ring offset, named in errors.
     pub fn new(a: &'a [u8], b: &'a [u8], base: u64) -> Self {
         Records { a, b, pos: 0, base, failed: false }
     }

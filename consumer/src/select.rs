@@ -13,8 +13,11 @@ use super::format::EventFormat;
 /// A tracepoint present in tracefs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
+    /// The events directory it is in, e.g. `user_events`.
     pub system: String,
+    /// The event's name.
     pub name: String,
+    /// Its `events/<system>/<name>` directory, which holds `format`.
     pub dir: PathBuf,
 }
 

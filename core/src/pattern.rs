@@ -12,6 +12,23 @@ use std::fmt;
 pub const USER_SYSTEMS: [&str; 2] = ["user_events", "user_events_multi"];
 
 /// One parsed `-e` pattern.
+///
+/// ```
+/// use usertrace::Pattern;
+///
+/// let p = Pattern::parse("myapp_*")?;
+/// assert!(p.is_glob());
+/// assert!(p.matches("user_events", "myapp_request"));
+/// // Multi-format events carry a `.<hexid>` suffix that the pattern need not spell.
+/// assert!(p.matches("user_events_multi", "myapp_request.1a"));
+/// // Without a system, only the user_events systems are searched.
+/// assert!(!p.matches("sched", "myapp_request"));
+///
+/// let exact = Pattern::parse("sched:sched_switch")?;
+/// assert_eq!(exact.system(), Some("sched"));
+/// assert!(Pattern::parse("bad name").is_err());
+/// # Ok::<(), usertrace::PatternError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
     system: Option<String>,
@@ -67,6 +84,11 @@ impl Pattern {
 }
 
 /// `*` matches any run, `?` any one character; everything else itself.
+///
+/// ```
+/// assert!(usertrace::glob("req*_v?", "request_v2"));
+/// assert!(!usertrace::glob("req*_v?", "request_v10"));
+/// ```
 pub fn glob(pattern: &str, text: &str) -> bool {
     let (p, t) = (pattern.as_bytes(), text.as_bytes());
     let (mut pi, mut ti) = (0, 0);

@@ -48,6 +48,7 @@ impl<T> Default for Orderer<T> {
 }
 
 impl<T> Orderer<T> {
+    /// An empty queue; the first round releases nothing.
     pub fn new() -> Self {
         Self::default()
     }
@@ -79,10 +80,12 @@ impl<T> Orderer<T> {
         }
     }
 
+    /// Records queued and not yet released.
     pub fn len(&self) -> usize {
         self.heap.len()
     }
 
+    /// Whether nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }

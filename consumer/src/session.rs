@@ -80,8 +80,11 @@ impl Default for SessionOptions {
 pub struct Event {
     /// CLOCK_MONOTONIC nanoseconds.
     pub time_ns: u64,
+    /// The CPU it was emitted on.
     pub cpu: u32,
+    /// The emitting process, in the recorder's PID namespace.
     pub pid: u32,
+    /// The emitting thread, in the same namespace.
     pub tid: u32,
     /// The thread's name when it emitted the event.
     pub comm: Arc<str>,
@@ -90,12 +93,14 @@ pub struct Event {
     /// The thread's namespaces at that time, when the session records
     /// them ([`Session::records_namespaces`]).
     pub namespaces: Option<Arc<Namespaces>>,
+    /// The tracepoint's layout, shared by all its events.
     pub format: Arc<EventFormat>,
     /// `trace_entry` + payload, as the format's offsets expect.
     pub raw: Box<[u8]>,
 }
 
 impl Event {
+    /// The tracepoint's name, e.g. `myapp_request`.
     pub fn name(&self) -> &str {
         &self.format.name
     }
@@ -109,17 +114,35 @@ impl Event {
 /// What a session yields, in time order.
 #[derive(Debug, Clone)]
 pub enum Output {
+    /// A tracepoint hit.
     Event(Event),
     /// The ring of `cpu` was full and `count` events were dropped; with
     /// `sideband`, task records were dropped instead, so names may be wrong.
-    Lost { cpu: u32, time_ns: u64, count: u64, sideband: bool },
+    Lost {
+        /// The CPU whose ring overflowed.
+        cpu: u32,
+        /// When the kernel reported the loss: after the dropped records.
+        time_ns: u64,
+        /// How many records were dropped.
+        count: u64,
+        /// Whether they were task records rather than events.
+        sideband: bool,
+    },
     /// A tracepoint was attached (at start, or later when it appeared).
-    Attached { format: Arc<EventFormat>, time_ns: u64, window: Window },
+    Attached {
+        /// The tracepoint's layout.
+        format: Arc<EventFormat>,
+        /// When it was attached.
+        time_ns: u64,
+        /// Whether events written while it was being attached may be lost.
+        window: Window,
+    },
 }
 
 /// Counters over the whole session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
+    /// Events yielded.
     pub events: u64,
     /// Lost events per CPU, by CPU number.
     pub lost: Vec<(u32, u64)>,
@@ -132,6 +155,7 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Lost events over all CPUs (sideband losses not included).
     pub fn lost_total(&self) -> u64 {
         self.lost.iter().map(|l| l.1).sum()
     }
@@ -159,6 +183,36 @@ enum Pending {
 }
 
 /// A live recording.
+///
+/// Open it with the events to record, then [`poll`](Self::poll) until done
+/// and [`flush`](Self::flush). It needs a kernel with user_events and the
+/// right to open perf events on every CPU (root or CAP_PERFMON).
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use usertrace_consumer::{Output, Session, SessionOptions};
+///
+/// let options = SessionOptions { patterns: vec!["myapp_*".into()], ..SessionOptions::default() };
+/// let mut session = Session::open(&options)?;
+/// for _ in 0..50 {
+///     for output in session.poll(Duration::from_millis(100))? {
+///         match output {
+///             Output::Event(event) => {
+///                 print!("{} {}/{} {}", event.time_ns, event.process, event.tid, event.name());
+///                 for (name, value) in event.fields()? {
+///                     print!(" {name}={value}");
+///                 }
+///                 println!();
+///             }
+///             Output::Lost { cpu, count, .. } => eprintln!("CPU {cpu}: {count} lost"),
+///             Output::Attached { format, .. } => eprintln!("attached {}", format.full_name()),
+///         }
+///     }
+/// }
+/// let _rest = session.flush();
+/// eprintln!("{} events, {} lost", session.stats().events, session.stats().lost_total());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Session {
     tracefs: PathBuf,
     patterns: Vec<Pattern>,
@@ -328,6 +382,7 @@ impl Session {
         out
     }
 
+    /// Counters since the session opened.
     pub fn stats(&self) -> Stats {
         Stats {
             events: self.events,

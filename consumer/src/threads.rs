@@ -89,6 +89,7 @@ pub struct Identity {
 }
 
 impl ThreadTable {
+    /// An empty table; a session fills it from /proc, then from sideband.
     pub fn new() -> Self {
         Self::default()
     }
@@ -171,6 +172,7 @@ impl ThreadTable {
         self.names.len()
     }
 
+    /// Whether the table holds no thread.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }

@@ -6,6 +6,7 @@ mod convert;
 mod enabled;
 mod errors;
 mod status;
+mod tables;
 mod tracepoint;
 
 use pyo3::prelude::*;
@@ -22,6 +23,7 @@ mod _native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("MAX_FIELDS", usertrace::MAX_FIELDS)?;
+        crate::tables::add(m)?;
         crate::enabled::install(&m.py().get_type::<crate::tracepoint::Tracepoint>())
     }
 

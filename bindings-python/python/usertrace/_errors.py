@@ -10,14 +10,15 @@ __all__ = ["ErrorKind", "UsertraceError"]
 
 class ErrorKind(enum.IntEnum):
     """Why an operation failed. The numbers are those of the Rust core, the C
-    header and the Java binding: they never change."""
+    header and the Java binding: they never change. (A test holds this enum
+    to the core's table, ``usertrace._native.ERROR_KINDS``.)"""
 
     UNAVAILABLE = 1
     """user_events cannot be used here; ``usertrace.status()`` says why."""
     INVALID_NAME = 2
     """A provider, event or field name is not ``[A-Za-z0-9_]+``."""
     INVALID_FORMAT = 3
-    """Too many fields, a ``char[N]`` too large, or a format over 511 bytes."""
+    """A ``char[N]`` too large, or a format over 511 bytes."""
     FIELDS_MISMATCH = 4
     """The event name is already registered with different fields."""
     VALUE_MISMATCH = 5
@@ -34,6 +35,14 @@ class ErrorKind(enum.IntEnum):
     """The event is still registered by some process."""
     KERNEL = 11
     """The kernel refused for another reason; ``errno`` says which."""
+    DUPLICATE_FIELD = 12
+    """Two fields of one event have the same name."""
+    TOO_MANY_FIELDS = 13
+    """An event declares more than ``MAX_FIELDS`` fields."""
+    EMPTY_CHAR_ARRAY = 14
+    """A ``char[0]`` field, which can hold nothing."""
+    UNKNOWN_FIELD_TYPE = 15
+    """A field type that is none of ``u8`` .. ``bytes``, ``char[N]``."""
 
 
 class UsertraceError(OSError):

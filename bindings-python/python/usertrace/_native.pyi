@@ -3,9 +3,13 @@ from typing import Any, Final, List, Optional, Sequence, Tuple, final
 
 from ._errors import UsertraceError
 
-__all__ = ["MAX_FIELDS", "Tracepoint", "check_name", "status"]
+__all__ = ["AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS", "Tracepoint", "check_name", "status"]
 
 MAX_FIELDS: Final[int]
+# The core's code tables as (name, code) pairs, in code order.
+ERROR_KINDS: Final[Tuple[Tuple[str, int], ...]]
+FIELD_TYPES: Final[Tuple[Tuple[str, int], ...]]
+AVAILABILITIES: Final[Tuple[Tuple[str, int], ...]]
 
 def status() -> Tuple[str, Optional[str], List[str], Optional[int], str]: ...
 def check_name(what: str, name: str) -> None: ...

@@ -12,7 +12,8 @@ __all__ = ["Availability", "Status", "status"]
 
 
 class Availability(str, enum.Enum):
-    """The verdict of a probe of tracefs and ``user_events_data``."""
+    """The verdict of a probe of tracefs and ``user_events_data``, by the
+    core's names (a test holds it to ``usertrace._native.AVAILABILITIES``)."""
 
     AVAILABLE = "available"
     TRACEFS_NOT_MOUNTED = "tracefs_not_mounted"

@@ -39,45 +39,12 @@ impl Arg<'_> {
     }
 }
 
-/// The name a field type is declared with from Python.
-pub(crate) fn type_name(ty: FieldType) -> String {
-    match ty {
-        FieldType::Str => "str".into(),
-        FieldType::CharArray(n) => format!("char[{n}]"),
-        other => other.name().into(),
-    }
-}
-
-/// The field type declared as `name`: `u8`..`u64`, `i8`..`i64`, `bool`,
-/// `f32`, `f64`, `str`, `bytes`, or `char[N]`.
-pub(crate) fn parse_type(name: &str) -> Option<FieldType> {
-    Some(match name {
-        "u8" => FieldType::U8,
-        "u16" => FieldType::U16,
-        "u32" => FieldType::U32,
-        "u64" => FieldType::U64,
-        "i8" => FieldType::I8,
-        "i16" => FieldType::I16,
-        "i32" => FieldType::I32,
-        "i64" => FieldType::I64,
-        "bool" => FieldType::Bool,
-        "f32" => FieldType::F32,
-        "f64" => FieldType::F64,
-        "str" => FieldType::Str,
-        "bytes" => FieldType::Bytes,
-        _ => {
-            let n = name.strip_prefix("char[")?.strip_suffix(']')?.parse::<u16>().ok()?;
-            FieldType::CharArray(n)
-        }
-    })
-}
-
 fn type_error(event: &str, field: &Field, obj: &Bound<'_, PyAny>) -> PyErr {
     let got = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
     PyTypeError::new_err(format!(
         "field {} of event {event} is {}, but a value of type {got} was given",
         field.name,
-        type_name(field.ty)
+        field.ty.declared_name()
     ))
 }
 
@@ -87,7 +54,7 @@ fn overflow_error(event: &str, field: &Field, obj: &Bound<'_, PyAny>, range: &st
     PyOverflowError::new_err(format!(
         "field {} of event {event} is {} ({range}), but {shown} is out of range",
         field.name,
-        type_name(field.ty)
+        field.ty.declared_name()
     ))
 }
 

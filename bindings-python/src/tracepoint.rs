@@ -5,9 +5,9 @@ use std::sync::Mutex;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use usertrace::{DynamicTracepoint, Error, ErrorKind, Field, RegisterOptions, Value};
+use usertrace::{DynamicTracepoint, Error, ErrorKind, Field, FieldType, RegisterOptions, Value};
 
-use crate::convert::{convert, parse_type, type_name, Arg};
+use crate::convert::{convert, Arg};
 use crate::errors::{to_pyerr, usertrace_error};
 
 /// One user_events tracepoint, named `<provider>_<event>`. Made by
@@ -117,20 +117,17 @@ impl Tracepoint {
         persist: bool,
         multi_format: bool,
     ) -> PyResult<Self> {
+        let owner = usertrace::Provider::new(provider).map_err(|e| to_pyerr(py, &e))?;
         let mut parsed = Vec::with_capacity(fields.len());
         for (name, ty) in fields {
-            let Some(ty) = parse_type(&ty) else {
-                return Err(PyValueError::new_err(format!(
-                    "field {name} of event {provider}_{event} has unknown type {ty:?}; use one of u8, u16, u32, \
-                     u64, i8, i16, i32, i64, bool, f32, f64, str, bytes, char[N]"
-                )));
+            let Some(parsed_ty) = FieldType::parse(&ty) else {
+                let (event, given) = (owner.event_name(event), format!("{ty:?}"));
+                return Err(to_pyerr(py, &Error::UnknownFieldType { event, field: name, given }));
             };
-            parsed.push(Field::owned(name, ty));
+            parsed.push(Field::owned(name, parsed_ty));
         }
         let options = RegisterOptions { persist, multi_format };
-        let inner = usertrace::Provider::new(provider)
-            .and_then(|p| p.with_options(options).define(event, parsed))
-            .map_err(|e| to_pyerr(py, &e))?;
+        let inner = owner.with_options(options).define(event, parsed).map_err(|e| to_pyerr(py, &e))?;
         let mut state = State::default();
         match inner.register() {
             Ok(()) => {}
@@ -159,7 +156,7 @@ impl Tracepoint {
     /// The fields as `(name, type)` pairs, in order.
     #[getter]
     fn fields(&self) -> Vec<(String, String)> {
-        self.inner.fields().iter().map(|f| (f.name.to_string(), type_name(f.ty))).collect()
+        self.inner.fields().iter().map(|f| (f.name.to_string(), f.ty.declared_name().into_owned())).collect()
     }
 
     /// The definition handed to the kernel, e.g. `app_req u32 code;__rel_loc char[] path`.
@@ -223,35 +220,8 @@ impl Tracepoint {
     #[pyo3(signature = (*args, **kwargs))]
     fn validate(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
         let bound = self.bind(args, kwargs)?;
-        for (field, arg) in self.inner.fields().iter().zip(&bound) {
-            if let Value::Str(s) = arg.value() {
-                if s.as_bytes().contains(&0) && field.ty == usertrace::FieldType::Str {
-                    return to_pyerr_result(
-                        args.py(),
-                        Error::InteriorNul { event: self.inner.name().into(), field: field.name.to_string() },
-                    );
-                }
-            }
-            let len = match arg.value() {
-                Value::Str(s) => s.len(),
-                Value::Bytes(b) => b.len(),
-                _ => 0,
-            };
-            if let usertrace::FieldType::CharArray(n) = field.ty {
-                if len > n as usize {
-                    return to_pyerr_result(
-                        args.py(),
-                        Error::ValueTooLong {
-                            event: self.inner.name().into(),
-                            field: field.name.to_string(),
-                            len,
-                            max: n as usize,
-                        },
-                    );
-                }
-            }
-        }
-        Ok(())
+        let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
+        self.inner.validate(&values).map_err(|e| to_pyerr(args.py(), &e))
     }
 
     fn __repr__(&self) -> String {
@@ -268,21 +238,15 @@ impl Tracepoint {
     }
 }
 
-fn to_pyerr_result(py: Python<'_>, e: Error) -> PyResult<()> {
-    Err(to_pyerr(py, &e))
-}
-
 /// Raises `UsertraceError` (kind INVALID_NAME) unless `name` is a valid
-/// provider, event or field name: `[A-Za-z0-9_]+`.
+/// provider, event or field name (`what`).
 #[pyfunction]
 pub(crate) fn check_name(py: Python<'_>, what: &str, name: &str) -> PyResult<()> {
-    if usertrace::is_valid_name(name) {
-        return Ok(());
-    }
     let what = match what {
         "provider" => "provider",
         "event" => "event",
-        _ => "field",
+        "field" => "field",
+        _ => return Err(PyValueError::new_err(format!("check_name: {what:?} is not provider, event or field"))),
     };
-    Err(to_pyerr(py, &Error::InvalidName { what, name: name.to_owned() }))
+    usertrace::validate_name(what, name).map_err(|e| to_pyerr(py, &e))
 }

@@ -116,13 +116,42 @@ def test_bad_names_raise_usertrace_error_with_its_kind(bad: str) -> None:
 
 
 def test_unknown_types_and_too_many_fields_are_refused(provider: usertrace.Provider) -> None:
-    with pytest.raises(ValueError, match='unknown type "u128"'):
+    with pytest.raises(UsertraceError, match='field x of event .*_ev has unknown type "u128"') as e:
         provider.tracepoint("ev", x="u128")
+    assert e.value.kind is ErrorKind.UNKNOWN_FIELD_TYPE
     with pytest.raises(TypeError, match="not <class 'list'>"):
         provider.tracepoint("ev", x=list)  # type: ignore[arg-type]
     with pytest.raises(UsertraceError) as e:
         provider.tracepoint("ev", [(f"f{i}", "u8") for i in range(usertrace.MAX_FIELDS + 1)])
-    assert e.value.kind is ErrorKind.INVALID_FORMAT
+    assert e.value.kind is ErrorKind.TOO_MANY_FIELDS
+
+
+@pytest.mark.parametrize(
+    "fields, kind",
+    [([("x", "u8"), ("x", "u16")], ErrorKind.DUPLICATE_FIELD),
+     ([("c", "char[0]")], ErrorKind.EMPTY_CHAR_ARRAY),
+     ([("c", "char[1025]")], ErrorKind.INVALID_FORMAT),
+     ([("c", "char[-1]")], ErrorKind.UNKNOWN_FIELD_TYPE),
+     ([(f"field_with_a_long_name_{i:02}", "str") for i in range(20)], ErrorKind.INVALID_FORMAT)],
+)
+def test_bad_definitions_raise_the_cores_kind(
+    provider: usertrace.Provider, fields: "list[tuple[str, str]]", kind: ErrorKind
+) -> None:
+    with pytest.raises(UsertraceError) as e:
+        provider.tracepoint("ev", fields)
+    assert e.value.kind is kind
+    provider.tracepoint("ok", [("c", "char[1024]")])
+
+
+def test_validate_refuses_an_event_too_large_for_perf(provider: usertrace.Provider) -> None:
+    tp = provider.tracepoint("ev", blob=bytes)
+    tp.validate(bytes(8180))  # 4 bytes of __rel_loc + 8180 = perf's 8184
+    with pytest.raises(UsertraceError, match="perf records at most 8184") as e:
+        tp.validate(bytes(9000))
+    assert e.value.kind is ErrorKind.PAYLOAD_TOO_LARGE
+    with pytest.raises(UsertraceError) as e:
+        tp.validate(bytes(8181))
+    assert e.value.kind is ErrorKind.PAYLOAD_TOO_LARGE
 
 
 def test_close_is_final_and_idempotent(provider: usertrace.Provider) -> None:

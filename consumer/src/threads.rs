@@ -168,6 +168,7 @@ impl ThreadTable {
         self.name_at(tid, time).map(|n| n.pid)
     }
 
+    /// How many threads the table holds.
     pub fn len(&self) -> usize {
         self.names.len()
     }

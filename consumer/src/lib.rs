@@ -5,6 +5,9 @@
 //! `record` (one perf record) → `format`/`decode` (tracepoint payloads) →
 //! `threads`/`procfs`/`namespaces` (who was who, when) → `order` (merging CPUs) →
 //! `attach` (no loss when a tracepoint is first enabled) → `session`.
+//!
+//! Start at [`Session`]; [`decode`] and [`EventFormat`] also serve readers
+//! of tracepoint payloads from elsewhere (a `perf record` file, tracefs).
 
 #![warn(missing_docs)]
 

@@ -9,6 +9,10 @@
 //! `user_events_data`; [`status()`] says why tracing is unavailable. Without
 //! it every tracepoint stays disabled and emits do nothing.
 //!
+//! Events known when the program is built are declared with
+//! [`tracepoints!`] and emitted with [`emit!`]; events defined at run time
+//! come from a [`Provider`] as [`DynamicTracepoint`]s.
+//!
 //! This crate is the producer only: it links neither a perf ring reader nor
 //! mmap helpers. Recording lives in the `usertrace-consumer` crate.
 

@@ -2,7 +2,8 @@
 # Tests of the Java binding (JUnit 5).
 #
 #   bindings-java/run-tests.sh host    # mvn verify: builds the JNI library (cargo), the jars,
-#                                      # and runs every test but the `kernel` ones (Surefire + Failsafe)
+#                                      # and runs every test but the `kernel` ones (Surefire + Failsafe);
+#                                      # then `java -javaagent:` on the agent jar alone
 #   bindings-java/run-tests.sh guest   # inside a kernel with user_events (harness/in-guest), offline:
 #                                      # the JUnit console launcher on what `host` built, every test
 #                                      # but the `host` ones; `kernel` tests fail without user_events
@@ -23,10 +24,47 @@ build_cli() {
   (cd "$here/.." && cargo build --quiet -p usertrace-cli) || { echo "run-tests: cargo build -p usertrace-cli failed" >&2; return 1; }
 }
 
-# Sums Surefire/Failsafe XML reports into the plain summary line; $1 is
-# Maven's exit status: a failed build that failed no test counts one failure.
+# Checks run by this script itself, beside the JUnit tests.
+script_passed=0
+script_failed=0
+
+script_result() { # NAME RC LOG
+  if [ "$2" = 0 ]; then
+    echo "PASS $1"
+    script_passed=$((script_passed + 1))
+  else
+    echo "FAIL $1"
+    sed 's/^/    /' <<<"$3"
+    script_failed=$((script_failed + 1))
+  fi
+}
+
+# The usertrace-agent module's jars (its main artifact, the one Maven
+# publishes, and any other but the pre-shading, sources and javadoc ones)
+# each start a JVM as -javaagent on their own: no class path, user_events
+# or not. With verbose=true the agent says which: registered, or why not.
+agent_jar_starts_alone() {
+  local j out rc found=0
+  for j in "$here"/java/agent/target/*.jar; do
+    case "$(basename "$j")" in original-*|*-sources.jar|*-javadoc.jar|junit-platform-console-standalone.jar) continue ;; esac
+    [ -f "$j" ] || continue
+    found=1
+    rc=0
+    out=$(cd /tmp && timeout 120 java -javaagent:"$j"=verbose=true -version 2>&1) || rc=$?
+    if [ "$rc" = 0 ] && { ! grep -q -e '^usertrace agent: tracepoints disabled: ' -e '^usertrace agent: registered ' <<<"$out" ||
+      grep -q -e Exception -e Error <<<"$out"; }; then
+      rc=1
+    fi
+    script_result "agent_jar_starts_alone ($(basename "$j"))" "$rc" "$out"
+  done
+  [ "$found" = 1 ] || script_result agent_jar_starts_alone 1 "no agent jar in $here/java/agent/target"
+}
+
+# Sums Surefire/Failsafe XML reports, and this script's checks, into the
+# plain summary line; $1 is Maven's exit status: a failed build that failed
+# no test counts one failure.
 summarize_reports() {
-  local rc=$1 passed=0 failed=0 f t fl er sk
+  local rc=$1 passed=$script_passed failed=$script_failed f t fl er sk
   for f in "$here"/java/*/target/surefire-reports/TEST-*.xml "$here"/java/*/target/failsafe-reports/TEST-*.xml; do
     [ -e "$f" ] || continue
     read -r t fl er sk < <(sed -n 's/.*<testsuite[^>]* tests="\([0-9]*\)"[^>]* errors="\([0-9]*\)"[^>]* skipped="\([0-9]*\)"[^>]* failures="\([0-9]*\)".*/\1 \4 \2 \3/p' "$f" | head -1)
@@ -36,19 +74,22 @@ summarize_reports() {
     fi
     passed=$((passed + t - fl - er - sk)); failed=$((failed + fl + er))
   done
-  if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi
+  if [ "$rc" != 0 ] && [ "$failed" = "$script_failed" ]; then failed=$((failed + 1)); fi
   echo "java: $passed passed, $failed failed"
 }
 
 host() {
   rm -rf "$here"/java/*/target/surefire-reports "$here"/java/*/target/failsafe-reports
+  # Jars of an earlier build (or layout) must not stand in for this one's.
+  rm -f "$here"/java/agent/target/*usertrace-agent*.jar
   local rc=0
   # Maven still writes colour resets at exit: strip them, so that the summary is a plain line.
   (cd "$here" && mvn -B -ntp -Dstyle.color=never verify 2>&1) | sed -u $'s/\e\\[[0-9;]*m//g' || rc=$?
+  agent_jar_starts_alone
   # Not a host test, but the guest run needs it, and builds nothing itself.
   build_cli || rc=1
   summarize_reports "$rc"
-  return $rc
+  [ "$rc" = 0 ] && [ "$script_failed" = 0 ]
 }
 
 # The test classpath Maven wrote, without the JUnit jars the launcher carries itself.

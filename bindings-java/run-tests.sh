@@ -60,6 +60,57 @@ agent_jar_starts_alone() {
   [ "$found" = 1 ] || script_result agent_jar_starts_alone 1 "no agent jar in $here/java/agent/target"
 }
 
+# The API jar is the module dev.usertrace: a modular application requires it,
+# and runs (no user_events: tracepoints stay disabled), but cannot compile
+# against dev.usertrace.internal, which the module does not export.
+api_jar_is_a_module_exporting_only_the_api() {
+  local jar work rc=0 out
+  jar=$(ls "$here"/java/usertrace/target/usertrace-*.jar 2>/dev/null | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$' | head -1 || true)
+  work=$(mktemp -d /tmp/usertrace-java-module.XXXXXX)
+  mkdir -p "$work/ok/check" "$work/bad/check"
+  echo 'module usertrace.check { requires dev.usertrace; }' | tee "$work/ok/module-info.java" >"$work/bad/module-info.java"
+  cat >"$work/ok/check/Main.java" <<'JAVA'
+package check;
+
+import dev.usertrace.Field;
+import dev.usertrace.Provider;
+import dev.usertrace.Tracepoint;
+import dev.usertrace.Usertrace;
+
+public final class Main {
+    public static void main(String[] args) {
+        try (Provider p = new Provider("modcheck")) {
+            Tracepoint tp = p.tracepoint("ev", Field.u32("n"), Field.string("s"));
+            tp.emit(1L, "x");
+            tp.event().put(2L).put("y").emit();
+            System.out.println("module app: " + Usertrace.status().availability() + ", enabled " + tp.isEnabled());
+        }
+    }
+}
+JAVA
+  cat >"$work/bad/check/Main.java" <<'JAVA'
+package check;
+
+public final class Main {
+    public static void main(String[] args) {
+        System.out.println(dev.usertrace.internal.Native.class);
+    }
+}
+JAVA
+  out=$({
+    [ -n "$jar" ] || { echo "no API jar in $here/java/usertrace/target"; exit 1; }
+    jar --describe-module --file "$jar" &&
+      javac -d "$work/ok/out" --module-path "$jar" "$work/ok/module-info.java" "$work/ok/check/Main.java" &&
+      (cd /tmp && java --module-path "$jar:$work/ok/out" -m usertrace.check/check.Main) || exit 1
+    if javac -d "$work/bad/out" --module-path "$jar" "$work/bad/module-info.java" "$work/bad/check/Main.java"; then
+      echo "a module could compile against dev.usertrace.internal"; exit 1
+    fi
+  } 2>&1) || rc=1
+  if [ "$rc" = 0 ] && ! grep -q 'package dev.usertrace.internal is not visible' <<<"$out"; then rc=1; fi
+  rm -rf "$work"
+  script_result api_jar_is_a_module_exporting_only_the_api "$rc" "$out"
+}
+
 # Sums Surefire/Failsafe XML reports, and this script's checks, into the
 # plain summary line; $1 is Maven's exit status: a failed build that failed
 # no test counts one failure.
@@ -86,6 +137,7 @@ host() {
   # Maven still writes colour resets at exit: strip them, so that the summary is a plain line.
   (cd "$here" && mvn -B -ntp -Dstyle.color=never verify 2>&1) | sed -u $'s/\e\\[[0-9;]*m//g' || rc=$?
   agent_jar_starts_alone
+  api_jar_is_a_module_exporting_only_the_api
   # Not a host test, but the guest run needs it, and builds nothing itself.
   build_cli || rc=1
   summarize_reports "$rc"

@@ -11,3 +11,4 @@ mod list_fails_for_an_unknown_event_and_a_bad_pattern;
 mod stat_counts_each_event_exactly;
 mod stat_reports_what_a_tiny_ring_lost_so_counted_plus_lost_is_emitted;
 mod record_shows_namespaces_where_permitted_and_goes_on_without;
+mod record_and_stat_keep_only_the_processes_given_with_p;

@@ -199,7 +199,7 @@ impl fmt::Display for Error {
             Error::BadPattern(error) => write!(f, "{error}"),
             Error::NoPatterns => write!(f, "no event pattern was given: name events with -e NAME or -e 'PREFIX_*'"),
             Error::UnknownEvent { name } => {
-                write!(f, "no user event matches {name:?}; `usertrace list` shows the registered ones")
+                write!(f, "no user event matches \"{}\"; `usertrace list` shows the registered ones", name.escape_debug())
             }
             Error::PermissionDenied { op, errno } => write!(
                 f,

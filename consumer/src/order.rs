@@ -39,11 +39,12 @@ pub struct Orderer<T> {
     seq: u64,
     round_max: u64,
     previous_round_max: Option<u64>,
+    released_through: Option<u64>,
 }
 
 impl<T> Default for Orderer<T> {
     fn default() -> Self {
-        Orderer { heap: BinaryHeap::new(), seq: 0, round_max: 0, previous_round_max: None }
+        Orderer { heap: BinaryHeap::new(), seq: 0, round_max: 0, previous_round_max: None, released_through: None }
     }
 }
 
@@ -69,8 +70,15 @@ impl<T> Orderer<T> {
                     out(item.time, item.value);
                 }
             }
+            self.released_through = Some(limit);
         }
         self.previous_round_max = Some(self.round_max);
+    }
+
+    /// The watermark: every record at or before this time has been
+    /// released, and no later round will release an older one.
+    pub fn released_through(&self) -> Option<u64> {
+        self.released_through
     }
 
     /// Releases everything: no more rounds will come.

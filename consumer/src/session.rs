@@ -230,6 +230,9 @@ pub struct Session {
     events: u64,
     malformed: u64,
     attach_requests: Option<crate::AttachRequests>,
+    /// The ordering watermark of the round before, up to which exited
+    /// threads are forgotten.
+    forget_before: Option<u64>,
 }
 
 impl Session {
@@ -286,6 +289,7 @@ impl Session {
             events: 0,
             malformed: 0,
             attach_requests: None,
+            forget_before: None,
         };
         session.attach_new()?;
         if !options.wait_for_exact {
@@ -365,6 +369,11 @@ impl Session {
         let mut out = Vec::new();
         let mut orderer = std::mem::take(&mut self.orderer);
         orderer.end_round(&mut |time, p| self.release(time, p, &mut out));
+        // Exits before the previous round's watermark: one round of grace
+        // beyond what ordering needs, for nothing to be named `:TID`.
+        if let Some(watermark) = self.forget_before.replace(orderer.released_through().unwrap_or(0)) {
+            self.threads.forget_exited(watermark);
+        }
         self.orderer = orderer;
         Ok(out)
     }

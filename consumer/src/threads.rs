@@ -9,8 +9,15 @@
 //! Lookups take the newest entry at or before the event's time, so events
 //! read after a process exited, renamed or exec'd still get the name that
 //! was true when they were emitted.
+//!
+//! A thread that exited is forgotten once the session's ordering watermark
+//! has passed its exit ([`ThreadTable::forget_exited`]): no event of it can
+//! come after that, so a long recording over short-lived processes keeps a
+//! table the size of what is alive, not of everything that ever ran. (One
+//! case loses a little: a thread that outlives its process's main thread,
+//! after that one called `pthread_exit`, is then named by its own comm.)
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::namespaces::Namespaces;
@@ -61,6 +68,11 @@ impl<T> History<T> {
     fn restart(&mut self, time: u64) {
         self.0.retain(|e| e.time >= time);
     }
+
+    /// The time of the newest entry.
+    fn newest(&self) -> Option<u64> {
+        self.0.last().map(|e| e.time)
+    }
 }
 
 /// A thread's name, and the process it belonged to.
@@ -75,6 +87,9 @@ struct Name {
 pub struct ThreadTable {
     names: HashMap<u32, History<Name>>,
     namespaces: HashMap<u32, History<Arc<Namespaces>>>,
+    /// (exit time, tid), oldest first: EXIT records are applied in time
+    /// order, so pushing keeps it sorted.
+    exited: VecDeque<(u64, u32)>,
 }
 
 /// A thread's identity at one moment.
@@ -138,9 +153,32 @@ impl ThreadTable {
         }
     }
 
-    /// PERF_RECORD_EXIT. The history is kept: events may still be read for
-    /// the thread, and the next FORK of this tid starts afresh anyway.
-    pub fn exit(&mut self, _tid: u32, _time: u64) {}
+    /// PERF_RECORD_EXIT. The history is kept until [`forget_exited`]
+    /// passes `time`: events emitted before the exit may still be on
+    /// their way through the orderer.
+    ///
+    /// [`forget_exited`]: Self::forget_exited
+    pub fn exit(&mut self, tid: u32, time: u64) {
+        self.exited.push_back((time, tid));
+    }
+
+    /// Forgets the threads that exited before `watermark`, the time up to
+    /// which every record has been applied. A tid that a later FORK reused
+    /// keeps its new history.
+    pub fn forget_exited(&mut self, watermark: u64) {
+        while let Some(&(time, tid)) = self.exited.front() {
+            if time >= watermark {
+                break;
+            }
+            self.exited.pop_front();
+            if self.names.get(&tid).and_then(History::newest).is_some_and(|newest| newest <= time) {
+                self.names.remove(&tid);
+            }
+            if self.namespaces.get(&tid).and_then(History::newest).is_some_and(|newest| newest <= time) {
+                self.namespaces.remove(&tid);
+            }
+        }
+    }
 
     fn insert_name(&mut self, tid: u32, time: u64, source: Source, name: Name) {
         self.names.entry(tid).or_default().insert(Entry { time, source, value: name });
@@ -168,7 +206,8 @@ impl ThreadTable {
         self.name_at(tid, time).map(|n| n.pid)
     }
 
-    /// How many threads the table holds.
+    /// How many threads the table holds (alive, or exited and not yet
+    /// forgotten).
     pub fn len(&self) -> usize {
         self.names.len()
     }
@@ -182,6 +221,53 @@ impl ThreadTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exited_threads_are_forgotten_once_the_watermark_passes_their_exit() {
+        let mut t = ThreadTable::new();
+        t.synthesize(1, 1, "init", 0);
+        // 100,000 short-lived processes, each forked, exec'd and gone, with
+        // the watermark trailing a little behind as a session's does.
+        let mut largest = 0;
+        for i in 0..100_000u64 {
+            let (tid, time) = (1000 + (i % 30_000) as u32, 10 + i * 10);
+            t.fork(tid, tid, 1, time);
+            t.comm(tid, tid, "short", true, time + 1);
+            t.namespaces(tid, Namespaces::default(), time + 2);
+            t.exit(tid, time + 3);
+            t.forget_exited(time.saturating_sub(50));
+            largest = largest.max(t.len());
+        }
+        assert!(largest <= 8, "the table grew to {largest} threads");
+        t.forget_exited(u64::MAX);
+        assert_eq!(t.len(), 1, "only init is left");
+        assert_eq!(t.namespaces.len(), 0);
+        assert!(t.exited.is_empty());
+    }
+
+    #[test]
+    fn a_tid_reused_before_the_old_exit_is_forgotten_keeps_its_new_history() {
+        let mut t = ThreadTable::new();
+        t.fork(50, 50, 1, 10);
+        t.comm(50, 50, "old", true, 11);
+        t.exit(50, 20);
+        t.fork(50, 50, 1, 30);
+        t.comm(50, 50, "new", true, 31);
+        t.forget_exited(40);
+        assert_eq!(t.identity(50, 50, 35).comm.as_ref(), "new");
+    }
+
+    #[test]
+    fn an_exit_at_or_after_the_watermark_is_kept() {
+        let mut t = ThreadTable::new();
+        t.fork(50, 50, 1, 10);
+        t.comm(50, 50, "late", true, 11);
+        t.exit(50, 20);
+        t.forget_exited(20);
+        assert_eq!(t.identity(50, 50, 15).comm.as_ref(), "late", "an event at 15 may still be in flight");
+        t.forget_exited(21);
+        assert_eq!(t.identity(50, 50, 15).comm.as_ref(), ":50");
+    }
 
     fn names(t: &ThreadTable, pid: u32, tid: u32, time: u64) -> (String, String) {
         let id = t.identity(pid, tid, time);

@@ -8,6 +8,13 @@
 //!   ut_emit fork NAME N             N children, each renamed ut_child_I, emit child=I
 //!   ut_emit churn NAME WIDTH STOP   until file STOP exists, WIDTH children at a time that emit,
 //!                                   rename, exec, emit, rename, emit and exit; no waiting for a tracer
+//!   ut_emit spawn NAME COUNT WIDTH  COUNT short-lived children, at most WIDTH alive at once, each
+//!                                   emitting child=I and exiting at once
+//!   ut_emit register-while-announcing WANTED OTHER
+//!                                   a thread registers WANTED (which a recorder that launched us
+//!                                   asked for, so it waits in the attach handshake); after a line on
+//!                                   stdin this thread registers OTHER and prints whether WANTED's
+//!                                   registration was still waiting then
 //!
 //! It prints `ready PID` once registered, and exits 3 if nobody attaches
 //! within a minute.
@@ -51,6 +58,64 @@ fn ns_inode(kind: &str) -> u64 {
     let link = std::fs::read_link(format!("/proc/thread-self/ns/{kind}")).unwrap();
     let link = link.to_string_lossy();
     link.split_once(":[").and_then(|(_, rest)| rest.strip_suffix(']')).and_then(|n| n.parse().ok()).unwrap()
+}
+
+/// `count` children, at most `width` alive at once, each emitting its
+/// number and exiting: a long stream of processes that come and go.
+fn spawn(name: &str, count: u32, width: usize) {
+    let tp = tracepoint(name, &[("child", FieldType::U32)]);
+    wait_enabled(&tp);
+    let mut alive = 0;
+    let reap = |alive: &mut usize| {
+        let mut status = 0;
+        // SAFETY: waiting for any of our own children.
+        let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
+        assert!(pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "a child failed");
+        *alive -= 1;
+    };
+    for i in 0..count {
+        if alive == width {
+            reap(&mut alive);
+        }
+        // SAFETY: single-threaded program; the child only calls writev
+        // (emit) and _exit.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let code = if tp.emit(&[Value::U32(i)]).is_ok() { 0 } else { 4 };
+            // SAFETY: _exit skips atexit handlers the parent owns.
+            unsafe { libc::_exit(code) };
+        }
+        assert!(pid > 0, "fork failed");
+        alive += 1;
+    }
+    while alive > 0 {
+        reap(&mut alive);
+    }
+}
+
+/// Registers `wanted` on a thread of its own, where it waits in the attach
+/// handshake for a recorder that never attaches it; meanwhile (once told on
+/// stdin) registers `other` here. Prints `other registered while wanted
+/// waited: BOOL`.
+fn register_while_announcing(wanted: &str, other: &str) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let wanted_returned = Arc::new(AtomicBool::new(false));
+    let done = wanted_returned.clone();
+    let wanted = wanted.to_owned();
+    let waiter = std::thread::spawn(move || {
+        let tp = DynamicTracepoint::new(wanted, vec![Field::new("n", FieldType::U32)], RegisterOptions::default()).unwrap();
+        tp.register().expect("register the wanted event");
+        done.store(true, Ordering::SeqCst);
+        tp
+    });
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+    let tp = DynamicTracepoint::new(other, vec![Field::new("n", FieldType::U32)], RegisterOptions::default()).unwrap();
+    tp.register().expect("register the other event");
+    let meanwhile = !wanted_returned.load(Ordering::SeqCst);
+    println!("other registered while wanted waited: {meanwhile}");
+    drop(waiter.join().unwrap());
 }
 
 fn set_name(name: &str) {
@@ -194,6 +259,8 @@ fn main() {
             }
         }
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
+        "spawn" => spawn(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
+        "register-while-announcing" => register_while_announcing(arg(2), arg(3)),
         "churn-exec" => {
             // The second half of a churn child, under its exec'd name.
             let tp = quiet_tracepoint(arg(2), CHURN);

@@ -284,8 +284,9 @@ impl fmt::Display for Error {
             Error::Unavailable(status) => write!(f, "{status} (see `usertrace status`)"),
             Error::InvalidName { what, name } => write!(
                 f,
-                "invalid {what} name {name:?}: use only ASCII letters, digits and '_' \
-                 (':' and spaces have meaning to the kernel)"
+                "invalid {what} name \"{}\": use only ASCII letters, digits and '_' \
+                 (':' and spaces have meaning to the kernel)",
+                name.escape_debug()
             ),
             Error::TooManyFields { event, count, max } => {
                 write!(f, "event {event} declares {count} fields; at most {max} are supported: split it into several events")

@@ -22,7 +22,7 @@
 /// Each `fn` becomes a module with `TRACEPOINT`, `NAME`, `enabled()` and a
 /// typed `emit(...)`. Names are checked at compile time, and the field types
 /// must implement [`ToValue`](crate::ToValue): integers, `bool`, `f32`,
-/// `f64`, `&str` and `&[u8]`.
+/// `f64`, `&str`, `&[u8]`, and `[u8; N]` (or `&[u8; N]`) for a `char[N]`.
 #[macro_export]
 macro_rules! tracepoints {
     (

@@ -96,6 +96,29 @@ impl ToValue for &str {
     }
 }
 
+/// A `char[N]` field: N bytes, written as they are (zero-pad short text
+/// yourself). N must be 1 to 1024, the kernel's limit, checked at compile
+/// time where the field is declared.
+impl<const N: usize> ToValue for [u8; N] {
+    const FIELD_TYPE: crate::FieldType = {
+        assert!(N >= 1 && N <= crate::abi::MAX_CHAR_ARRAY_LEN, "usertrace: a char[N] field needs N from 1 to 1024");
+        crate::FieldType::CharArray(N as u16)
+    };
+    #[inline]
+    fn to_value(&self) -> Value<'_> {
+        Value::Bytes(self)
+    }
+}
+
+/// A `char[N]` field given by reference, as `[u8; N]`.
+impl<const N: usize> ToValue for &[u8; N] {
+    const FIELD_TYPE: crate::FieldType = <[u8; N] as ToValue>::FIELD_TYPE;
+    #[inline]
+    fn to_value(&self) -> Value<'_> {
+        Value::Bytes(*self)
+    }
+}
+
 impl ToValue for &[u8] {
     const FIELD_TYPE: crate::FieldType = crate::FieldType::Bytes;
     #[inline]

@@ -13,9 +13,10 @@
 mod baseline;
 mod boundary;
 mod status;
+mod tables;
 mod tracepoint;
 mod values;
 
 /// Bumped whenever a native signature or the value encoding changes, so a
 /// jar never runs against a library built for another version of it.
-pub const ABI_VERSION: i32 = 1;
+pub const ABI_VERSION: i32 = 2;

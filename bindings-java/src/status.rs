@@ -6,12 +6,11 @@
 
 use jni::objects::{JClass, JString};
 use jni::EnvUnowned;
-use usertrace::Availability;
 
 use crate::boundary::{Result, Throw};
 
-/// Returns `"<availability>\t<message>"`; the number is the ordinal of
-/// `dev.usertrace.Availability` (AVAILABLE = 0).
+/// Returns `"<availability code>\t<message>"`, the code the core's
+/// (`dev.usertrace.Availability.code()`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_usertrace_internal_Native_status0<'caller>(
     mut env: EnvUnowned<'caller>,
@@ -19,14 +18,7 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_status0<'caller>(
 ) -> JString<'caller> {
     env.with_env(|env| -> Result<JString<'caller>> {
         let status = usertrace::status();
-        let code = match status.availability {
-            Availability::Available => 0,
-            Availability::TracefsNotMounted => 1,
-            Availability::UserEventsMissing => 2,
-            Availability::PermissionDenied => 3,
-            Availability::OpenFailed => 4,
-        };
-        Ok(env.new_string(format!("{code}\t{status}"))?)
+        Ok(env.new_string(format!("{}\t{status}", status.availability.code()))?)
     })
     .resolve::<Throw>()
 }

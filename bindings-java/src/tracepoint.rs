@@ -22,28 +22,6 @@ use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value, MAX
 use crate::boundary::{Failure, Result, Throw};
 use crate::values;
 
-/// Type codes of `dev.usertrace.FieldType` (its `code()`); a char array
-/// carries its length in the bits above the low 8.
-fn field_type(code: jint) -> Option<FieldType> {
-    Some(match code & 0xff {
-        0 => FieldType::U8,
-        1 => FieldType::U16,
-        2 => FieldType::U32,
-        3 => FieldType::U64,
-        4 => FieldType::I8,
-        5 => FieldType::I16,
-        6 => FieldType::I32,
-        7 => FieldType::I64,
-        8 => FieldType::Bool,
-        9 => FieldType::F32,
-        10 => FieldType::F64,
-        11 => FieldType::CharArray(u16::try_from(code >> 8).ok()?),
-        12 => FieldType::Str,
-        13 => FieldType::Bytes,
-        _ => return None,
-    })
-}
-
 /// # Safety
 /// `handle` must come from `create0` and not be freed (see module docs).
 unsafe fn tracepoint<'a>(handle: jlong) -> &'a DynamicTracepoint {
@@ -52,7 +30,10 @@ unsafe fn tracepoint<'a>(handle: jlong) -> &'a DynamicTracepoint {
     unsafe { &*(handle as usize as *const DynamicTracepoint) }
 }
 
-/// Validates a definition; registers nothing. Returns the handle.
+/// Validates a definition; registers nothing. Field types are
+/// `dev.usertrace.FieldType` codes, which are the core's
+/// ([`FieldType::from_code`]); `field_lengths` holds each N of `char[N]`
+/// (0 for the other types). Returns the handle.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_usertrace_internal_Native_create0<'caller>(
     mut env: EnvUnowned<'caller>,
@@ -60,22 +41,27 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_create0<'caller>(
     name: JString<'caller>,
     field_names: JObjectArray<'caller, JString<'caller>>,
     field_types: JIntArray<'caller>,
+    field_lengths: JIntArray<'caller>,
     multi_format: jboolean,
     persist: jboolean,
 ) -> jlong {
     env.with_env(|env| -> Result<jlong> {
         let name = name.try_to_string(env)?;
         let count = field_names.len(env)?;
-        if count != field_types.len(env)? {
-            return Err(Failure::IllegalArgument("field names and types differ in number".into()));
+        if count != field_types.len(env)? || count != field_lengths.len(env)? {
+            return Err(Failure::IllegalArgument("field names, types and lengths differ in number".into()));
         }
-        let mut codes = vec![0; count];
+        let (mut codes, mut lengths) = (vec![0; count], vec![0; count]);
         field_types.get_region(env, 0, &mut codes)?;
+        field_lengths.get_region(env, 0, &mut lengths)?;
         let mut fields = Vec::with_capacity(count);
-        for (i, &code) in codes.iter().enumerate() {
+        for (i, (&code, &len)) in codes.iter().zip(&lengths).enumerate() {
             let field_name = field_names.get_element(env, i)?.try_to_string(env)?;
-            let ty = field_type(code)
-                .ok_or_else(|| Failure::IllegalArgument(format!("field {field_name}: unknown type code {code}")))?;
+            // Field.java refuses a negative length: it would not be a u32.
+            let len = u32::try_from(len).map_err(|_| Failure::IllegalArgument(format!("field {field_name}: negative length")))?;
+            let ty = u32::try_from(code).ok().and_then(|code| FieldType::from_code(code, len)).ok_or_else(|| {
+                usertrace::Error::UnknownFieldType { event: name.clone(), field: field_name.clone(), given: format!("number {code}") }
+            })?;
             fields.push(Field::owned(field_name, ty));
         }
         let options = RegisterOptions { multi_format, persist };

@@ -2,14 +2,15 @@ package dev.usertrace;
 
 /**
  * Why an operation failed: the stable codes shared by every usertrace binding
- * (Rust {@code usertrace::ErrorKind}, C, Python). Never renumbered.
+ * (Rust {@code usertrace::ErrorKind}, C, Python). Never renumbered; a test
+ * holds this enum to the native library's table.
  */
 public enum ErrorKind {
     /** user_events cannot be used here (or the native library did not load); see {@link Usertrace#status()}. */
     UNAVAILABLE(1),
     /** An event, provider or field name is not {@code [A-Za-z0-9_]+}. */
     INVALID_NAME(2),
-    /** Too many fields, a {@code char[N]} too large, or a format over 511 bytes. */
+    /** A {@code char[N]} too large, or a format over 511 bytes. */
     INVALID_FORMAT(3),
     /** The name is registered with different fields. */
     FIELDS_MISMATCH(4),
@@ -26,7 +27,15 @@ public enum ErrorKind {
     /** The event is still registered by some process. */
     EVENT_BUSY(10),
     /** The kernel refused for another reason; the message carries the errno. */
-    KERNEL(11);
+    KERNEL(11),
+    /** Two fields of one event have the same name. */
+    DUPLICATE_FIELD(12),
+    /** An event declares more than {@link Tracepoint#MAX_FIELDS} fields. */
+    TOO_MANY_FIELDS(13),
+    /** A {@code char[0]} field, which can hold nothing. */
+    EMPTY_CHAR_ARRAY(14),
+    /** A field type the native library does not know. */
+    UNKNOWN_FIELD_TYPE(15);
 
     private final int code;
 

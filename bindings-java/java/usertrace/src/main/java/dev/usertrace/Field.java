@@ -46,9 +46,4 @@ public record Field(String name, FieldType type, int length) {
     public static Field string(String name) { return new Field(name, FieldType.STRING); }
     public static Field bytes(String name) { return new Field(name, FieldType.BYTES); }
     public static Field charArray(String name, int length) { return new Field(name, FieldType.CHAR_ARRAY, length); }
-
-    /** The type code given to the native library: a char array carries N above the low byte. */
-    int nativeCode() {
-        return type.code() | (length << 8);
-    }
 }

@@ -9,25 +9,35 @@ package dev.usertrace;
  * {@code BYTES} a byte array of any length ({@code __rel_loc u8[]}).
  */
 public enum FieldType {
-    U8(0, "u8"), U16(1, "u16"), U32(2, "u32"), U64(3, "u64"),
-    I8(4, "i8"), I16(5, "i16"), I32(6, "i32"), I64(7, "i64"),
-    BOOL(8, "bool"), F32(9, "f32"), F64(10, "f64"),
-    CHAR_ARRAY(11, "char array"), STRING(12, "string"), BYTES(13, "bytes");
+    U8(1, "u8", "u8"), U16(2, "u16", "u16"), U32(3, "u32", "u32"), U64(4, "u64", "u64"),
+    I8(5, "i8", "i8"), I16(6, "i16", "i16"), I32(7, "i32", "i32"), I64(8, "i64", "i64"),
+    BOOL(9, "bool", "bool"), F32(10, "f32", "f32"), F64(11, "f64", "f64"),
+    CHAR_ARRAY(12, "char[N]", "char array"), STRING(13, "str", "string"), BYTES(14, "bytes", "bytes");
 
     private final int code;
+    private final String declaredName;
     private final String displayName;
 
-    FieldType(int code, String displayName) {
+    FieldType(int code, String declaredName, String displayName) {
         this.code = code;
+        this.declaredName = declaredName;
         this.displayName = displayName;
     }
 
-    /** The code the native library knows this type by. */
-    int code() {
+    /**
+     * The stable number of this type, the core's ({@code usertrace::FieldType::code}),
+     * shared with C and Python; a test holds this enum to the native table.
+     */
+    public int code() {
         return code;
     }
 
-    /** A short name for messages, e.g. {@code u16}. */
+    /** The name the type is declared by in Python and shown by {@code usertrace list}, e.g. {@code str}. */
+    public String declaredName() {
+        return declaredName;
+    }
+
+    /** A short name for messages, e.g. {@code u16}: the one the core's messages use. */
     public String displayName() {
         return displayName;
     }

@@ -86,11 +86,13 @@ public final class Tracepoint implements AutoCloseable {
         }
         String[] names = new String[this.fields.length];
         int[] types = new int[this.fields.length];
+        int[] lengths = new int[this.fields.length];
         for (int i = 0; i < names.length; i++) {
             names[i] = this.fields[i].name();
-            types[i] = this.fields[i].nativeCode();
+            types[i] = this.fields[i].type().code();
+            lengths[i] = this.fields[i].length();
         }
-        long h = Native.create0(name, names, types, options.multiFormat(), options.persist());
+        long h = Native.create0(name, names, types, lengths, options.multiFormat(), options.persist());
         EnableWord w;
         try {
             ByteBuffer view = Native.enableWord0(h);

@@ -20,7 +20,7 @@ public final class Usertrace {
         }
         String s = Native.status0();
         int tab = s.indexOf('\t');
-        Availability a = Availability.values()[Integer.parseInt(s.substring(0, tab))];
+        Availability a = Availability.of(Integer.parseInt(s.substring(0, tab)));
         return new Status(a, s.substring(tab + 1));
     }
 

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  */
 public final class Native {
     /** Must equal the library's {@code ABI_VERSION}; checked at load. */
-    static final int ABI_VERSION = 1;
+    static final int ABI_VERSION = 2;
 
     private static final Throwable LOAD_ERROR = NativeLoader.load();
 
@@ -30,10 +30,12 @@ public final class Native {
 
     static native int abiVersion0();
 
-    /** {@code "<availability ordinal>\t<message>"}. */
+    /** {@code "<availability code>\t<message>"}. */
     public static native String status0();
 
-    public static native long create0(String name, String[] fieldNames, int[] fieldTypes, boolean multiFormat, boolean persist);
+    /** Types are {@code FieldType} codes; lengths the N of each {@code char[N]}, else 0. */
+    public static native long create0(String name, String[] fieldNames, int[] fieldTypes, int[] fieldLengths,
+            boolean multiFormat, boolean persist);
 
     public static native void register0(long handle);
 
@@ -51,4 +53,13 @@ public final class Native {
 
     /** Unregisters if needed and frees; exactly once per handle. */
     public static native void free0(long handle);
+
+    /** The core's field types: {@code "<code>\t<declared name>\t<name in messages>"}, in code order. */
+    public static native String[] fieldTypes0();
+
+    /** The core's error kinds: {@code "<code>\t<NAME>"}, in code order. */
+    public static native String[] errorKinds0();
+
+    /** The core's availabilities: {@code "<code>\t<name>"}, in code order. */
+    public static native String[] availabilities0();
 }

@@ -3,8 +3,9 @@
 //! `jni`'s `with_env` runs the body under `catch_unwind`; [`Throw`] then
 //! turns what came out into a Java exception:
 //! - a `usertrace::Error` into `dev.usertrace.UsertraceException` with the
-//!   error's stable code (the table every binding shares);
-//! - a bad argument into `IllegalArgumentException`;
+//!   error's stable code (the table every binding shares), except a value
+//!   that does not suit its field (kind `VALUE_MISMATCH`);
+//! - that, and any other bad argument, into `IllegalArgumentException`;
 //! - a panic into `java.lang.Error`, since it is a bug in this library.
 
 use jni::errors::ErrorPolicy;
@@ -49,6 +50,11 @@ impl<T: Default> ErrorPolicy<T, Failure> for Throw {
             return Ok(T::default());
         }
         match err {
+            // A value that does not suit its field is a bad argument, as
+            // the values EventWriter refuses itself (an int out of range).
+            Failure::Usertrace(e) if e.kind() == usertrace::ErrorKind::ValueMismatch => {
+                throw_new(env, "java/lang/IllegalArgumentException", &e.to_string())
+            }
             Failure::Usertrace(e) => throw_usertrace(env, e.kind().code(), &e.to_string()),
             Failure::IllegalArgument(msg) => throw_new(env, "java/lang/IllegalArgumentException", &msg),
             Failure::Jni(e) => throw_new(env, "java/lang/IllegalStateException", &format!("usertrace: JNI call failed: {e}")),

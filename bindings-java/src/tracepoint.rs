@@ -30,15 +30,16 @@ unsafe fn tracepoint<'a>(handle: jlong) -> &'a DynamicTracepoint {
     unsafe { &*(handle as usize as *const DynamicTracepoint) }
 }
 
-/// Validates a definition; registers nothing. Field types are
-/// `dev.usertrace.FieldType` codes, which are the core's
-/// ([`FieldType::from_code`]); `field_lengths` holds each N of `char[N]`
-/// (0 for the other types). Returns the handle.
+/// Checks the definition `<provider>_<event>` in the core; registers
+/// nothing. Field types are `dev.usertrace.FieldType` codes, which are the
+/// core's ([`FieldType::from_code`]); `field_lengths` holds each N of
+/// `char[N]` (0 for the other types). Returns the handle.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_usertrace_internal_Native_create0<'caller>(
     mut env: EnvUnowned<'caller>,
     _class: JClass<'caller>,
-    name: JString<'caller>,
+    provider: JString<'caller>,
+    event: JString<'caller>,
     field_names: JObjectArray<'caller, JString<'caller>>,
     field_types: JIntArray<'caller>,
     field_lengths: JIntArray<'caller>,
@@ -46,7 +47,8 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_create0<'caller>(
     persist: jboolean,
 ) -> jlong {
     env.with_env(|env| -> Result<jlong> {
-        let name = name.try_to_string(env)?;
+        let owner = usertrace::Provider::new(provider.try_to_string(env)?)?;
+        let event = event.try_to_string(env)?;
         let count = field_names.len(env)?;
         if count != field_types.len(env)? || count != field_lengths.len(env)? {
             return Err(Failure::IllegalArgument("field names, types and lengths differ in number".into()));
@@ -60,13 +62,37 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_create0<'caller>(
             // Field.java refuses a negative length: it would not be a u32.
             let len = u32::try_from(len).map_err(|_| Failure::IllegalArgument(format!("field {field_name}: negative length")))?;
             let ty = u32::try_from(code).ok().and_then(|code| FieldType::from_code(code, len)).ok_or_else(|| {
-                usertrace::Error::UnknownFieldType { event: name.clone(), field: field_name.clone(), given: format!("number {code}") }
+                usertrace::Error::UnknownFieldType {
+                    event: owner.event_name(&event),
+                    field: field_name.clone(),
+                    given: format!("number {code}"),
+                }
             })?;
             fields.push(Field::owned(field_name, ty));
         }
-        let options = RegisterOptions { multi_format, persist };
-        let tp = DynamicTracepoint::new(name, fields, options)?;
+        let tp = owner.with_options(RegisterOptions { multi_format, persist }).define(&event, fields)?;
         Ok(Box::into_raw(Box::new(tp)) as usize as jlong)
+    })
+    .resolve::<Throw>()
+}
+
+/// Raises `UsertraceException` (INVALID_NAME) unless `name` is a valid
+/// `what` name (`provider`, `event` or `field`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_checkName0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    what: JString<'caller>,
+    name: JString<'caller>,
+) {
+    env.with_env(|env| -> Result<()> {
+        let what = match what.try_to_string(env)?.as_str() {
+            "provider" => "provider",
+            "event" => "event",
+            "field" => "field",
+            other => return Err(Failure::IllegalArgument(format!("checkName0: {other:?} is not provider, event or field"))),
+        };
+        Ok(usertrace::validate_name(what, &name.try_to_string(env)?)?)
     })
     .resolve::<Throw>()
 }
@@ -157,16 +183,47 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_emit0<'caller>(
         if !tp.enabled() {
             return Ok(());
         }
-        let len = usize::try_from(length).map_err(|_| Failure::IllegalArgument("negative length".into()))?;
-        // SAFETY: `address` is that of the calling thread's direct buffer,
-        // which `Encoder.java` keeps reachable during this call and never
-        // fills past its capacity; `len` is how far it filled it.
-        let buf = unsafe { std::slice::from_raw_parts(address as usize as *const u8, len) };
+        // SAFETY: see `encoded`.
+        let buf = unsafe { encoded(address, length) }?;
         let mut storage = [Value::U8(0); MAX_FIELDS];
         let n = values::decode(tp.fields(), buf, &mut storage)?;
         Ok(tp.emit(&storage[..n])?)
     })
     .resolve::<Throw>()
+}
+
+/// Checks the values encoded at `address` as an emit would (the core's
+/// `validate`), whether or not the tracepoint is enabled; writes nothing.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_internal_Native_validate0<'caller>(
+    mut env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+    address: jlong,
+    length: jint,
+) {
+    env.with_env(|_env| -> Result<()> {
+        // SAFETY: see the module docs.
+        let tp = unsafe { tracepoint(handle) };
+        // SAFETY: as in `emit0`.
+        let buf = unsafe { encoded(address, length) }?;
+        let mut storage = [Value::U8(0); MAX_FIELDS];
+        let n = values::decode(tp.fields(), buf, &mut storage)?;
+        Ok(tp.validate(&storage[..n])?)
+    })
+    .resolve::<Throw>()
+}
+
+/// The `length` bytes Java encoded at `address`.
+///
+/// # Safety
+/// `address` is that of the calling thread's direct buffer, which
+/// `EventWriter.java` keeps reachable during the call and never fills past
+/// its capacity; `length` is how far it filled it.
+unsafe fn encoded<'a>(address: jlong, length: jint) -> Result<&'a [u8]> {
+    let len = usize::try_from(length).map_err(|_| Failure::IllegalArgument("negative length".into()))?;
+    // SAFETY: by the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(address as usize as *const u8, len) })
 }
 
 /// Unregisters (if needed) and frees; called once, by the Cleaner.

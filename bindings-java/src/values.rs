@@ -3,7 +3,9 @@
 //! Java (`internal/Encoder.java`) writes one entry per field, in order, in
 //! native byte order: integers, bools and floats at their field's width, and
 //! strings and byte arrays as a `u32` length then the bytes (UTF-8 for
-//! strings, without a NUL). The values borrow the buffer, and the core's
+//! strings, without a NUL). Nothing is checked here but the framing: the
+//! core checks the values (NUL bytes, `char[N]` lengths, the payload's
+//! size) as it does for every binding. The values borrow the buffer, and the core's
 //! `writev` points into it: nothing is copied on this side.
 
 use usertrace::{Field, FieldType, Value, MAX_FIELDS};
@@ -26,12 +28,14 @@ pub(crate) fn decode<'a>(fields: &[Field], buf: &'a [u8], out: &mut [Value<'a>; 
             FieldType::U64 => Value::U64(u64::from_ne_bytes(reader.array(field)?)),
             FieldType::I64 => Value::I64(i64::from_ne_bytes(reader.array(field)?)),
             FieldType::F64 => Value::F64(f64::from_ne_bytes(reader.array(field)?)),
-            FieldType::Str | FieldType::CharArray(_) => {
+            FieldType::Str => {
                 let bytes = reader.sized(field)?;
                 let s = std::str::from_utf8(bytes).map_err(|_| corrupt(field))?;
                 Value::Str(s)
             }
-            FieldType::Bytes => Value::Bytes(reader.sized(field)?),
+            // A char[N] takes a String's UTF-8 or a byte[] alike: the core
+            // lays out both the same, and checks the length.
+            FieldType::CharArray(_) | FieldType::Bytes => Value::Bytes(reader.sized(field)?),
         };
     }
     if reader.pos != buf.len() {

@@ -24,6 +24,11 @@ import java.nio.ByteOrder;
  * <li>bytes: {@code put(byte[])}.</li>
  * </ul>
  * A mismatch throws IllegalArgumentException naming the field and the event.
+ * What Java alone knows is checked here: the Java type, and whether a
+ * {@code long} fits before it is narrowed. The rest (a NUL in a string, a
+ * {@code char[N]} too long, the payload's size) is the native library's
+ * check, the one every binding shares: it runs in {@link #emit()} when the
+ * tracepoint is enabled, and in {@link Tracepoint#validate} always.
  */
 public final class EventWriter {
     /** perf's limit on one event's payload is 8184 bytes; a length word per field may be added. */
@@ -53,6 +58,11 @@ public final class EventWriter {
     public void emit() {
         Tracepoint tp = finish();
         tp.write(this, address, buf.position());
+    }
+
+    /** Checks the values as an emit would (see {@link Tracepoint#validate}); ends the event. */
+    void check() {
+        finish().check(address, buf.position());
     }
 
     /** Checks that every field got its value; ends the event. */
@@ -102,8 +112,7 @@ public final class EventWriter {
         try {
             if (t.isInteger()) {
                 if (v < t.min() || v > t.max()) {
-                    throw fail(new IllegalArgumentException("field " + f.name() + " of event " + owner.name() + " is "
-                            + t.displayName() + "; " + v + " does not fit (" + t.min() + ".." + t.max() + ")"));
+                    throw mismatch(f, Long.toString(v), ", which does not fit (" + t.min() + ".." + t.max() + ")");
                 }
                 switch (t) {
                     case U8: case I8: buf.put((byte) v); break;
@@ -170,13 +179,8 @@ public final class EventWriter {
             int lengthAt = buf.position();
             buf.putInt(0);
             int start = buf.position();
-            encodeUtf8(f, s);
-            int len = buf.position() - start;
-            if (t == FieldType.CHAR_ARRAY && len > f.length()) {
-                throw fail(new IllegalArgumentException("field " + f.name() + " of event " + owner.name() + " holds "
-                        + f.length() + " bytes, but the value has " + len + " (UTF-8)"));
-            }
-            buf.putInt(lengthAt, len);
+            encodeUtf8(s);
+            buf.putInt(lengthAt, buf.position() - start);
         } catch (BufferOverflowException e) {
             throw tooLarge();
         }
@@ -192,10 +196,6 @@ public final class EventWriter {
         if (b == null) {
             throw mismatch(f, "null");
         }
-        if (t == FieldType.CHAR_ARRAY && b.length > f.length()) {
-            throw fail(new IllegalArgumentException("field " + f.name() + " of event " + owner.name() + " holds "
-                    + f.length() + " bytes, but the value has " + b.length));
-        }
         try {
             buf.putInt(b.length);
             buf.put(b);
@@ -205,17 +205,11 @@ public final class EventWriter {
         return this;
     }
 
-    private void encodeUtf8(Field f, String s) {
-        boolean nulAllowed = f.type() == FieldType.CHAR_ARRAY;
+    private void encodeUtf8(String s) {
         int n = s.length();
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
-                if (c == 0 && !nulAllowed) {
-                    throw fail(new IllegalArgumentException("field " + f.name() + " of event " + owner.name()
-                            + " got a string with a NUL character inside, which readers would cut short;"
-                            + " use a bytes field for binary data"));
-                }
                 buf.put((byte) c);
             } else if (c < 0x800) {
                 buf.put((byte) (0xc0 | (c >> 6)));
@@ -260,10 +254,15 @@ public final class EventWriter {
         return tp.field(next++);
     }
 
+    /** In the words of the native library's VALUE_MISMATCH: "field F of event E is T, but GOT was given". */
     private RuntimeException mismatch(Field f, String got) {
+        return mismatch(f, got, "");
+    }
+
+    private RuntimeException mismatch(Field f, String got, String why) {
         return fail(new IllegalArgumentException("field " + f.name() + " of event " + owner.name() + " is "
                 + (f.type() == FieldType.CHAR_ARRAY ? "char[" + f.length() + "]" : f.type().displayName())
-                + ", but " + got + " was given"));
+                + ", but " + got + " was given" + why));
     }
 
     private RuntimeException tooLarge() {

@@ -5,26 +5,26 @@ import java.util.Objects;
 /**
  * A named, typed field of an event: {@code Field.u32("status")},
  * {@code Field.string("path")}, {@code Field.charArray("comm", 16)}.
- * Names are {@code [A-Za-z0-9_]+}.
+ * Names are {@code [A-Za-z0-9_]+}; the name, and N of {@code char[N]}, are
+ * checked with the rest of the definition, by the native library, when the
+ * tracepoint is made.
  *
  * @param name   the field's name
  * @param type   its type
  * @param length N of a {@code char[N]} field (1..1024), else 0
  */
 public record Field(String name, FieldType type, int length) {
-    /** Most characters of a {@code char[N]} field. */
+    /** Most characters of a {@code char[N]} field (a test holds it to the native library's). */
     public static final int MAX_CHAR_ARRAY = 1024;
 
     public Field {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
-        if (type == FieldType.CHAR_ARRAY) {
-            if (length < 1 || length > MAX_CHAR_ARRAY) {
-                throw new UsertraceException(ErrorKind.INVALID_FORMAT,
-                        "field " + name + " is char[" + length + "]; the kernel allows char[1] to char[" + MAX_CHAR_ARRAY + "]");
-            }
-        } else if (length != 0) {
+        if (type != FieldType.CHAR_ARRAY && length != 0) {
             throw new IllegalArgumentException("field " + name + ": only char arrays have a length");
+        }
+        if (length < 0) {
+            throw new IllegalArgumentException("field " + name + " is char[" + length + "]: a length is never negative");
         }
     }
 

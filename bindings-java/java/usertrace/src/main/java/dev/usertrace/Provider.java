@@ -1,5 +1,6 @@
 package dev.usertrace;
 
+import dev.usertrace.internal.Native;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +33,12 @@ public final class Provider implements AutoCloseable {
         this(name, Options.DEFAULT);
     }
 
+    /** @throws UsertraceException {@link ErrorKind#INVALID_NAME} unless {@code name} is {@code [A-Za-z0-9_]+} */
     public Provider(String name, Options options) {
-        Tracepoint.checkName("provider", name);
+        Objects.requireNonNull(name, "provider name");
+        if (Native.isLoaded()) {
+            Native.checkName0("provider", name);
+        }
         this.name = name;
         this.options = Objects.requireNonNull(options, "options");
     }
@@ -46,12 +51,14 @@ public final class Provider implements AutoCloseable {
      * Defines {@code <provider>_<event>} with {@code fields} and registers it.
      * Without user_events it is returned disabled, with its {@link Tracepoint#registrationError()}.
      *
-     * @throws UsertraceException a bad name or format, or a registration the kernel refused
-     *                            for another reason than unavailability (e.g. FIELDS_MISMATCH)
+     * @throws UsertraceException a bad definition, with the native library's kind (INVALID_NAME,
+     *                            DUPLICATE_FIELD, TOO_MANY_FIELDS, EMPTY_CHAR_ARRAY, INVALID_FORMAT),
+     *                            or a registration the kernel refused for another reason than
+     *                            unavailability (e.g. FIELDS_MISMATCH)
      */
     public Tracepoint tracepoint(String event, Field... fields) {
-        Tracepoint.checkName("event", event);
-        Tracepoint tp = new Tracepoint(name + "_" + event, fields, options);
+        Objects.requireNonNull(event, "event name");
+        Tracepoint tp = new Tracepoint(name, event, fields, options);
         synchronized (tracepoints) {
             if (closed) {
                 tp.close();

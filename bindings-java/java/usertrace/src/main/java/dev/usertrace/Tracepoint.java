@@ -41,7 +41,7 @@ import java.util.Objects;
  * says why and {@link #register()} retries (and throws).
  */
 public final class Tracepoint implements AutoCloseable {
-    /** Most fields one event may have. */
+    /** Most fields one event may have: the native library's limit (a test holds it to it). */
     public static final int MAX_FIELDS = 32;
 
     private static final Cleaner CLEANER = Cleaner.create(r -> {
@@ -73,10 +73,17 @@ public final class Tracepoint implements AutoCloseable {
     private volatile boolean closed;
     private volatile UsertraceException registrationError;
 
-    Tracepoint(String name, Field[] fields, Provider.Options options) {
-        checkName("event", name);
-        this.fields = checkFields(name, fields);
-        this.name = name;
+    /**
+     * The native library checks the definition (names, field count, {@code char[N]}
+     * bounds, format length), as it does for every binding; without the
+     * library there is nothing to check against, and nothing is registered.
+     */
+    Tracepoint(String provider, String event, Field[] fields, Provider.Options options) {
+        this.name = provider + "_" + event;
+        this.fields = Objects.requireNonNull(fields, "fields").clone();
+        for (int i = 0; i < this.fields.length; i++) {
+            Objects.requireNonNull(this.fields[i], "field " + i + " of event " + name);
+        }
         if (!Native.isLoaded()) {
             handle = 0;
             word = EnableWord.zero();
@@ -92,7 +99,7 @@ public final class Tracepoint implements AutoCloseable {
             types[i] = this.fields[i].type().code();
             lengths[i] = this.fields[i].length();
         }
-        long h = Native.create0(name, names, types, lengths, options.multiFormat(), options.persist());
+        long h = Native.create0(provider, event, names, types, lengths, options.multiFormat(), options.persist());
         EnableWord w;
         try {
             ByteBuffer view = Native.enableWord0(h);
@@ -168,15 +175,28 @@ public final class Tracepoint implements AutoCloseable {
         return EventWriter.forThread().begin(this);
     }
 
-    /** Checks {@code values} against the fields, whether or not a tracer listens; emits nothing. */
+    /**
+     * Checks {@code values} against the fields, whether or not a tracer listens,
+     * as an emit would (the native library's own check); emits nothing.
+     *
+     * @throws IllegalArgumentException a value does not suit its field (the message names it)
+     * @throws UsertraceException       the event is too large for perf ({@link ErrorKind#PAYLOAD_TOO_LARGE})
+     */
     public void validate(Object... values) {
-        EventWriter.forThread().begin(this).putAll(values).finish();
+        EventWriter.forThread().begin(this).putAll(values).check();
     }
 
     void write(EventWriter w, long address, int length) {
         if (handle != 0 && isEnabled() && !closed) {
             Native.emit0(handle, address, length);
             // The word (and so the native object) must outlive the call.
+            Reference.reachabilityFence(word);
+        }
+    }
+
+    void check(long address, int length) {
+        if (handle != 0) {
+            Native.validate0(handle, address, length);
             Reference.reachabilityFence(word);
         }
     }
@@ -272,37 +292,5 @@ public final class Tracepoint implements AutoCloseable {
     private UsertraceException unavailable() {
         Throwable why = Native.loadError();
         return new UsertraceException(ErrorKind.UNAVAILABLE, "cannot register " + name + ": " + why.getMessage(), why);
-    }
-
-    static void checkName(String what, String name) {
-        Objects.requireNonNull(name, what + " name");
-        boolean ok = !name.isEmpty();
-        for (int i = 0; ok && i < name.length(); i++) {
-            char c = name.charAt(i);
-            ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-        }
-        if (!ok) {
-            throw new UsertraceException(ErrorKind.INVALID_NAME, "invalid " + what + " name \"" + name
-                    + "\": use only ASCII letters, digits and '_' (':' and spaces have meaning to the kernel)");
-        }
-    }
-
-    private static Field[] checkFields(String event, Field[] fields) {
-        Field[] copy = Objects.requireNonNull(fields, "fields").clone();
-        if (copy.length > MAX_FIELDS) {
-            throw new UsertraceException(ErrorKind.INVALID_FORMAT,
-                    "event " + event + " declares " + copy.length + " fields; at most " + MAX_FIELDS + " are supported");
-        }
-        for (int i = 0; i < copy.length; i++) {
-            Objects.requireNonNull(copy[i], "field " + i + " of event " + event);
-            checkName("field", copy[i].name());
-            for (int j = 0; j < i; j++) {
-                if (copy[j].name().equals(copy[i].name())) {
-                    throw new UsertraceException(ErrorKind.INVALID_NAME,
-                            "invalid duplicate field name \"" + copy[i].name() + "\" in event " + event);
-                }
-            }
-        }
-        return copy;
     }
 }

@@ -33,9 +33,17 @@ public final class Native {
     /** {@code "<availability code>\t<message>"}. */
     public static native String status0();
 
-    /** Types are {@code FieldType} codes; lengths the N of each {@code char[N]}, else 0. */
-    public static native long create0(String name, String[] fieldNames, int[] fieldTypes, int[] fieldLengths,
-            boolean multiFormat, boolean persist);
+    /** Throws {@code UsertraceException} (INVALID_NAME) unless {@code name} is a valid {@code what} name. */
+    public static native void checkName0(String what, String name);
+
+    /**
+     * Checks the definition {@code <provider>_<event>} (names, field count and
+     * types, {@code char[N]} bounds, format length) and makes the native
+     * tracepoint, unregistered. Types are {@code FieldType} codes; lengths the
+     * N of each {@code char[N]}, else 0.
+     */
+    public static native long create0(String provider, String event, String[] fieldNames, int[] fieldTypes,
+            int[] fieldLengths, boolean multiFormat, boolean persist);
 
     public static native void register0(long handle);
 
@@ -50,6 +58,9 @@ public final class Native {
 
     /** Emits the {@code length} encoded bytes at {@code address} (see EventWriter). */
     public static native void emit0(long handle, long address, int length);
+
+    /** Checks the encoded values as an emit would, enabled or not; writes nothing. */
+    public static native void validate0(long handle, long address, int length);
 
     /** Unregisters if needed and frees; exactly once per handle. */
     public static native void free0(long handle);

@@ -183,11 +183,8 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_emit0<'caller>(
         if !tp.enabled() {
             return Ok(());
         }
-        // SAFETY: see `encoded`.
-        let buf = unsafe { encoded(address, length) }?;
-        let mut storage = [Value::U8(0); MAX_FIELDS];
-        let n = values::decode(tp.fields(), buf, &mut storage)?;
-        Ok(tp.emit(&storage[..n])?)
+        // SAFETY: see `with_values`.
+        unsafe { with_values(tp, address, length, |values| tp.emit(values)) }
     })
     .resolve::<Throw>()
 }
@@ -205,25 +202,32 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_validate0<'caller>(
     env.with_env(|_env| -> Result<()> {
         // SAFETY: see the module docs.
         let tp = unsafe { tracepoint(handle) };
-        // SAFETY: as in `emit0`.
-        let buf = unsafe { encoded(address, length) }?;
-        let mut storage = [Value::U8(0); MAX_FIELDS];
-        let n = values::decode(tp.fields(), buf, &mut storage)?;
-        Ok(tp.validate(&storage[..n])?)
+        // SAFETY: see `with_values`.
+        unsafe { with_values(tp, address, length, |values| tp.validate(values)) }
     })
     .resolve::<Throw>()
 }
 
-/// The `length` bytes Java encoded at `address`.
+/// Calls `f` with the values Java encoded at `address` for `tp` (see
+/// `values.rs`), borrowing the buffer.
 ///
 /// # Safety
 /// `address` is that of the calling thread's direct buffer, which
 /// `EventWriter.java` keeps reachable during the call and never fills past
 /// its capacity; `length` is how far it filled it.
-unsafe fn encoded<'a>(address: jlong, length: jint) -> Result<&'a [u8]> {
+#[inline]
+unsafe fn with_values(
+    tp: &DynamicTracepoint,
+    address: jlong,
+    length: jint,
+    f: impl FnOnce(&[Value<'_>]) -> std::result::Result<(), usertrace::Error>,
+) -> Result<()> {
     let len = usize::try_from(length).map_err(|_| Failure::IllegalArgument("negative length".into()))?;
     // SAFETY: by the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(address as usize as *const u8, len) })
+    let buf = unsafe { std::slice::from_raw_parts(address as usize as *const u8, len) };
+    let mut storage = [Value::U8(0); MAX_FIELDS];
+    let n = values::decode(tp.fields(), buf, &mut storage)?;
+    Ok(f(&storage[..n])?)
 }
 
 /// Unregisters (if needed) and frees; called once, by the Cleaner.

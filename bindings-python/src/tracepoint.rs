@@ -121,7 +121,7 @@ impl Tracepoint {
         let mut parsed = Vec::with_capacity(fields.len());
         for (name, ty) in fields {
             let Some(parsed_ty) = FieldType::parse(&ty) else {
-                let (event, given) = (owner.event_name(event), format!("{ty:?}"));
+                let (event, given) = (owner.event_name(event), format!("\"{}\"", ty.escape_debug()));
                 return Err(to_pyerr(py, &Error::UnknownFieldType { event, field: name, given }));
             };
             parsed.push(Field::owned(name, parsed_ty));

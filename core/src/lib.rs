@@ -39,6 +39,7 @@ pub use producer::{
     RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS,
 };
 pub use producer::{wait_for_emits, EmitScope};
+pub use producer::span::{self, Span};
 pub use status::{status, Availability, Status};
 
 #[doc(hidden)]

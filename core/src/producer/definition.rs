@@ -49,6 +49,23 @@ impl Definition {
         Definition::new(format!("{provider}_{event}"), fields)
     }
 
+    /// A span's begin event `<provider>_<event>`: the `span_begin` id,
+    /// then `fields` (see [`span`](mod@crate::span) for the convention).
+    pub fn span_begin(provider: &str, event: &str, fields: Vec<Field>) -> Result<Self, Error> {
+        Definition::with_provider(provider, event, super::span::span_begin_fields(fields))
+    }
+
+    /// The provider's `<provider>_span_end` event, which ends its spans.
+    pub fn span_end(provider: &str) -> Result<Self, Error> {
+        Definition::with_provider(provider, super::span::SPAN_END_EVENT, super::span::SPAN_END_FIELDS.to_vec())
+    }
+
+    /// A completed span's event: `span_start_ns`, `span_duration_ns`,
+    /// then `fields`.
+    pub fn completed_span(provider: &str, event: &str, fields: Vec<Field>) -> Result<Self, Error> {
+        Definition::with_provider(provider, event, super::span::completed_span_fields(fields))
+    }
+
     /// The kernel's event name.
     pub fn name(&self) -> &str {
         &self.name

@@ -73,6 +73,29 @@ impl DynamicTracepoint {
         self.inner.write_if_enabled(values)
     }
 
+    /// Begins a span on this tracepoint, declared by
+    /// [`Provider::span`](super::Provider::span): emits the id, then
+    /// `values`, and returns the id to end it with. Returns 0, and emits
+    /// nothing, while nobody listens.
+    #[inline]
+    pub fn begin_span(&self, values: &[Value<'_>]) -> Result<u64, Error> {
+        if !self.enabled() {
+            return Ok(0);
+        }
+        let id = super::span::next_span_id();
+        super::span::with_leading_value(Value::U64(id), values, |all| self.inner.write_if_enabled(all))?;
+        Ok(id)
+    }
+
+    /// Ends span `id` on this `span_end` tracepoint; nothing for id 0.
+    #[inline]
+    pub fn end_span(&self, id: u64) -> Result<(), Error> {
+        if id == 0 {
+            return Ok(());
+        }
+        self.emit(&[Value::U64(id)])
+    }
+
     /// Checks values as [`emit`](Self::emit) would, whether or not a
     /// tracer is attached, and writes nothing.
     pub fn validate(&self, values: &[Value<'_>]) -> Result<(), Error> {

@@ -11,6 +11,7 @@ pub(crate) mod macros;
 mod payload;
 mod provider;
 mod registration;
+pub mod span;
 mod tracepoint;
 mod value;
 

@@ -69,6 +69,22 @@ impl Provider {
         let definition = Definition::with_provider(&self.name, event, fields)?;
         Ok(DynamicTracepoint::from_definition(definition, self.options))
     }
+
+    /// Declares and registers a span `<provider>_<event>` (see
+    /// [`span`](mod@crate::span)); begin it with [`DynamicTracepoint::begin_span`].
+    pub fn span(&self, event: &str, fields: Vec<Field>) -> Result<DynamicTracepoint, Error> {
+        let tp = DynamicTracepoint::from_definition(Definition::span_begin(&self.name, event, fields)?, self.options);
+        tp.register()?;
+        Ok(tp)
+    }
+
+    /// Declares and registers `<provider>_span_end`, which ends this
+    /// provider's spans ([`DynamicTracepoint::end_span`]).
+    pub fn span_end(&self) -> Result<DynamicTracepoint, Error> {
+        let tp = DynamicTracepoint::from_definition(Definition::span_end(&self.name)?, self.options);
+        tp.register()?;
+        Ok(tp)
+    }
 }
 
 /// The `static` tracepoints of one [`tracepoints!`](crate::tracepoints)

@@ -1,0 +1,224 @@
+//! Spans: a stretch of time with a name and fields, as native user_events.
+//!
+//! A span is not a new kind of kernel object. It is two ordinary events
+//! linked by an id, so `perf script` and ftrace show spans as they show any
+//! event, and a reader needs no side channel. Every language writes the
+//! same shapes, built here:
+//!
+//! | event | first field(s) | meaning |
+//! |-------|----------------|---------|
+//! | `<provider>_<name>` | `u64 span_begin` | begins the span `<provider>_<name>`; its other fields are the span's fields |
+//! | `<provider>_span_end` | `u64 span_end` | ends the span with this id |
+//! | any | `u64 span_end`, then more | ends it too; the further fields (say, an error) are added to the span's |
+//! | `<provider>_<name>` | `u64 span_start_ns`, `u64 span_duration_ns` | a completed span, reported after the fact (a GC pause): start on CLOCK_MONOTONIC, length in ns |
+//!
+//! The kernel timestamps the begin and end events; the span lasts from one
+//! to the other. A span id is nonzero and unique within its process until
+//! it execs, so a span may end on another thread than the one that began
+//! it: the id links them. Nesting needs no field: on one thread, a span
+//! that begins inside another and ends before it is its child.
+//!
+//! While nobody listens, beginning a span is one load (the begin event's
+//! enable word) and ending it is a test of the id, which stays 0.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::field::{Field, FieldType, MAX_FIELDS};
+use super::tracepoint::Tracepoint;
+use super::value::Value;
+use crate::Error;
+
+/// The first field of a span's begin event: the span's id.
+pub const SPAN_BEGIN_FIELD: &str = "span_begin";
+/// The first field of a span's end event: the id of the span it ends.
+pub const SPAN_END_FIELD: &str = "span_end";
+/// The event (under each provider) that ends its spans: `<provider>_span_end`.
+pub const SPAN_END_EVENT: &str = "span_end";
+/// The first field of a completed span: its start, CLOCK_MONOTONIC ns.
+pub const SPAN_START_NS_FIELD: &str = "span_start_ns";
+/// The second field of a completed span: its length in ns.
+pub const SPAN_DURATION_NS_FIELD: &str = "span_duration_ns";
+
+/// The fields of every `<provider>_span_end` event.
+pub static SPAN_END_FIELDS: [Field; 1] = [Field::new(SPAN_END_FIELD, FieldType::U64)];
+
+/// The fields of a span's begin event: the id, then the span's own.
+pub fn span_begin_fields(fields: Vec<Field>) -> Vec<Field> {
+    let mut all = Vec::with_capacity(fields.len() + 1);
+    all.push(Field::new(SPAN_BEGIN_FIELD, FieldType::U64));
+    all.extend(fields);
+    all
+}
+
+/// The fields of a completed span's event: start and length, then its own.
+pub fn completed_span_fields(fields: Vec<Field>) -> Vec<Field> {
+    let mut all = Vec::with_capacity(fields.len() + 2);
+    all.push(Field::new(SPAN_START_NS_FIELD, FieldType::U64));
+    all.push(Field::new(SPAN_DURATION_NS_FIELD, FieldType::U64));
+    all.extend(fields);
+    all
+}
+
+/// Ids are handed to threads in blocks, so taking one writes only the
+/// thread's own counter: the shared one is touched once per block.
+const ID_BLOCK: u64 = 1 << 16;
+
+/// The next block's first id. Starts at `ID_BLOCK`, so no id is 0.
+static NEXT_BLOCK: AtomicU64 = AtomicU64::new(ID_BLOCK);
+
+thread_local! {
+    /// `(next, end)` of this thread's block; empty until its first span.
+    static BLOCK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// A new span id: nonzero and unique within this process.
+///
+/// A forked child inherits the parent's counters, so parent and child may
+/// hand out the same id; a reader keys spans by process and id, which
+/// keeps them apart.
+pub fn next_span_id() -> u64 {
+    BLOCK.with(|block| {
+        let (mut next, mut end) = block.get();
+        if next == end {
+            // ATOMICS: Relaxed: the counter orders nothing else, and each
+            // block goes to exactly one thread by the RMW's atomicity.
+            next = NEXT_BLOCK.fetch_add(ID_BLOCK, Ordering::Relaxed);
+            end = next + ID_BLOCK;
+        }
+        block.set((next + 1, end));
+        next
+    })
+}
+
+/// Calls `emit` with `first` followed by `rest`, built on the stack.
+///
+/// A binding begins a span with the id in front of the caller's values;
+/// this puts it there without allocating.
+pub fn with_leading_value<R>(
+    first: Value<'_>,
+    rest: &[Value<'_>],
+    emit: impl FnOnce(&[Value<'_>]) -> Result<R, Error>,
+) -> Result<R, Error> {
+    fn on_stack<const N: usize, R>(
+        first: Value<'_>,
+        rest: &[Value<'_>],
+        emit: impl FnOnce(&[Value<'_>]) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let mut all = [Value::U8(0); N];
+        all[0] = first;
+        all[1..=rest.len()].copy_from_slice(rest);
+        emit(&all[..=rest.len()])
+    }
+    match rest.len() {
+        0..=3 => on_stack::<4, R>(first, rest, emit),
+        4..=7 => on_stack::<8, R>(first, rest, emit),
+        8..=15 => on_stack::<16, R>(first, rest, emit),
+        n if n < MAX_FIELDS => on_stack::<MAX_FIELDS, R>(first, rest, emit),
+        // More values than any event can have fields: let the emit's own
+        // count check name the event and the numbers.
+        _ => emit(rest),
+    }
+}
+
+/// An open span of a static tracepoint; dropping it ends the span.
+///
+/// Made by a `span` item of [`tracepoints!`](crate::tracepoints) through
+/// [`span!`](crate::span!). It is `Send`: a span may end on another thread
+/// than the one that began it.
+#[must_use = "the span ends when this guard is dropped; bind it: `let _span = ...`"]
+#[derive(Debug)]
+pub struct Span {
+    /// 0 when the span was not begun (nobody listened).
+    id: u64,
+    end: &'static Tracepoint,
+}
+
+impl Span {
+    /// Begins a span on `begin`, whose first field is `span_begin`, with
+    /// the span's own `values` after the id; `end` is the provider's
+    /// `span_end` event. Does nothing, and returns an inert guard, while
+    /// nobody listens to `begin`.
+    #[inline]
+    pub fn begin(begin: &'static Tracepoint, end: &'static Tracepoint, values: &[Value<'_>]) -> Result<Span, Error> {
+        if !begin.enabled() {
+            return Ok(Span::inert(end));
+        }
+        let id = next_span_id();
+        with_leading_value(Value::U64(id), values, |all| begin.emit(all))?;
+        Ok(Span { id, end })
+    }
+
+    /// A guard for a span that was not begun; dropping it emits nothing.
+    #[inline]
+    pub const fn inert(end: &'static Tracepoint) -> Span {
+        Span { id: 0, end }
+    }
+
+    /// The span's id as its events carry it; 0 if it was not begun.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Ends the span now, reporting a failed write (dropping ignores it).
+    pub fn end(mut self) -> Result<(), Error> {
+        let id = std::mem::take(&mut self.id);
+        end_span(self.end, id)
+    }
+}
+
+impl Drop for Span {
+    #[inline]
+    fn drop(&mut self) {
+        if self.id != 0 {
+            // A drop cannot report; a write that failed after the begin
+            // succeeded means the tracer went away, which loses nothing.
+            let _ = end_span(self.end, self.id);
+        }
+    }
+}
+
+fn end_span(end: &'static Tracepoint, id: u64) -> Result<(), Error> {
+    if id == 0 || !end.enabled() {
+        return Ok(());
+    }
+    end.emit(&[Value::U64(id)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_nonzero_and_unique_across_threads() {
+        let mut ids: Vec<u64> = (0..4)
+            .map(|_| std::thread::spawn(|| (0..1000).map(|_| next_span_id()).collect::<Vec<_>>()))
+            .flat_map(|t| t.join().unwrap())
+            .collect();
+        ids.extend((0..(ID_BLOCK + 5)).map(|_| next_span_id()));
+        assert!(ids.iter().all(|&id| id != 0));
+        let count = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), count, "an id was handed out twice");
+    }
+
+    #[test]
+    fn the_leading_value_comes_first_for_every_size() {
+        for n in [0usize, 3, 4, 7, 8, 15, 16, 31] {
+            let rest: Vec<Value> = (0..n).map(|i| Value::U32(i as u32)).collect();
+            let seen = with_leading_value(Value::U64(99), &rest, |all| Ok(format!("{all:?}"))).unwrap();
+            let expected: Vec<Value> = std::iter::once(Value::U64(99)).chain(rest.iter().copied()).collect();
+            assert_eq!(seen, format!("{expected:?}"));
+        }
+    }
+
+    #[test]
+    fn span_fields_put_the_convention_first() {
+        let f = span_begin_fields(vec![Field::new("path", FieldType::Str)]);
+        assert_eq!(f[0].name, SPAN_BEGIN_FIELD);
+        assert_eq!(f[1].name, "path");
+        let c = completed_span_fields(vec![]);
+        assert_eq!((c[0].name.as_ref(), c[1].name.as_ref()), (SPAN_START_NS_FIELD, SPAN_DURATION_NS_FIELD));
+    }
+}

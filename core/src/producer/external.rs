@@ -84,6 +84,31 @@ impl ExternalTracepoint {
         self.registration.write_if_enabled(self.word(), values)
     }
 
+    /// Begins a span on this tracepoint, defined by
+    /// [`Definition::span_begin`]: emits a new id, then `values`, and
+    /// returns the id to end it with. Returns 0, and emits nothing, while
+    /// nobody listens: the C API's span macros reach it only after their
+    /// own load of the word.
+    #[inline]
+    pub fn begin_span(&self, values: &[Value<'_>]) -> Result<u64, Error> {
+        if !self.enabled() {
+            return Ok(0);
+        }
+        let id = super::span::next_span_id();
+        super::span::with_leading_value(Value::U64(id), values, |all| self.emit(all))?;
+        Ok(id)
+    }
+
+    /// Ends span `id` on this tracepoint, defined by
+    /// [`Definition::span_end`]; nothing for id 0 or while nobody listens.
+    #[inline]
+    pub fn end_span(&self, id: u64) -> Result<(), Error> {
+        if id == 0 || !self.enabled() {
+            return Ok(());
+        }
+        self.emit(&[Value::U64(id)])
+    }
+
     /// The full event name, as tracers see it.
     pub fn name(&self) -> &str {
         self.registration.name()
@@ -115,5 +140,27 @@ impl std::fmt::Debug for ExternalTracepoint {
             .field("registration", &self.registration)
             .field("enabled", &self.enabled())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_on_a_word_nobody_set_is_not_begun_and_ending_it_writes_nothing() {
+        let word = Box::new(AtomicU32::new(0));
+        let definition = Definition::span_begin("external", "work", vec![]).unwrap();
+        // SAFETY: the word outlives the tracepoint (dropped after it), and is
+        // never registered.
+        let begin = unsafe { ExternalTracepoint::new(NonNull::from(&*word), definition, RegisterOptions::default()) };
+        assert_eq!(begin.begin_span(&[]).unwrap(), 0);
+        let end_word = Box::new(AtomicU32::new(0));
+        let definition = Definition::span_end("external").unwrap();
+        // SAFETY: as above.
+        let end = unsafe { ExternalTracepoint::new(NonNull::from(&*end_word), definition, RegisterOptions::default()) };
+        end.end_span(0).unwrap();
+        end.end_span(7).unwrap();
+        assert_eq!(end.fields()[0].name, crate::span::SPAN_END_FIELD);
     }
 }

@@ -105,7 +105,8 @@ pub enum Error {
     Unavailable(Box<Status>),
     /// A name is not `[A-Za-z0-9_]+`.
     InvalidName {
-        /// What the name is of: `"provider"`, `"event"` or `"field"`.
+        /// What the name is of: `"provider"`, `"event"`, `"field"`, or `"span"`
+        /// (a span name with no letter, digit or `_` to make an event name of).
         what: &'static str,
         /// The name as given.
         name: String,

@@ -60,6 +60,12 @@ impl Definition {
         Definition::with_provider(provider, super::span::SPAN_END_EVENT, super::span::SPAN_END_FIELDS.to_vec())
     }
 
+    /// The provider's `<provider>_span_error` event, which ends a span
+    /// because of an error: `span_end`, then the `error` string.
+    pub fn span_error(provider: &str) -> Result<Self, Error> {
+        Definition::with_provider(provider, super::span::SPAN_ERROR_EVENT, super::span::SPAN_ERROR_FIELDS.to_vec())
+    }
+
     /// A completed span's event: `span_start_ns`, `span_duration_ns`,
     /// then `fields`.
     pub fn completed_span(provider: &str, event: &str, fields: Vec<Field>) -> Result<Self, Error> {

@@ -96,6 +96,17 @@ impl DynamicTracepoint {
         self.emit(&[Value::U64(id)])
     }
 
+    /// Ends span `id` on this tracepoint, whose first field is `span_end`
+    /// (say `<provider>_span_error`), adding `values` to the span; nothing
+    /// for id 0.
+    #[inline]
+    pub fn end_span_with(&self, id: u64, values: &[Value<'_>]) -> Result<(), Error> {
+        if id == 0 || !self.enabled() {
+            return Ok(());
+        }
+        super::span::with_leading_value(Value::U64(id), values, |all| self.inner.write_if_enabled(all))
+    }
+
     /// Checks values as [`emit`](Self::emit) would, whether or not a
     /// tracer is attached, and writes nothing.
     pub fn validate(&self, values: &[Value<'_>]) -> Result<(), Error> {

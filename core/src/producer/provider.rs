@@ -85,6 +85,14 @@ impl Provider {
         tp.register()?;
         Ok(tp)
     }
+
+    /// Declares and registers `<provider>_span_error`, which ends this
+    /// provider's spans because of an error ([`DynamicTracepoint::end_span_with`]).
+    pub fn span_error(&self) -> Result<DynamicTracepoint, Error> {
+        let tp = DynamicTracepoint::from_definition(Definition::span_error(&self.name)?, self.options);
+        tp.register()?;
+        Ok(tp)
+    }
 }
 
 /// The `static` tracepoints of one [`tracepoints!`](crate::tracepoints)

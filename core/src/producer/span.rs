@@ -10,6 +10,7 @@
 //! | `<provider>_<name>` | `u64 span_begin` | begins the span `<provider>_<name>`; its other fields are the span's fields |
 //! | `<provider>_span_end` | `u64 span_end` | ends the span with this id |
 //! | any | `u64 span_end`, then more | ends it too; the further fields (say, an error) are added to the span's |
+//! | `<provider>_span_error` | `u64 span_end`, `error` string | ends the span with this id because of an error (an exception's type name) |
 //! | `<provider>_<name>` | `u64 span_start_ns`, `u64 span_duration_ns` | a completed span, reported after the fact (a GC pause): start on CLOCK_MONOTONIC, length in ns |
 //!
 //! The kernel timestamps the begin and end events; the span lasts from one
@@ -20,7 +21,12 @@
 //!
 //! While nobody listens, beginning a span is one load (the begin event's
 //! enable word) and ending it is a test of the id, which stays 0.
+//!
+//! A language names its spans after functions (`Foo.bar`, `<lambda>`,
+//! `Foo$Bar.<init>`), which are not event names; [`event_name_for`] maps
+//! them, by one rule for every binding.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -35,6 +41,12 @@ pub const SPAN_BEGIN_FIELD: &str = "span_begin";
 pub const SPAN_END_FIELD: &str = "span_end";
 /// The event (under each provider) that ends its spans: `<provider>_span_end`.
 pub const SPAN_END_EVENT: &str = "span_end";
+/// The event (under each provider) that ends a span because of an error:
+/// `<provider>_span_error`.
+pub const SPAN_ERROR_EVENT: &str = "span_error";
+/// The second field of `<provider>_span_error`: what went wrong, e.g. the
+/// type name of the exception that left the span.
+pub const SPAN_ERROR_FIELD: &str = "error";
 /// The first field of a completed span: its start, CLOCK_MONOTONIC ns.
 pub const SPAN_START_NS_FIELD: &str = "span_start_ns";
 /// The second field of a completed span: its length in ns.
@@ -42,6 +54,44 @@ pub const SPAN_DURATION_NS_FIELD: &str = "span_duration_ns";
 
 /// The fields of every `<provider>_span_end` event.
 pub static SPAN_END_FIELDS: [Field; 1] = [Field::new(SPAN_END_FIELD, FieldType::U64)];
+
+/// The fields of every `<provider>_span_error` event.
+pub static SPAN_ERROR_FIELDS: [Field; 2] =
+    [Field::new(SPAN_END_FIELD, FieldType::U64), Field::new(SPAN_ERROR_FIELD, FieldType::Str)];
+
+/// The event name (the part after `<provider>_`) of a span named `name`.
+///
+/// A valid event name is returned as it is. Otherwise each run of
+/// characters outside `[A-Za-z0-9_]` becomes one `_`, and such a run at
+/// either end is dropped: `Foo.bar` → `Foo_bar`, `outer.<locals>.inner` →
+/// `outer_locals_inner`, `<lambda>` → `lambda`, `Foo$Bar.<init>` →
+/// `Foo_Bar_init`, `héllo` → `h_llo`. Distinct names may share an event
+/// (`a.b` and `a_b`); their spans then differ only by where they began.
+/// A name with no letter, digit or `_` at all is an
+/// [`InvalidName`](Error::InvalidName) error.
+pub fn event_name_for(name: &str) -> Result<Cow<'_, str>, Error> {
+    if super::field::is_valid_name(name) {
+        return Ok(Cow::Borrowed(name));
+    }
+    let valid = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(name.len());
+    let mut in_run = false;
+    for c in name.chars() {
+        if valid(c) {
+            if in_run && !out.is_empty() {
+                out.push('_');
+            }
+            in_run = false;
+            out.push(c);
+        } else {
+            in_run = true;
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::InvalidName { what: "span", name: name.to_owned() });
+    }
+    Ok(Cow::Owned(out))
+}
 
 /// The fields of a span's begin event: the id, then the span's own.
 pub fn span_begin_fields(fields: Vec<Field>) -> Vec<Field> {
@@ -210,6 +260,30 @@ mod tests {
             let seen = with_leading_value(Value::U64(99), &rest, |all| Ok(format!("{all:?}"))).unwrap();
             let expected: Vec<Value> = std::iter::once(Value::U64(99)).chain(rest.iter().copied()).collect();
             assert_eq!(seen, format!("{expected:?}"));
+        }
+    }
+
+    #[test]
+    fn span_names_map_to_event_names_by_one_rule() {
+        let cases = [
+            ("handle", "handle"),
+            ("_private9", "_private9"),
+            ("Foo.bar", "Foo_bar"),
+            ("outer.<locals>.inner", "outer_locals_inner"),
+            ("<lambda>", "lambda"),
+            ("Foo$Bar.<init>", "Foo_Bar_init"),
+            ("a_.b", "a__b"),
+            ("my block", "my_block"),
+            ("héllo", "h_llo"),
+        ];
+        for (name, event) in cases {
+            assert_eq!(event_name_for(name).unwrap(), event, "{name}");
+            assert!(super::super::field::is_valid_name(&event_name_for(name).unwrap()));
+        }
+        assert!(matches!(event_name_for("handle").unwrap(), Cow::Borrowed(_)));
+        for nothing_valid in ["", "...", "<>", "é"] {
+            let err = event_name_for(nothing_valid).unwrap_err();
+            assert!(matches!(err, Error::InvalidName { what: "span", .. }), "{err}");
         }
     }
 

@@ -180,6 +180,11 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
                     return;
                 }
             }
+            Output::Process { pid, .. } | Output::Exit { pid, .. } => {
+                if !args.pids.is_empty() && !args.pids.contains(pid) {
+                    return;
+                }
+            }
         }
         sink(output);
     };

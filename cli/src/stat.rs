@@ -45,7 +45,7 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
         Output::Attached { format, .. } => {
             counts.entry(format.full_name()).or_default();
         }
-        Output::Lost { .. } => {}
+        Output::Lost { .. } | Output::Process { .. } | Output::Exit { .. } => {}
     });
     let summary = match result {
         Ok(s) => s,

@@ -35,6 +35,7 @@ use super::error::{DecodeError, Error};
 use super::format::EventFormat;
 use super::namespaces::Namespaces;
 use super::order::Orderer;
+use super::processes::{Describe, Descriptions, ProcessInfo};
 use super::record::{parse, Record};
 use super::ring::Ring;
 use usertrace::Pattern;
@@ -128,6 +129,26 @@ pub enum Output {
         /// Whether they were task records rather than events.
         sideband: bool,
     },
+    /// A process that emitted events, by its full name: told before its
+    /// first event, and again after each exec.
+    Process {
+        /// When it was read: the exec, or the first event.
+        time_ns: u64,
+        /// The process id.
+        pid: u32,
+        /// Its executable and command line, as far as `/proc` showed them.
+        info: ProcessInfo,
+    },
+    /// A thread of a process that emitted events exited (`tid == pid`: the
+    /// process itself).
+    Exit {
+        /// When it exited.
+        time_ns: u64,
+        /// Its process.
+        pid: u32,
+        /// The thread.
+        tid: u32,
+    },
     /// A tracepoint was attached (at start, or later when it appeared).
     Attached {
         /// The tracepoint's layout.
@@ -174,7 +195,7 @@ struct CpuRing {
 
 enum Pending {
     Sample { id: u64, pid: u32, tid: u32, cpu: u32, raw: Box<[u8]> },
-    Comm { pid: u32, tid: u32, comm: String, exec: bool },
+    Comm { pid: u32, tid: u32, comm: String, exec: Option<ProcessInfo> },
     Fork { pid: u32, tid: u32, ptid: u32 },
     Exit { tid: u32 },
     Namespaces { tid: u32, namespaces: Namespaces },
@@ -206,6 +227,8 @@ enum Pending {
 ///             }
 ///             Output::Lost { cpu, count, .. } => eprintln!("CPU {cpu}: {count} lost"),
 ///             Output::Attached { format, .. } => eprintln!("attached {}", format.full_name()),
+///             Output::Process { pid, info, .. } => eprintln!("{pid} is {:?}", info.command_line),
+///             Output::Exit { .. } => {}
 ///         }
 ///     }
 /// }
@@ -233,6 +256,7 @@ pub struct Session {
     /// The ordering watermark of the round before, up to which exited
     /// threads are forgotten.
     forget_before: Option<u64>,
+    processes: Descriptions,
 }
 
 impl Session {
@@ -290,6 +314,7 @@ impl Session {
             malformed: 0,
             attach_requests: None,
             forget_before: None,
+            processes: Descriptions::default(),
         };
         session.attach_new()?;
         if !options.wait_for_exact {
@@ -450,6 +475,9 @@ impl Session {
             Pending::Sample { id, pid, tid, cpu, raw } => {
                 let Some(format) = self.by_id.get(&id) else { return };
                 let identity = self.threads.identity(pid, tid, time);
+                if let Describe::Process(info) = self.processes.event(pid, || ProcessInfo::read(Path::new("/proc"), pid)) {
+                    out.push(Output::Process { time_ns: time, pid, info });
+                }
                 self.events += 1;
                 out.push(Output::Event(Event {
                     time_ns: time,
@@ -463,9 +491,24 @@ impl Session {
                     raw,
                 }));
             }
-            Pending::Comm { pid, tid, comm, exec } => self.threads.comm(pid, tid, &comm, exec, time),
+            Pending::Comm { pid, tid, comm, exec } => {
+                self.threads.comm(pid, tid, &comm, exec.is_some(), time);
+                if let Some(Describe::Process(info)) = exec.map(|info| self.processes.exec(pid, info)) {
+                    out.push(Output::Process { time_ns: time, pid, info });
+                }
+            }
             Pending::Fork { pid, tid, ptid } => self.threads.fork(pid, tid, ptid, time),
-            Pending::Exit { tid } => self.threads.exit(tid, time),
+            Pending::Exit { tid } => {
+                if let Some(pid) = self.threads.pid_at(tid, time) {
+                    if self.processes.is_described(pid) {
+                        out.push(Output::Exit { time_ns: time, pid, tid });
+                    }
+                    if pid == tid {
+                        self.processes.exit(pid);
+                    }
+                }
+                self.threads.exit(tid, time);
+            }
             Pending::Namespaces { tid, namespaces } => self.threads.namespaces(tid, namespaces, time),
             Pending::Lost { cpu, count, sideband } => out.push(Output::Lost { cpu, time_ns: time, count, sideband }),
             Pending::Attached { format, window } => out.push(Output::Attached { format, time_ns: time, window }),
@@ -480,6 +523,9 @@ fn to_pending(record: Record<'_>) -> Option<(u64, Pending)> {
             Pending::Sample { id: sample.id, pid: sample.pid, tid: sample.tid, cpu: sample.cpu, raw: raw.into() },
         ),
         Record::Comm { pid, tid, comm, exec, sample } => {
+            // Read now, while the ring is drained: by the time the record is
+            // released in order, a short-lived process may be gone.
+            let exec = exec.then(|| ProcessInfo::read(Path::new("/proc"), pid));
             (sample.time, Pending::Comm { pid, tid, comm: String::from_utf8_lossy(comm).into_owned(), exec })
         }
         Record::Fork(t) => (t.time, Pending::Fork { pid: t.pid, tid: t.tid, ptid: t.ptid }),

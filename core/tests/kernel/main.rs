@@ -14,3 +14,4 @@ mod eight_threads_emit_an_exact_count;
 mod ten_thousand_tracepoints_register_and_unregister;
 mod persist_delete_and_multi_format;
 mod oversized_payloads_are_refused_not_dropped;
+mod spans_are_begin_and_end_events_linked_by_id;

@@ -1,0 +1,101 @@
+//! The JSON-lines archive: what `usertrace record --format json` prints
+//! and `-o FILE.jsonl` writes, one record per line, and its reader, which
+//! `convert` and `report` start from.
+//!
+//! # A public contract
+//!
+//! Scripts parse these lines, so each field below keeps its name, type and
+//! meaning. New fields and new line kinds may be added (parse by name,
+//! ignore what you do not know); none is renamed, retyped or removed
+//! without a major version. Every line is one JSON object followed by
+//! `\n`; no line holds a raw newline. Lines come in time order.
+//!
+//! Values throughout:
+//! - integers are exact decimal integers, u64 and i64 in full: values
+//!   beyond 2^53 lose precision in parsers that read every number as a
+//!   double (JavaScript's `JSON.parse`, jq before 1.7).
+//! - floats are finite decimals with no exponent, the shortest that reads
+//!   back to the same value (`1.5`, `-2.25`, `2`, `0.0000001`). A NaN or an
+//!   infinity has no JSON number: it is the string `"NaN"`, `"inf"` or
+//!   `"-inf"`.
+//! - strings are UTF-8 (invalid bytes replaced by U+FFFD); `"` and `\`
+//!   are escaped, as are control characters below U+0020: `\n`, `\r`, `\t`,
+//!   others `\u00XX` (lowercase hex).
+//!
+//! Every line has `type`, which says what the other fields are. A line
+//! without `type` (written before it was added) is an `event` line.
+//!
+//! ## `"type": "event"`: one per event ([`EventRecord`])
+//!
+//! | field        | type    | meaning |
+//! |--------------|---------|---------|
+//! | `type`       | string  | `event` |
+//! | `time_ns`    | integer | CLOCK_MONOTONIC nanoseconds when the event was emitted |
+//! | `cpu`        | integer | the CPU it was emitted on |
+//! | `pid`        | integer | the emitting process (thread group) id |
+//! | `tid`        | integer | the emitting thread id |
+//! | `comm`       | string  | the thread's name at that time |
+//! | `process`    | string  | the process's (main thread's) name at that time |
+//! | `namespaces` | object  | only when the session may record them (CAP_PERFMON or root): `net`, `uts`, `ipc`, `pid`, `user`, `mnt`, `cgroup`, each the namespace's inode number as `/proc/PID/ns/*` shows it (0 where unknown) |
+//! | `event`      | string  | the event's name, without its system |
+//! | `fields`     | object  | the event's fields in declaration order: name → value |
+//! | `error`      | string  | only when the payload could not be decoded; `fields` is then `{}` |
+//!
+//! A field value is an integer (unsigned and signed integer fields), `true`
+//! or `false` (bool fields), a float (f32, f64), or a string (strings; byte
+//! arrays as lowercase hex; non-finite floats as above).
+//!
+//! ## `"type": "process"`: a process seen ([`ProcessRecord`])
+//!
+//! At its exec, or the first time the recording met its pid.
+//!
+//! | field          | type    | meaning |
+//! |----------------|---------|---------|
+//! | `type`         | string  | `process` |
+//! | `time_ns`      | integer | when it was seen |
+//! | `pid`          | integer | its process id |
+//! | `executable`   | string  | only when known: the full path of the program it runs |
+//! | `command_line` | array   | only when known: its arguments (strings), the program's name first |
+//!
+//! ## `"type": "exit"`: a thread exited ([`ExitRecord`])
+//!
+//! | field     | type    | meaning |
+//! |-----------|---------|---------|
+//! | `type`    | string  | `exit` |
+//! | `time_ns` | integer | when it exited |
+//! | `pid`     | integer | its process |
+//! | `tid`     | integer | the thread; equal to `pid` when the process exited |
+//!
+//! ## `"type": "lost"`: records dropped ([`LostRecord`])
+//!
+//! | field      | type    | meaning |
+//! |------------|---------|---------|
+//! | `type`     | string  | `lost` |
+//! | `time_ns`  | integer | when the loss was reported (after the dropped records) |
+//! | `cpu`      | integer | the CPU whose ring was full |
+//! | `count`    | integer | how many records were dropped |
+//! | `sideband` | bool    | `true`: task records were dropped (some names may be wrong), not events |
+//!
+//! # Reading it back
+//!
+//! [`Reader`] gives back every line as a [`Record`]. Integers, bools,
+//! strings and finite floats come back exactly, except that what a line
+//! does not say cannot be recovered: a field's declared type. So a float
+//! with no fractional part (`2`) reads as an integer, an f32 as an f64,
+//! and bytes (hex) and non-finite floats (`"NaN"`) as strings. That is
+//! lossless for what the timeline, the Perfetto and Chrome traces and the
+//! report need: names, times, ids, span ids and durations (integers), and
+//! every field value as it would be shown.
+//!
+//! [`EventRecord`]: crate::EventRecord
+//! [`ProcessRecord`]: crate::ProcessRecord
+//! [`ExitRecord`]: crate::ExitRecord
+//! [`LostRecord`]: crate::LostRecord
+
+mod format;
+mod read;
+pub(crate) mod write;
+
+pub use format::{write_json_line, LineFormatter};
+pub use read::{read_file, ReadError, Reader};
+pub use write::{write_file, write_record, JsonlWriter};

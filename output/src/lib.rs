@@ -1,0 +1,26 @@
+//! usertrace recordings, written and read back: the neutral [`Record`]
+//! model, the JSON-lines archive ([`jsonl`]), the [`timeline`] built from
+//! records (processes, threads, spans, instants, losses), and the outputs
+//! drawn from it: a Perfetto trace ([`perfetto`]), Chrome's Trace Event
+//! JSON ([`chrome`]) and a latency [`report`].
+//!
+//! Every file is written through [`atomic_file`], so none is ever left
+//! half-written.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod atomic_file;
+pub mod chrome;
+pub mod jsonl;
+pub mod perfetto;
+pub mod record;
+pub mod report;
+pub mod timeline;
+
+pub use atomic_file::{check_writable, AtomicFile, FileError};
+pub use record::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
+pub use report::Report;
+pub use timeline::Timeline;
+
+#[cfg(test)]
+mod test_records;

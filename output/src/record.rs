@@ -1,0 +1,171 @@
+//! The neutral record model: what a recording holds, whichever format it
+//! is written in. Every writer takes [`Record`]s; the JSON-lines reader
+//! gives them back.
+//!
+//! Times are CLOCK_MONOTONIC nanoseconds, as the kernel stamps events.
+
+/// One thing that happened during a recording, in time order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// A tracepoint hit.
+    Event(EventRecord),
+    /// A process was seen: at exec, or the first time the recording met its
+    /// pid.
+    Process(ProcessRecord),
+    /// A thread exited (the process, when `tid == pid`).
+    Exit(ExitRecord),
+    /// Records were dropped because a ring was full.
+    Lost(LostRecord),
+}
+
+impl Record {
+    /// When it happened (for [`LostRecord`], when the loss was reported).
+    pub fn time_ns(&self) -> u64 {
+        match self {
+            Record::Event(e) => e.time_ns,
+            Record::Process(p) => p.time_ns,
+            Record::Exit(e) => e.time_ns,
+            Record::Lost(l) => l.time_ns,
+        }
+    }
+}
+
+/// One tracepoint hit, with who emitted it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRecord {
+    /// When it was emitted.
+    pub time_ns: u64,
+    /// The CPU it was emitted on.
+    pub cpu: u32,
+    /// The emitting process (thread group) id.
+    pub pid: u32,
+    /// The emitting thread id.
+    pub tid: u32,
+    /// The thread's name at that time.
+    pub comm: String,
+    /// The process's (main thread's) name at that time.
+    pub process: String,
+    /// The emitting task's namespaces, where the recorder could see them.
+    pub namespaces: Option<Namespaces>,
+    /// The event's name, without its system (`myapp_request`).
+    pub event: String,
+    /// The fields in declaration order.
+    pub fields: Vec<(String, Value)>,
+    /// Why the payload could not be decoded; `fields` is then empty.
+    pub error: Option<String>,
+}
+
+impl EventRecord {
+    /// The value of the field `name`, if the event has one.
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// Namespace inode numbers as `/proc/PID/ns/*` shows them, 0 where unknown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[allow(missing_docs)] // each is the namespace of its name
+pub struct Namespaces {
+    pub net: u64,
+    pub uts: u64,
+    pub ipc: u64,
+    pub pid: u64,
+    pub user: u64,
+    pub mnt: u64,
+    pub cgroup: u64,
+}
+
+/// A field value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// An unsigned integer of any width.
+    Unsigned(u64),
+    /// A signed integer of any width.
+    Signed(i64),
+    /// A bool field.
+    Bool(bool),
+    /// An f32 field. Kept apart from [`Value::F64`] because it prints as
+    /// the shortest decimal of the f32 (`1.1`, not `1.100000023841858`).
+    F32(f32),
+    /// An f64 field.
+    F64(f64),
+    /// A string.
+    Str(String),
+    /// A bytes field.
+    Bytes(Vec<u8>),
+}
+
+impl Value {
+    /// The value as a u64, if it is a non-negative integer.
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Value::Unsigned(v) => Some(v),
+            Value::Signed(v) => u64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    /// The value as an f64, if it is a float (f32 widened).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::F32(v) => Some(f64::from(v)),
+            Value::F64(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Value {
+    /// The text form `usertrace record` prints: numbers in decimal, floats
+    /// as Rust prints them (`NaN`, `inf`), strings as they are, bytes as
+    /// lowercase hex.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Unsigned(v) => write!(f, "{v}"),
+            Value::Signed(v) => write!(f, "{v}"),
+            Value::Bool(v) => write!(f, "{v}"),
+            Value::F32(v) => write!(f, "{v}"),
+            Value::F64(v) => write!(f, "{v}"),
+            Value::Str(s) => f.write_str(s),
+            Value::Bytes(b) => b.iter().try_for_each(|x| write!(f, "{x:02x}")),
+        }
+    }
+}
+
+/// A process, seen at exec or the first time the recording met its pid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessRecord {
+    /// When it was seen.
+    pub time_ns: u64,
+    /// Its id.
+    pub pid: u32,
+    /// The full path of the executable it runs, where known.
+    pub executable: Option<String>,
+    /// Its command line (argv), where known.
+    pub command_line: Option<Vec<String>>,
+}
+
+/// A thread exited; `tid == pid` means the whole process did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitRecord {
+    /// When it exited.
+    pub time_ns: u64,
+    /// Its process.
+    pub pid: u32,
+    /// The thread.
+    pub tid: u32,
+}
+
+/// `count` records were dropped on `cpu` because its ring was full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LostRecord {
+    /// When the kernel reported the loss (after the dropped records).
+    pub time_ns: u64,
+    /// The CPU whose ring overflowed.
+    pub cpu: u32,
+    /// How many records were dropped.
+    pub count: u64,
+    /// Whether they were task (sideband) records rather than events, so
+    /// some names may be wrong.
+    pub sideband: bool,
+}

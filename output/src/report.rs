@@ -1,0 +1,248 @@
+//! The latency report: how often each event came, how long each span
+//! took (percentiles and a log2 histogram, printed like systemtap's
+//! `@hist_log`), who emitted them, and what was lost.
+//!
+//! Percentiles and histograms count finished spans only: a span the
+//! timeline closed at an exit or at the end of the recording has no true
+//! duration, so it is counted apart as `unfinished`.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+
+use serde::Serialize;
+
+use crate::record::Record;
+use crate::timeline::Timeline;
+
+/// Everything the report says; serialisable for `--format json`, and
+/// printed for humans by its `Display`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// From the first record to the last.
+    pub duration_ns: u64,
+    /// Every event, by name.
+    pub events: Vec<EventStats>,
+    /// Every span, by name.
+    pub spans: Vec<SpanStats>,
+    /// Every process that emitted events, by pid.
+    pub processes: Vec<ProcessStats>,
+    /// Events lost because a ring was full.
+    pub lost_events: u64,
+    /// Task records lost (some names may be wrong).
+    pub lost_task_records: u64,
+    /// Span ends whose begin was not recorded.
+    pub orphan_ends: u64,
+}
+
+/// How often one event came.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EventStats {
+    /// The event's name.
+    pub name: String,
+    /// How many.
+    pub count: u64,
+    /// Per second over the recording; `None` when it lasted no time.
+    pub rate_per_s: Option<f64>,
+}
+
+/// How long one kind of span took.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpanStats {
+    /// The span's name.
+    pub name: String,
+    /// Finished spans.
+    pub count: u64,
+    /// Spans closed by an exit or the end of the recording, not counted
+    /// in the figures below.
+    pub unfinished: u64,
+    /// Median duration (nearest rank); 0 when `count` is 0.
+    pub p50_ns: u64,
+    /// 90th percentile.
+    pub p90_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// The longest.
+    pub max_ns: u64,
+    /// Durations in log2 buckets, empty leading and trailing buckets left
+    /// out.
+    pub histogram: Vec<Bucket>,
+}
+
+/// Durations in `[from_ns, 2 * from_ns)` (bucket 0 holds only 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Bucket {
+    /// The bucket's lower bound: 0, 1, 2, 4, 8...
+    pub from_ns: u64,
+    /// How many durations fell in it.
+    pub count: u64,
+}
+
+/// What one process emitted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProcessStats {
+    /// Its id.
+    pub pid: u32,
+    /// Its best name (see [`crate::timeline::Process::name`]).
+    pub name: String,
+    /// Events it emitted.
+    pub events: u64,
+    /// Spans it had (finished or not).
+    pub spans: u64,
+}
+
+impl Report {
+    /// The report of `records`.
+    pub fn new(records: &[Record]) -> Report {
+        Report::with_timeline(records, &Timeline::build(records))
+    }
+
+    /// The report of `records`, whose timeline is already built.
+    pub fn with_timeline(records: &[Record], timeline: &Timeline) -> Report {
+        let duration_ns = timeline.end_ns - timeline.start_ns;
+        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+        for record in records {
+            if let Record::Event(e) = record {
+                *counts.entry(&e.event).or_default() += 1;
+            }
+        }
+        let seconds = duration_ns as f64 / 1e9;
+        let events = counts
+            .into_iter()
+            .map(|(name, count)| EventStats { name: name.to_owned(), count, rate_per_s: (duration_ns > 0).then(|| count as f64 / seconds) })
+            .collect();
+        let mut durations: BTreeMap<&str, (Vec<u64>, u64)> = BTreeMap::new();
+        let mut spans_of: BTreeMap<u32, u64> = BTreeMap::new();
+        for span in &timeline.spans {
+            let entry = durations.entry(&span.name).or_default();
+            if span.unfinished.is_some() {
+                entry.1 += 1;
+            } else {
+                entry.0.push(span.duration_ns());
+            }
+            *spans_of.entry(span.pid).or_default() += 1;
+        }
+        let spans = durations.into_iter().map(|(name, (d, unfinished))| span_stats(name, d, unfinished)).collect();
+        let processes = timeline
+            .processes
+            .values()
+            .map(|p| ProcessStats { pid: p.pid, name: p.name.clone(), events: p.events, spans: spans_of.get(&p.pid).copied().unwrap_or(0) })
+            .collect();
+        let lost = |sideband: bool| timeline.lost.iter().filter(|l| l.sideband == sideband).map(|l| l.count).sum();
+        Report { duration_ns, events, spans, processes, lost_events: lost(false), lost_task_records: lost(true), orphan_ends: timeline.orphan_ends }
+    }
+}
+
+fn span_stats(name: &str, mut durations: Vec<u64>, unfinished: u64) -> SpanStats {
+    durations.sort_unstable();
+    // Nearest rank: the smallest value with at least q of them at or below.
+    let rank = |q: f64| match durations.len() {
+        0 => 0,
+        n => durations[((q * n as f64).ceil() as usize).clamp(1, n) - 1],
+    };
+    let mut buckets = [0u64; 65];
+    for &d in &durations {
+        buckets[bucket_of(d)] += 1;
+    }
+    let histogram = match (buckets.iter().position(|&c| c > 0), buckets.iter().rposition(|&c| c > 0)) {
+        (Some(first), Some(last)) => (first..=last).map(|i| Bucket { from_ns: bucket_floor(i), count: buckets[i] }).collect(),
+        _ => Vec::new(),
+    };
+    SpanStats {
+        name: name.to_owned(),
+        count: durations.len() as u64,
+        unfinished,
+        p50_ns: rank(0.5),
+        p90_ns: rank(0.9),
+        p99_ns: rank(0.99),
+        max_ns: durations.last().copied().unwrap_or(0),
+        histogram,
+    }
+}
+
+/// 0 → 0; `[2^(k-1), 2^k)` → k.
+fn bucket_of(ns: u64) -> usize {
+    (u64::BITS - ns.leading_zeros()) as usize
+}
+
+fn bucket_floor(bucket: usize) -> u64 {
+    if bucket == 0 {
+        0
+    } else {
+        1 << (bucket - 1)
+    }
+}
+
+/// The widest histogram bar.
+const BAR: usize = 50;
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total: u64 = self.events.iter().map(|e| e.count).sum();
+        writeln!(
+            f,
+            "recording: {}, {total} events, {} lost events, {} lost task records, {} span ends without their begin",
+            human(self.duration_ns),
+            self.lost_events,
+            self.lost_task_records,
+            self.orphan_ends
+        )?;
+        if !self.events.is_empty() {
+            let width = self.events.iter().map(|e| e.name.len()).max().unwrap_or(0).max(5);
+            writeln!(f, "\n{:<width$}  {:>10}  {:>12}", "event", "count", "per second")?;
+            for e in &self.events {
+                let rate = e.rate_per_s.map_or_else(|| "-".to_owned(), |r| format!("{r:.2}"));
+                writeln!(f, "{:<width$}  {:>10}  {:>12}", e.name, e.count, rate)?;
+            }
+        }
+        for s in &self.spans {
+            write!(f, "\nspan {}: {} finished", s.name, s.count)?;
+            if s.unfinished > 0 {
+                write!(f, ", {} unfinished", s.unfinished)?;
+            }
+            if s.count > 0 {
+                write!(f, "; p50 {}, p90 {}, p99 {}, max {}", human(s.p50_ns), human(s.p90_ns), human(s.p99_ns), human(s.max_ns))?;
+            }
+            writeln!(f)?;
+            f.write_str(&histogram(&s.histogram))?;
+        }
+        if !self.processes.is_empty() {
+            writeln!(f, "\n{:>8}  {:<16}  {:>10}  {:>10}", "pid", "process", "events", "spans")?;
+            for p in &self.processes {
+                writeln!(f, "{:>8}  {:<16}  {:>10}  {:>10}", p.pid, p.name, p.events, p.spans)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// systemtap's `@hist_log` layout, durations in nanoseconds:
+///
+/// ```text
+///    ns |-------------------------------------------------- count
+///  1024 |@@@@@@@@@@                                         10
+///  2048 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 50
+/// ```
+pub fn histogram(buckets: &[Bucket]) -> String {
+    let mut out = String::new();
+    let Some(most) = buckets.iter().map(|b| b.count).max().filter(|&m| m > 0) else { return out };
+    let width = buckets.iter().map(|b| b.from_ns.to_string().len()).max().unwrap_or(1).max(2);
+    let _ = writeln!(out, "{:>width$} |{} count", "ns", "-".repeat(BAR));
+    for b in buckets {
+        // At least one @ for a bucket that holds anything.
+        let bar = if b.count == 0 { 0 } else { ((b.count as u128 * BAR as u128).div_ceil(most as u128) as usize).max(1) };
+        let _ = writeln!(out, "{:>width$} |{:<BAR$} {}", b.from_ns, "@".repeat(bar), b.count);
+    }
+    out
+}
+
+/// `1.234 s`, `5.6 ms`, `78 µs`, `910 ns`: three significant digits or so.
+fn human(ns: u64) -> String {
+    let (value, unit) = match ns {
+        0..1_000 => return format!("{ns} ns"),
+        1_000..1_000_000 => (ns as f64 / 1e3, "µs"),
+        1_000_000..1_000_000_000 => (ns as f64 / 1e6, "ms"),
+        _ => (ns as f64 / 1e9, "s"),
+    };
+    let digits = if value >= 100.0 { 0 } else if value >= 10.0 { 1 } else { 2 };
+    format!("{value:.digits$} {unit}")
+}

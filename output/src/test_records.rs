@@ -1,0 +1,65 @@
+//! Building synthetic records for the unit tests.
+
+use crate::record::{EventRecord, ExitRecord, LostRecord, ProcessRecord, Record, Value};
+
+/// An event `name` at `t` from `pid`/`tid` with `fields`.
+pub fn event(t: u64, pid: u32, tid: u32, name: &str, fields: &[(&str, Value)]) -> Record {
+    Record::Event(EventRecord {
+        time_ns: t,
+        cpu: 0,
+        pid,
+        tid,
+        comm: format!("thread{tid}"),
+        process: format!("proc{pid}"),
+        namespaces: None,
+        event: name.into(),
+        fields: fields.iter().map(|(n, v)| ((*n).to_owned(), v.clone())).collect(),
+        error: None,
+    })
+}
+
+pub fn begin(t: u64, pid: u32, tid: u32, name: &str, id: u64) -> Record {
+    event(t, pid, tid, name, &[("span_begin", Value::Unsigned(id))])
+}
+
+pub fn end(t: u64, pid: u32, tid: u32, name: &str, id: u64) -> Record {
+    event(t, pid, tid, name, &[("span_end", Value::Unsigned(id))])
+}
+
+pub fn exit(t: u64, pid: u32, tid: u32) -> Record {
+    Record::Exit(ExitRecord { time_ns: t, pid, tid })
+}
+
+pub fn process(t: u64, pid: u32, executable: &str, args: &[&str]) -> Record {
+    Record::Process(ProcessRecord {
+        time_ns: t,
+        pid,
+        executable: Some(executable.into()),
+        command_line: Some(args.iter().map(|a| (*a).to_owned()).collect()),
+    })
+}
+
+pub fn lost(t: u64, cpu: u32, count: u64) -> Record {
+    Record::Lost(LostRecord { time_ns: t, cpu, count, sideband: false })
+}
+
+/// A recording with a bit of everything: two processes, three threads,
+/// nested thread spans, a span ended on another thread, a completed span,
+/// instants of every value type, a loss, exits.
+pub fn mixed() -> Vec<Record> {
+    vec![
+        process(1, 10, "/usr/bin/server", &["server", "--port", "80"]),
+        begin(10, 10, 10, "request", 1),
+        begin(20, 10, 10, "parse", 2),
+        event(25, 10, 10, "note", &[("u", Value::Unsigned(u64::MAX)), ("i", Value::Signed(-5)), ("b", Value::Bool(true))]),
+        end(30, 10, 10, "parse", 2),
+        begin(40, 10, 10, "handoff", 3),
+        event(45, 10, 11, "gc", &[("span_start_ns", Value::Unsigned(41)), ("span_duration_ns", Value::Unsigned(3)), ("heap", Value::F64(1.5))]),
+        end(50, 10, 11, "handoff", 3),
+        end(60, 10, 10, "request", 1),
+        lost(61, 1, 12),
+        event(62, 20, 21, "tick", &[("s", Value::Str("héllo \"x\"\n".into())), ("f", Value::F32(0.5))]),
+        begin(63, 20, 21, "work", 7),
+        exit(70, 20, 20),
+    ]
+}

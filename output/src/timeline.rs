@@ -1,0 +1,205 @@
+//! One model of a recording, built from [`Record`]s, that every viewer
+//! output draws: processes and threads with their best names, spans placed
+//! on thread or process-level tracks, instants, and lost-record markers.
+//!
+//! # The span convention
+//!
+//! Spans travel as ordinary user_events fields, so any producer can emit
+//! them and perf sees plain events:
+//!
+//! - a **span begin** is an event whose *first* field is `span_begin`: a
+//!   nonzero unsigned id, unique among the open spans of the emitting
+//!   process. The span's name is the event's name; its args are the
+//!   event's other fields.
+//! - a **span end** is an event whose first field is `span_end`, the id of
+//!   the span it ends in the same process. Its other fields (an `error`,
+//!   say) are added to the span's args.
+//! - a **completed span**, known only after the fact (a JVM GC pause), is
+//!   an event whose first two fields are `span_start_ns` and
+//!   `span_duration_ns` (CLOCK_MONOTONIC). It did not run on the emitting
+//!   thread, so it goes on a process-level (async) track.
+//!
+//! A span that begins and ends on one thread, nesting properly with that
+//! thread's other spans, is a slice on the thread's track; any other span
+//! (ended on another thread, or interleaved with its neighbours) goes on a
+//! process-level async track. A span still open when its thread exits is
+//! closed then with the arg `unfinished = "thread exited"`; when its
+//! process exits, `"process exited"`; at the end of the recording,
+//! `"recording ended"`. An end whose begin was not recorded (lost, or
+//! before the recording started) is counted in
+//! [`Timeline::orphan_ends`] and shown as an instant. Every other event
+//! is an instant on its thread.
+//!
+//! A forked child's spans are its own (another pid). Across exec a
+//! process keeps its pid and its spans, and takes the new program's name.
+
+mod build;
+
+use std::collections::BTreeMap;
+
+use crate::record::{Record, Value};
+
+/// The first field of a span begin.
+pub const SPAN_BEGIN: &str = "span_begin";
+/// The first field of a span end.
+pub const SPAN_END: &str = "span_end";
+/// The first field of a completed span: its start.
+pub const SPAN_START_NS: &str = "span_start_ns";
+/// The second field of a completed span: its duration.
+pub const SPAN_DURATION_NS: &str = "span_duration_ns";
+/// The arg that marks a span closed by the timeline rather than its end.
+pub const UNFINISHED: &str = "unfinished";
+
+/// A recording, laid out for viewing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timeline {
+    /// Processes that emitted at least one event, by pid.
+    pub processes: BTreeMap<u32, Process>,
+    /// Their threads that emitted events, by tid.
+    pub threads: BTreeMap<u32, Thread>,
+    /// Every span, thread and async, by start time.
+    pub spans: Vec<Span>,
+    /// Events that are not spans, by time.
+    pub instants: Vec<Instant>,
+    /// Where records were lost, by time.
+    pub lost: Vec<LostMarker>,
+    /// Span ends whose begin was not recorded.
+    pub orphan_ends: u64,
+    /// The first timestamp of the recording (0 if it is empty).
+    pub start_ns: u64,
+    /// The last timestamp of the recording (0 if it is empty).
+    pub end_ns: u64,
+}
+
+impl Timeline {
+    /// Lays out `records` (in time order; they are sorted if not).
+    pub fn build(records: &[Record]) -> Timeline {
+        build::build(records)
+    }
+
+    /// The spans on `tid`'s own track, by start.
+    pub fn thread_spans(&self, tid: u32) -> impl Iterator<Item = &Span> {
+        self.spans.iter().filter(move |s| s.placement.is_thread() && s.tid == tid)
+    }
+
+    /// The spans on process-level tracks of `pid`, by start.
+    pub fn async_spans(&self, pid: u32) -> impl Iterator<Item = &Span> {
+        self.spans.iter().filter(move |s| !s.placement.is_thread() && s.pid == pid)
+    }
+}
+
+/// A process that emitted events.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Process {
+    /// Its id.
+    pub pid: u32,
+    /// The best name known: the executable's file name from the last
+    /// exec seen, else the first word of its command line, else the
+    /// process name its events carried.
+    pub name: String,
+    /// The full path of its executable, where known.
+    pub executable: Option<String>,
+    /// Its command line, where known.
+    pub command_line: Option<Vec<String>>,
+    /// How many events it emitted.
+    pub events: u64,
+}
+
+/// A thread that emitted events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thread {
+    /// Its id.
+    pub tid: u32,
+    /// Its process.
+    pub pid: u32,
+    /// Its latest name (comm).
+    pub name: String,
+}
+
+/// Where a span is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// On its thread's track, at this nesting depth (0: outermost).
+    Thread {
+        /// How many spans enclose it on the thread.
+        depth: u32,
+    },
+    /// On a process-level track; spans of one lane never overlap.
+    Async {
+        /// The lane within the process, 0 first.
+        lane: u32,
+    },
+}
+
+impl Placement {
+    /// Whether it is on a thread's track.
+    pub fn is_thread(&self) -> bool {
+        matches!(self, Placement::Thread { .. })
+    }
+}
+
+/// Something that took time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    /// The process it belongs to.
+    pub pid: u32,
+    /// The thread that began it (for a completed span, that reported it).
+    pub tid: u32,
+    /// Its name: the begin event's name.
+    pub name: String,
+    /// When it began.
+    pub start_ns: u64,
+    /// When it ended (or was closed, see [`Span::unfinished`]).
+    pub end_ns: u64,
+    /// The begin's other fields, then the end's, then `unfinished` if set.
+    pub args: Vec<(String, Value)>,
+    /// Where it is drawn.
+    pub placement: Placement,
+    /// The span id of a begin/end pair; `None` for a completed span.
+    pub id: Option<u64>,
+    /// Why the timeline closed it, if its end was not recorded.
+    pub unfinished: Option<&'static str>,
+}
+
+impl Span {
+    /// How long it took.
+    pub fn duration_ns(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+}
+
+/// An event that is not a span, or a span end without its begin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instant {
+    /// When it was emitted.
+    pub time_ns: u64,
+    /// Its process.
+    pub pid: u32,
+    /// Its thread.
+    pub tid: u32,
+    /// The event's name.
+    pub name: String,
+    /// Its fields, typed; an undecodable payload gives `error`.
+    pub args: Vec<(String, Value)>,
+}
+
+/// Records were lost here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LostMarker {
+    /// When the loss was reported.
+    pub time_ns: u64,
+    /// The CPU whose ring was full.
+    pub cpu: u32,
+    /// How many records.
+    pub count: u64,
+    /// Task records rather than events.
+    pub sideband: bool,
+    /// `lost 12 events on cpu 3` (or `task records`).
+    pub name: String,
+}
+
+/// The track name of lost markers in every viewer.
+pub const LOST_TRACK: &str = "usertrace: lost events";
+
+#[cfg(test)]
+mod tests;

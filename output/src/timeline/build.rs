@@ -1,0 +1,318 @@
+//! Building a [`Timeline`] from records: matching span begins and ends,
+//! closing what exits or the end of the recording leaves open, and placing
+//! each span on a thread track (at its depth) or a process-level lane.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
+
+use super::{
+    Instant, LostMarker, Placement, Process, Span, Thread, Timeline, SPAN_BEGIN, SPAN_DURATION_NS, SPAN_END, SPAN_START_NS,
+    UNFINISHED,
+};
+use crate::record::{EventRecord, Record, Value};
+
+pub(super) fn build(records: &[Record]) -> Timeline {
+    let mut sorted;
+    let mut records = records;
+    if !records.windows(2).all(|w| w[0].time_ns() <= w[1].time_ns()) {
+        // A stable sort keeps records of equal time in the order given.
+        sorted = records.to_vec();
+        sorted.sort_by_key(Record::time_ns);
+        records = &sorted;
+    }
+    let mut b = Builder::default();
+    for record in records {
+        b.end_ns = b.end_ns.max(record.time_ns());
+        match record {
+            Record::Event(e) => b.event(e),
+            Record::Process(p) => {
+                let info = b.processes.entry(p.pid).or_default();
+                if p.executable.is_some() {
+                    info.executable.clone_from(&p.executable);
+                }
+                if p.command_line.is_some() {
+                    info.command_line.clone_from(&p.command_line);
+                }
+                // A new program: its name, not the old one's.
+                if p.executable.is_some() || p.command_line.is_some() {
+                    info.event_name = None;
+                }
+            }
+            Record::Exit(x) if x.tid == x.pid => b.process_exited(x.pid, x.time_ns),
+            Record::Exit(x) => b.close_thread(x.tid, x.time_ns, "thread exited"),
+            Record::Lost(l) => {
+                let what = if l.sideband { "task records" } else { "events" };
+                b.lost.push(LostMarker {
+                    time_ns: l.time_ns,
+                    cpu: l.cpu,
+                    count: l.count,
+                    sideband: l.sideband,
+                    name: format!("lost {} {what} on cpu {}", l.count, l.cpu),
+                });
+            }
+        }
+    }
+    let start_ns = records.first().map_or(0, Record::time_ns);
+    b.finish(start_ns)
+}
+
+/// A span begun and not yet ended.
+struct Open {
+    pid: u32,
+    tid: u32,
+    name: String,
+    start_ns: u64,
+    args: Vec<(String, Value)>,
+    id: u64,
+    begin_seq: u64,
+}
+
+/// A span with its end, before placement.
+struct Closed {
+    span: Span,
+    on_thread: bool,
+    begin_seq: u64,
+    close_seq: u64,
+}
+
+#[derive(Default)]
+struct ProcessInfo {
+    executable: Option<String>,
+    command_line: Option<Vec<String>>,
+    /// The `process` name of its latest event since the last exec seen.
+    event_name: Option<String>,
+    events: u64,
+}
+
+#[derive(Default)]
+struct Builder {
+    processes: BTreeMap<u32, ProcessInfo>,
+    threads: BTreeMap<u32, Thread>,
+    open: HashMap<(u32, u64), Open>,
+    /// Per thread, the keys of its open spans, innermost last.
+    stacks: HashMap<u32, Vec<(u32, u64)>>,
+    closed: Vec<Closed>,
+    instants: Vec<Instant>,
+    lost: Vec<LostMarker>,
+    orphan_ends: u64,
+    /// Counts begins and closes, to tell nesting apart when times are equal.
+    seq: u64,
+    end_ns: u64,
+}
+
+/// What an event is under the span convention.
+enum Kind {
+    Begin(u64),
+    End(u64),
+    Completed { start_ns: u64, duration_ns: u64 },
+    Plain,
+}
+
+fn kind(e: &EventRecord) -> Kind {
+    let nonzero = |v: &Value| v.as_u64().filter(|&id| id != 0);
+    match e.fields.as_slice() {
+        [(first, v), ..] if first == SPAN_BEGIN => nonzero(v).map_or(Kind::Plain, Kind::Begin),
+        [(first, v), ..] if first == SPAN_END => nonzero(v).map_or(Kind::Plain, Kind::End),
+        [(start, s), (duration, d), ..] if start == SPAN_START_NS && duration == SPAN_DURATION_NS => match (s.as_u64(), d.as_u64()) {
+            (Some(start_ns), Some(duration_ns)) => Kind::Completed { start_ns, duration_ns },
+            _ => Kind::Plain,
+        },
+        _ => Kind::Plain,
+    }
+}
+
+impl Builder {
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    fn event(&mut self, e: &EventRecord) {
+        let info = self.processes.entry(e.pid).or_default();
+        info.events += 1;
+        if info.event_name.is_none() || e.tid == e.pid {
+            info.event_name = Some(e.process.clone());
+        }
+        let thread = self.threads.entry(e.tid).or_insert_with(|| Thread { tid: e.tid, pid: e.pid, name: String::new() });
+        thread.pid = e.pid;
+        thread.name.clone_from(&e.comm);
+        match kind(e) {
+            Kind::Begin(id) => {
+                if self.open.contains_key(&(e.pid, id)) {
+                    self.close((e.pid, id), e.time_ns, None, Vec::new(), Some("span id reused before its end"));
+                }
+                let begin_seq = self.next_seq();
+                let open = Open {
+                    pid: e.pid,
+                    tid: e.tid,
+                    name: e.event.clone(),
+                    start_ns: e.time_ns,
+                    args: e.fields[1..].to_vec(),
+                    id,
+                    begin_seq,
+                };
+                self.open.insert((e.pid, id), open);
+                self.stacks.entry(e.tid).or_default().push((e.pid, id));
+            }
+            Kind::End(id) if self.open.contains_key(&(e.pid, id)) => {
+                self.close((e.pid, id), e.time_ns, Some(e.tid), e.fields[1..].to_vec(), None);
+            }
+            Kind::End(_) => {
+                self.orphan_ends += 1;
+                self.instant(e);
+            }
+            Kind::Completed { start_ns, duration_ns } => {
+                let seq = self.next_seq();
+                self.closed.push(Closed {
+                    span: Span {
+                        pid: e.pid,
+                        tid: e.tid,
+                        name: e.event.clone(),
+                        start_ns,
+                        end_ns: start_ns.saturating_add(duration_ns),
+                        args: e.fields[2..].to_vec(),
+                        placement: Placement::Async { lane: 0 },
+                        id: None,
+                        unfinished: None,
+                    },
+                    on_thread: false,
+                    begin_seq: seq,
+                    close_seq: seq,
+                });
+            }
+            Kind::Plain => self.instant(e),
+        }
+    }
+
+    fn instant(&mut self, e: &EventRecord) {
+        let mut args = e.fields.clone();
+        if let Some(error) = &e.error {
+            args.push(("error".into(), Value::Str(error.clone())));
+        }
+        self.instants.push(Instant { time_ns: e.time_ns, pid: e.pid, tid: e.tid, name: e.event.clone(), args });
+    }
+
+    /// Ends the open span `key` at `end_ns`: a thread slice if it is the
+    /// innermost open span of its thread and ends there (`end_tid` `None`:
+    /// closed by the timeline on its own thread), otherwise async.
+    fn close(&mut self, key: (u32, u64), end_ns: u64, end_tid: Option<u32>, end_args: Vec<(String, Value)>, unfinished: Option<&'static str>) {
+        let Some(open) = self.open.remove(&key) else { return };
+        let stack = self.stacks.entry(open.tid).or_default();
+        let innermost = stack.last() == Some(&key);
+        let on_thread = innermost && end_tid.is_none_or(|t| t == open.tid);
+        if innermost {
+            stack.pop();
+        } else {
+            stack.retain(|k| *k != key);
+        }
+        let mut args = open.args;
+        args.extend(end_args);
+        if let Some(why) = unfinished {
+            args.push((UNFINISHED.into(), Value::Str(why.into())));
+        }
+        let close_seq = self.next_seq();
+        self.closed.push(Closed {
+            span: Span {
+                pid: open.pid,
+                tid: open.tid,
+                name: open.name,
+                start_ns: open.start_ns,
+                end_ns: end_ns.max(open.start_ns),
+                args,
+                placement: Placement::Thread { depth: 0 },
+                id: Some(open.id),
+                unfinished,
+            },
+            on_thread,
+            begin_seq: open.begin_seq,
+            close_seq,
+        });
+    }
+
+    /// Closes every span open on `tid`, innermost first.
+    fn close_thread(&mut self, tid: u32, time_ns: u64, why: &'static str) {
+        while let Some(&key) = self.stacks.get(&tid).and_then(|s| s.last()) {
+            self.close(key, time_ns, None, Vec::new(), Some(why));
+        }
+    }
+
+    fn process_exited(&mut self, pid: u32, time_ns: u64) {
+        let mut tids: Vec<u32> = self.open.values().filter(|o| o.pid == pid).map(|o| o.tid).collect();
+        tids.sort_unstable();
+        tids.dedup();
+        for tid in tids {
+            self.close_thread(tid, time_ns, "process exited");
+        }
+    }
+
+    fn finish(mut self, start_ns: u64) -> Timeline {
+        let mut tids: Vec<u32> = self.stacks.iter().filter(|(_, s)| !s.is_empty()).map(|(&t, _)| t).collect();
+        tids.sort_unstable();
+        for tid in tids {
+            self.close_thread(tid, self.end_ns, "recording ended");
+        }
+        let spans = place(self.closed);
+        let processes = self
+            .processes
+            .into_iter()
+            .filter(|(_, info)| info.events > 0)
+            .map(|(pid, info)| {
+                let name = info
+                    .executable
+                    .as_deref()
+                    .or_else(|| info.command_line.as_ref().and_then(|c| c.first()).map(String::as_str))
+                    .map(|path| path.rsplit('/').next().unwrap_or(path).to_owned())
+                    .filter(|n| !n.is_empty())
+                    .or(info.event_name)
+                    .unwrap_or_default();
+                let process = Process { pid, name, executable: info.executable, command_line: info.command_line, events: info.events };
+                (pid, process)
+            })
+            .collect();
+        Timeline {
+            processes,
+            threads: self.threads,
+            spans,
+            instants: self.instants,
+            lost: self.lost,
+            orphan_ends: self.orphan_ends,
+            start_ns,
+            end_ns: self.end_ns,
+        }
+    }
+}
+
+/// Gives thread spans their depth and async spans their lane; returns all
+/// spans by start time.
+fn place(mut closed: Vec<Closed>) -> Vec<Span> {
+    // Depth: in begin order per thread, the spans still open when this one
+    // began (closed after it began) enclose it. Thread spans nest properly
+    // by construction, so a stack suffices.
+    closed.sort_by_key(|c| c.begin_seq);
+    let mut stacks: HashMap<u32, Vec<u64>> = HashMap::new();
+    for c in closed.iter_mut().filter(|c| c.on_thread) {
+        let stack = stacks.entry(c.span.tid).or_default();
+        while stack.last().is_some_and(|&close| close < c.begin_seq) {
+            stack.pop();
+        }
+        c.span.placement = Placement::Thread { depth: stack.len() as u32 };
+        stack.push(c.close_seq);
+    }
+    // Lanes: the first lane of the process free by the span's start.
+    closed.sort_by_key(|c| (c.span.start_ns, Reverse(c.span.end_ns), c.begin_seq));
+    let mut lanes: HashMap<u32, Vec<u64>> = HashMap::new();
+    for c in closed.iter_mut().filter(|c| !c.on_thread) {
+        let ends = lanes.entry(c.span.pid).or_default();
+        let lane = match ends.iter().position(|&end| end <= c.span.start_ns) {
+            Some(lane) => lane,
+            None => {
+                ends.push(0);
+                ends.len() - 1
+            }
+        };
+        ends[lane] = c.span.end_ns;
+        c.span.placement = Placement::Async { lane: lane as u32 };
+    }
+    closed.sort_by_key(|c| (c.span.start_ns, c.begin_seq));
+    closed.into_iter().map(|c| c.span).collect()
+}

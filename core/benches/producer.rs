@@ -5,6 +5,8 @@
 //! 2. An enabled 4-byte emit with a perf event attached vs a hand-written
 //!    `writev` of the same event to user_events_data.
 //! 3. Registering and unregistering 10,000 tracepoints.
+//! 4. A disabled span's begin and end vs two disabled checks.
+//! 5. An enabled span (begin + end, perf attached) vs one 4-byte emit.
 
 use std::ffi::CString;
 use std::hint::black_box;
@@ -20,6 +22,8 @@ mod events {
         provider bench;
         pub fn disabled(x: u32);
         pub fn enabled(x: u32);
+        pub span disabled_span(x: u32);
+        pub span enabled_span(x: u32);
     }
 }
 
@@ -189,6 +193,62 @@ fn enabled_emit() {
     std::mem::forget(raw_fd);
 }
 
+fn disabled_span() {
+    events::PROVIDER.register().unwrap();
+    assert!(!events::disabled_span::enabled() && !events::SPAN_END.enabled());
+    const N: u64 = 20_000_000;
+    let ours = best(5, N, |n| {
+        for i in 0..n {
+            let span = usertrace::span!(events::disabled_span(i as u32));
+            black_box(&span);
+        }
+    });
+    let baseline = best(5, N, |n| {
+        let mut hits = 0u64;
+        for _ in 0..n {
+            if black_box(&events::disabled::TRACEPOINT).enabled() {
+                hits += 1;
+            }
+            if black_box(&events::SPAN_END).enabled() {
+                hits += 1;
+            }
+        }
+        black_box(hits);
+    });
+    row("disabled span: begin + end", ours, "two disabled enabled() checks", baseline);
+}
+
+fn enabled_span() {
+    let _begin = PerfAttached::open(events::enabled_span::NAME);
+    let end = PerfAttached::open(events::SPAN_END.name());
+    let one = PerfAttached::open(events::enabled::NAME);
+    assert!(events::enabled_span::enabled() && events::SPAN_END.enabled() && events::enabled::enabled());
+    const N: u64 = 20_000;
+    let ours = |n: u64| {
+        for i in 0..n {
+            drop(usertrace::span!(events::enabled_span(i as u32)).unwrap());
+            if i % 128 == 0 {
+                _begin.drain();
+                end.drain();
+            }
+        }
+    };
+    let baseline = |n: u64| {
+        for i in 0..n {
+            usertrace::emit!(events::enabled(i as u32)).unwrap();
+            if i % 256 == 0 {
+                one.drain();
+            }
+        }
+    };
+    let (mut ours_ns, mut baseline_ns) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..9 {
+        baseline_ns = baseline_ns.min(best(1, N, baseline));
+        ours_ns = ours_ns.min(best(1, N, ours));
+    }
+    row("enabled span: begin + end (perf attached)", ours_ns, "one enabled 4-byte emit", baseline_ns);
+}
+
 fn register_unregister() {
     const N: usize = 10_000;
     let start = Instant::now();
@@ -217,5 +277,7 @@ fn main() {
     println!("usertrace producer benchmarks (kernel {})", std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim());
     disabled_check();
     enabled_emit();
+    disabled_span();
+    enabled_span();
     register_unregister();
 }

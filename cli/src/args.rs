@@ -5,7 +5,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::{list::ListArgs, record::RecordArgs, stat::StatArgs, status::StatusArgs};
+use crate::{convert::ConvertArgs, list::ListArgs, record::RecordArgs, report::ReportArgs, stat::StatArgs, status::StatusArgs};
 
 /// What `usertrace --help` shows under the commands.
 const EXIT_STATUS: &str = "\
@@ -14,7 +14,8 @@ const EXIT_STATUS: &str = "\
 Exit status:
   0      success (record and stat stopped by Ctrl-C or --duration too)
   1      a runtime error: user_events unavailable, no such event, a failed
-         session or write; the message on stderr says what to do
+         session or write, an unwritable -o, a bad line in a recording;
+         the message on stderr says what to do
   2      a usage error: an unknown option or a bad value
   127    record or stat could not start CMD
   other  record or stat with CMD: CMD's own exit status (128+N if signal N
@@ -24,7 +25,7 @@ Exit status:
 #[command(
     name = "usertrace",
     version,
-    about = "Inspect, record and count Linux user_events",
+    about = "Inspect, record and count Linux user_events; view recordings in Perfetto",
     after_help = "`usertrace help COMMAND` or `usertrace COMMAND --help` tells more.",
     after_long_help = EXIT_STATUS,
     arg_required_else_help = true
@@ -42,6 +43,8 @@ pub enum Command {
     List(ListArgs),
     Record(RecordArgs),
     Stat(StatArgs),
+    Convert(ConvertArgs),
+    Report(ReportArgs),
 }
 
 /// How a command prints what it found.
@@ -59,6 +62,7 @@ mod tests {
     use clap::CommandFactory;
 
     use super::*;
+    use crate::trace_format::TraceFormat;
 
     fn parse(args: &[&str]) -> Result<Command, clap::Error> {
         Cli::try_parse_from(std::iter::once("usertrace").chain(args.iter().copied())).map(|c| c.command)
@@ -97,7 +101,7 @@ mod tests {
 
     #[test]
     fn every_command_has_help_both_ways() {
-        for cmd in ["status", "list", "record", "stat"] {
+        for cmd in ["status", "list", "record", "stat", "convert", "report"] {
             let e = error(&["help", cmd]);
             assert_eq!(e.kind(), ErrorKind::DisplayHelp, "help {cmd}");
             assert!(e.to_string().contains(&format!("usertrace {cmd}")), "help {cmd}: {e}");
@@ -125,7 +129,7 @@ mod tests {
     fn options_take_their_value_with_an_equals_sign() {
         let r = record(&["--event=a", "--format=json", "--output=/tmp/x", "--buffer-size=8", "--pid=3", "--duration=1.5"]);
         assert_eq!(r.run.patterns, ["a"]);
-        assert_eq!(r.format, Format::Json);
+        assert_eq!(r.format, Some(TraceFormat::Json));
         assert_eq!(r.output.as_deref(), Some(std::path::Path::new("/tmp/x")));
         assert_eq!(r.run.ring_pages, Some(8));
         assert_eq!(r.run.pids, [3]);
@@ -188,6 +192,33 @@ mod tests {
     }
 
     #[test]
+    fn record_takes_its_format_from_the_option_then_the_extension() {
+        assert_eq!(record(&["-e", "a"]).chosen_format(), TraceFormat::Text);
+        assert_eq!(record(&["-e", "a", "-o", "t.pftrace"]).chosen_format(), TraceFormat::Perfetto);
+        assert_eq!(record(&["-e", "a", "-o", "t.perfetto-trace"]).chosen_format(), TraceFormat::Perfetto);
+        assert_eq!(record(&["-e", "a", "-o", "t.json"]).chosen_format(), TraceFormat::Chrome);
+        assert_eq!(record(&["-e", "a", "-o", "t.jsonl"]).chosen_format(), TraceFormat::Json);
+        assert_eq!(record(&["-e", "a", "-o", "t.txt"]).chosen_format(), TraceFormat::Text);
+        assert_eq!(record(&["-e", "a", "-o", "t.json", "--format", "json"]).chosen_format(), TraceFormat::Json);
+        assert_eq!(record(&["-e", "a", "--format", "chrome"]).chosen_format(), TraceFormat::Chrome);
+        assert!(record(&["-e", "a", "--report"]).report);
+    }
+
+    #[test]
+    fn convert_and_report_take_their_files() {
+        match parse(&["convert", "in.jsonl", "out.pftrace"]) {
+            Ok(Command::Convert(c)) => {
+                assert_eq!((c.input.to_str(), c.output.to_str(), c.format), (Some("in.jsonl"), Some("out.pftrace"), None));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(parse(&["convert", "a", "b", "--format", "chrome"]), Ok(Command::Convert(c)) if c.format == Some(TraceFormat::Chrome)));
+        assert_eq!(error(&["convert", "only-one"]).exit_code(), 2);
+        assert!(matches!(parse(&["report", "r.jsonl", "--format", "json"]), Ok(Command::Report(r)) if r.format == Format::Json));
+        assert_eq!(error(&["report"]).exit_code(), 2);
+    }
+
+    #[test]
     fn a_double_dash_still_starts_the_command() {
         let r = record(&["-e", "a", "--", "prog", "--help"]);
         assert_eq!(r.run.command, ["prog", "--help"]);
@@ -206,7 +237,7 @@ mod tests {
     fn every_command_takes_format_json() {
         assert!(matches!(parse(&["status", "--format", "json"]), Ok(Command::Status(s)) if s.format == Format::Json));
         assert!(matches!(parse(&["list", "--format=json", "x*"]), Ok(Command::List(l)) if l.format == Format::Json));
-        assert_eq!(record(&["-e", "a", "--format", "json"]).format, Format::Json);
+        assert_eq!(record(&["-e", "a", "--format", "json"]).format, Some(TraceFormat::Json));
         assert_eq!(stat(&["-e", "a", "--format", "json"]).format, Format::Json);
         assert_eq!(stat(&["-e", "a"]).format, Format::Text);
     }

@@ -1,16 +1,20 @@
 //! `usertrace`: inspect, record and count user_events.
 //!
-//! One file per subcommand (`status`, `list`, `record`, `stat`), each with
-//! its clap options; `args` ties them into the command line, `run` is what
-//! `record` and `stat` share, `json` holds every `--format json` line and
-//! documents them as a public contract.
+//! One file per subcommand (`status`, `list`, `record`, `stat`, `convert`,
+//! `report`), each with its clap options; `args` ties them into the
+//! command line, `run` is what `record` and `stat` share, `records` turns
+//! what a session yields into `usertrace_output` records, `text` and
+//! `trace_format` are the formats a recording is written in, and `json`
+//! holds every other `--format json` line and documents them as a public
+//! contract.
 //!
 //! # Exit status
 //!
 //! - 0: success; `record` and `stat` without a command also exit 0 when
 //!   stopped by Ctrl-C or `--duration`.
 //! - 1: a runtime error (user_events unavailable, no such event, a failed
-//!   session, a failed write); stderr says what to do.
+//!   session, a failed write, an unwritable `-o`, a bad line in a
+//!   recording given to `convert` or `report`); stderr says what to do.
 //! - 2: a usage error (clap's code): an unknown option, a bad value.
 //! - 127: `record`/`stat` could not start the command.
 //! - otherwise, `record`/`stat` with a command: the command's own exit
@@ -21,13 +25,18 @@
 //! errors by the status alone; stderr lines of ours start `usertrace`.
 
 mod args;
+mod convert;
 mod json;
 mod launch;
 mod list;
 mod record;
+mod records;
+mod report;
 mod run;
 mod stat;
 mod status;
+mod text;
+mod trace_format;
 
 use std::process::ExitCode;
 
@@ -49,5 +58,7 @@ fn main() -> ExitCode {
         Command::List(a) => list::run(a),
         Command::Record(a) => record::run_record(a),
         Command::Stat(a) => stat::run_stat(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Report(a) => report::run(a),
     }
 }

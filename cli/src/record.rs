@@ -1,165 +1,197 @@
-//! `usertrace record`: print every event, in time order, with who emitted it.
+//! `usertrace record`: record events with who emitted them, and print or
+//! write them as text, JSON lines, a Perfetto trace or Chrome trace JSON.
 //!
-//! text (like `perf script`):
-//!   `COMM PID/TID [CPU] SECONDS.MICROS: EVENT: field=value ...`
-//! json: one [`EventLine`](crate::json::EventLine) per line; its fields are
-//! a public contract, documented in `json.rs`.
-//!
-//! In text, strings are printed as they are except for what would break
-//! the one-event-one-line rule or make it ambiguous: `\n`, `\r`, `\t` and
-//! `\` are written `\n`, `\r`, `\t` and `\\`; other C0 controls and DEL
-//! `\xNN`; C1 controls (U+0080..U+009F, which terminals act on) `\u{NN}`.
-//! The same goes for the thread name. Bytes are printed as hex, f32/f64 as
-//! Rust prints them (`NaN`, `inf` included).
+//! text and JSON lines are written as events come (text as in
+//! [`crate::text`]; JSON lines as documented in `usertrace_output::jsonl`);
+//! Perfetto and Chrome traces are built from the whole recording, kept in
+//! memory, and written at the end, as is the `--report`. A file given with
+//! `-o` is checked for writability before recording starts, and appears
+//! only once complete.
 
-use std::borrow::Cow;
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use usertrace_consumer::{Event, FieldValue, Output};
+use usertrace_output::{check_writable, AtomicFile, Record, Report};
 
-use crate::args::Format;
-use crate::json::{write_line, EventLine};
+use crate::records::to_record;
 use crate::run::{print_summary, run, RunArgs};
+use crate::trace_format::{self, write_streamed, TraceFormat};
 
 /// What `usertrace help record` shows after the options.
 const OUTPUT_HELP: &str = "\
-Output:
-  text  COMM PID/TID [CPU] SECONDS.MICROS: EVENT: field=value ...
-        as perf script prints it. In strings, newline, CR, tab and
-        backslash are written \\n \\r \\t \\\\, other control characters
-        \\xNN or \\u{NN}, so that one event is one line.
-  json  one object per event and line: time_ns, cpu, pid, tid, comm,
-        process, namespaces (only where the session may see them: root or
-        CAP_PERFMON), event, fields (name: value, in declaration order),
-        and error if the payload could not be decoded.
+Output (--format, or from the extension of -o FILE):
+  text      COMM PID/TID [CPU] SECONDS.MICROS: EVENT: field=value ...
+            as perf script prints it. In strings, newline, CR, tab and
+            backslash are written \\n \\r \\t \\\\, other control characters
+            \\xNN or \\u{NN}, so that one event is one line.
+  json      (.jsonl) one object per line, each with its \"type\": event
+            lines (time_ns, cpu, pid, tid, comm, process, namespaces where
+            the session may see them: root or CAP_PERFMON, event, fields in
+            declaration order, error if the payload could not be decoded),
+            process lines (pid, executable, command_line), exit lines (pid,
+            tid) and lost lines (cpu, count, sideband).
+  perfetto  (.pftrace, .perfetto-trace) a Perfetto trace: open it in
+            ui.perfetto.dev. Spans (events whose first field is span_begin /
+            span_end, or span_start_ns and span_duration_ns) are slices.
+  chrome    (.json) Trace Event JSON for chrome://tracing or speedscope.
+  Other extensions: text, unless --format says otherwise.
 
 Without CMD, recording goes on until Ctrl-C (or --duration); the exit
 status is then 0. With CMD, it is CMD's own, or 127 if CMD cannot start.";
 
-/// Print events as they happen (text or JSON lines)
+/// Record events as they happen (text, JSON lines, Perfetto or Chrome trace)
 ///
-/// Records the user_events matching each PATTERN on every CPU and prints
-/// them in time order, each with the thread and process that emitted it.
-/// With CMD, runs it (held until recording has started), records until it
-/// exits and exits with its status; otherwise records until Ctrl-C.
+/// Records the user_events matching each PATTERN on every CPU, in time
+/// order, each with the thread and process that emitted it. With CMD, runs
+/// it (held until recording has started), records until it exits and
+/// exits with its status; otherwise records until Ctrl-C.
 #[derive(Debug, Args)]
 #[command(after_long_help = OUTPUT_HELP)]
 pub struct RecordArgs {
     #[command(flatten)]
     pub run: RunArgs,
 
-    /// Write events to FILE instead of stdout
+    /// Write to FILE instead of stdout; its extension chooses the format
+    /// (.pftrace, .perfetto-trace, .json, .jsonl) unless --format is given.
+    /// FILE appears only once complete
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// text: like perf script; json: one JSON object per line
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
-    pub format: Format,
+    /// text, json (JSON lines), perfetto or chrome [default: from -o's
+    /// extension, else text]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<TraceFormat>,
+
+    /// At the end, print the latency report (event rates, span duration
+    /// percentiles and histograms, per process): on stdout with -o, else
+    /// on stderr
+    #[arg(long)]
+    pub report: bool,
+}
+
+impl RecordArgs {
+    /// The format asked for: --format, else -o's extension, else text.
+    pub fn chosen_format(&self) -> TraceFormat {
+        self.format.or_else(|| self.output.as_deref().and_then(TraceFormat::from_path)).unwrap_or(TraceFormat::Text)
+    }
+}
+
+/// Where streamed lines go.
+enum Sink {
+    Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>),
+    File(AtomicFile),
+    /// The format is written at the end.
+    None,
+}
+
+impl Sink {
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout(out) => out.write_all(bytes),
+            Sink::File(file) => file.write_all(bytes),
+            Sink::None => Ok(()),
+        }
+    }
 }
 
 pub fn run_record(args: &RecordArgs) -> ExitCode {
-    let sink: Box<dyn Write> = match &args.output {
-        Some(path) => match File::create(path) {
-            Ok(f) => Box::new(f),
+    let format = args.chosen_format();
+    if format == TraceFormat::Perfetto && args.output.is_none() {
+        eprintln!("usertrace record: a Perfetto trace is a binary file: give it a name with -o FILE.pftrace");
+        return ExitCode::from(2);
+    }
+    if let Some(path) = &args.output {
+        // Refused now, not after a recording that could not be saved.
+        if let Err(e) = check_writable(path) {
+            eprintln!("usertrace record: {e}");
+            return ExitCode::from(1);
+        }
+    }
+    let mut sink = match (&args.output, format.streams()) {
+        (Some(path), true) => match AtomicFile::create(path) {
+            Ok(file) => Sink::File(file),
             Err(e) => {
-                eprintln!("usertrace record: cannot create {}: {e}; check the directory exists and is writable", path.display());
+                eprintln!("usertrace record: {e}");
                 return ExitCode::from(1);
             }
         },
-        None => Box::new(std::io::stdout().lock()),
+        (None, true) => Sink::Stdout(std::io::BufWriter::new(std::io::stdout().lock())),
+        (_, false) => Sink::None,
     };
-    let mut out = BufWriter::new(sink);
+    let keep = !format.streams() || args.report;
+    let mut kept: Vec<Record> = Vec::new();
     let mut write_failed = None;
     let mut line = Vec::new();
     let result = run(&args.run, "record", |output| {
-        if let Output::Event(event) = output {
+        let Some(record) = to_record(output) else { return };
+        if format.streams() {
             line.clear();
-            match args.format {
-                Format::Text => text_line(&event, &mut line),
-                Format::Json => write_line(&EventLine::new(&event), &mut line),
-            }
+            write_streamed(format, &record, &mut line);
             if write_failed.is_none() {
-                if let Err(e) = out.write_all(&line) {
+                if let Err(e) = sink.write_all(&line) {
                     write_failed = Some(e);
                 }
             }
         }
+        if keep {
+            kept.push(record);
+        }
     });
-    if let Err(e) = out.flush() {
-        write_failed.get_or_insert(e);
+    let summary = match result {
+        Ok(summary) => summary,
+        // The temporary file, if any, goes with the sink.
+        Err(code) => return code,
+    };
+    print_summary("record", &summary);
+    if let Some(e) = write_failed {
+        eprintln!("usertrace record: writing events failed: {e}");
+        return ExitCode::from(1);
     }
-    match result {
-        Ok(summary) => {
-            print_summary("record", &summary);
-            if let Some(e) = write_failed {
-                eprintln!("usertrace record: writing events failed: {e}");
-                return ExitCode::from(1);
-            }
-            summary.exit
+    if let Err(message) = finish(sink, format, args.output.as_deref(), &kept) {
+        eprintln!("usertrace record: {message}");
+        return ExitCode::from(1);
+    }
+    if args.report {
+        let report = Report::new(&kept).to_string();
+        if args.output.is_some() {
+            print!("{report}");
+        } else {
+            eprint!("{report}");
         }
-        Err(code) => code,
     }
+    summary.exit
 }
 
-/// One `perf script`-like line.
-pub fn text_line(event: &Event, out: &mut Vec<u8>) {
-    let secs = event.time_ns / 1_000_000_000;
-    let micros = event.time_ns % 1_000_000_000 / 1_000;
-    let comm = escape(&event.comm);
-    let _ = write!(out, "{comm:>16} {}/{} [{:03}] {secs}.{micros:06}: {}:", event.pid, event.tid, event.cpu, event.name());
-    match event.fields() {
-        Ok(fields) => {
-            for (name, value) in fields {
-                let _ = match value {
-                    FieldValue::Str(s) => write!(out, " {name}={}", escape(&s)),
-                    other => write!(out, " {name}={other}"),
-                };
+/// Completes the output: flushes stdout, puts the streamed file in place,
+/// or writes the collected formats.
+fn finish(sink: Sink, format: TraceFormat, path: Option<&Path>, records: &[Record]) -> Result<(), String> {
+    match sink {
+        Sink::Stdout(mut out) => out.flush().map_err(|e| format!("writing events failed: {e}")),
+        Sink::File(file) => file.commit().map_err(|e| e.to_string()),
+        Sink::None => match path {
+            Some(path) => trace_format::write_file(format, records, path).map_err(|e| e.to_string()),
+            None => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(&trace_format::encode(format, records)).and_then(|()| out.flush()).map_err(|e| format!("writing the trace failed: {e}"))
             }
-        }
-        Err(e) => {
-            let _ = write!(out, " <{e}>");
-        }
+        },
     }
-    out.push(b'\n');
-}
-
-/// `s` with the characters the module docs name escaped; borrowed when
-/// there are none, as in nearly every string.
-fn escape(s: &str) -> Cow<'_, str> {
-    let needs = |c: char| c == '\\' || c.is_control();
-    if !s.chars().any(needs) {
-        return Cow::Borrowed(s);
-    }
-    use std::fmt::Write;
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x80 && c.is_control() => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use std::sync::Arc;
+
     use usertrace::wire::dyn_loc;
-    use usertrace_consumer::{EventFormat, Namespaces};
+    use usertrace_consumer::{Event, EventFormat, FieldValue, Namespaces};
+    use usertrace_output::jsonl::write_record;
+
+    use crate::records::event_record;
+    use crate::text::text_line;
+
+    use super::*;
 
     fn event() -> Event {
         let format = EventFormat::parse(
@@ -220,14 +252,19 @@ mod tests {
 
     fn text(event: &Event) -> String {
         let mut out = Vec::new();
-        text_line(event, &mut out);
+        text_line(&event_record(event), &mut out);
         String::from_utf8(out).unwrap()
     }
 
     fn json(event: &Event) -> String {
         let mut out = Vec::new();
-        write_line(&EventLine::new(event), &mut out);
+        write_record(&Record::Event(event_record(event)), &mut out);
         String::from_utf8(out).unwrap()
+    }
+
+    /// A line as `record` printed it before lines had a `type`, with it.
+    fn typed(old: &str) -> String {
+        format!("{{\"type\":\"event\",{}", &old[1..])
     }
 
     #[test]
@@ -251,7 +288,7 @@ mod tests {
     fn json_lines_escape_strings_and_keep_numbers() {
         assert_eq!(
             json(&event()),
-            "{\"time_ns\":12345678901,\"cpu\":1,\"pid\":10,\"tid\":11,\"comm\":\"worker\",\"process\":\"server\",\
+            "{\"type\":\"event\",\"time_ns\":12345678901,\"cpu\":1,\"pid\":10,\"tid\":11,\"comm\":\"worker\",\"process\":\"server\",\
              \"event\":\"ping\",\"fields\":{\"n\":12,\"msg\":\"a\\\"b\\n\",\"x\":\"NaN\"}}\n"
         );
     }
@@ -277,8 +314,9 @@ mod tests {
         assert!(s.ends_with("\"}\n"), "{s}");
     }
 
-    /// serde's lines are byte for byte what the hand-written writer they
-    /// replaced printed, for values at every edge scripts may meet.
+    /// Event lines are byte for byte what the hand-written writer of the
+    /// first release printed (with `type` added), for values at every edge
+    /// scripts may meet.
     #[test]
     fn json_lines_are_the_bytes_record_printed_before_serde() {
         let strings = ["", "plain", "héllo wörld", "\"quoted\" \\ /", "\u{0}\u{1}\u{8}\u{9}\u{a}\u{c}\u{d}\u{1f}\u{7f}\u{9b}\u{2028}"];
@@ -296,7 +334,7 @@ mod tests {
                 e.comm = (*s).into();
                 let mut old = String::new();
                 old_json_line(&e, &mut old);
-                assert_eq!(json(&e), old);
+                assert_eq!(json(&e), typed(&old));
                 checked += 1;
             }
         }
@@ -304,7 +342,7 @@ mod tests {
         broken.raw = broken.raw[..10].into();
         let mut old = String::new();
         old_json_line(&broken, &mut old);
-        assert_eq!(json(&broken), old);
+        assert_eq!(json(&broken), typed(&old));
         assert_eq!(checked, strings.len() * floats.len());
     }
 

@@ -57,7 +57,10 @@ fn record_and_stat_keep_only_the_processes_given_with_p() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let events: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // Process and exit lines are of B too; the events are checked here.
+    assert!(lines.iter().all(|l| l["pid"] == pid_b), "{stdout}");
+    let events: Vec<&Value> = lines.iter().filter(|l| l["type"] == "event").collect();
     assert_eq!(events.len() as u64, EMITTED, "{stdout}");
     for (n, e) in events.iter().enumerate() {
         assert_eq!((&e["pid"], &e["event"], &e["fields"]["n"]), (&pid_b.into(), &name.as_str().into(), &n.into()), "{e}");

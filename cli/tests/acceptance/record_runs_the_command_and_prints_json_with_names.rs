@@ -20,8 +20,8 @@ fn record_runs_the_command_and_prints_json_with_names() {
     assert!(stderr.contains(&format!("attached user_events:{name}")), "{stderr}");
     assert!(stderr.contains("3 events, 0 lost"), "{stderr}");
     let stdout = String::from_utf8(out.stdout).unwrap();
-    // The command shares stdout: keep our JSON lines only.
-    let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with('{')).collect();
+    // The command shares stdout: keep our event lines only.
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("{\"type\":\"event\"")).collect();
     assert_eq!(lines.len(), 3, "{stdout}");
     let pid = lines[0].split("\"pid\":").nth(1).unwrap().split(',').next().unwrap();
     let new: String = format!("ut-new-{pid}").chars().take(15).collect();

@@ -24,7 +24,7 @@ fn json_lines(out: &Output) -> Vec<String> {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("3 events, 0 lost"), "{stderr}");
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
-    stdout.lines().filter(|l| l.starts_with('{')).map(str::to_owned).collect()
+    stdout.lines().filter(|l| l.starts_with("{\"type\":\"event\"")).map(str::to_owned).collect()
 }
 
 /// This test's namespaces as `record` prints them; the producer it starts

@@ -16,6 +16,12 @@
 //!                                   stdin this thread registers OTHER and prints whether WANTED's
 //!                                   registration was still waiting then
 //!
+//!   ut_emit spans PROVIDER          once PROVIDER_outer is enabled: outer(request_id, label) holding
+//!                                   inner(depth, ratio) and a PROVIDER_note event (a u64 past 2^32,
+//!                                   an i32 < 0, UTF-8, a float); a PROVIDER_handoff span ended on
+//!                                   another thread; then a forked child ut_span_child begins
+//!                                   PROVIDER_orphaned and exits with it open. Prints the span ids.
+//!
 //! It prints `ready PID` once registered, and exits 3 if nobody attaches
 //! within a minute.
 
@@ -116,6 +122,49 @@ fn register_while_announcing(wanted: &str, other: &str) {
     let meanwhile = !wanted_returned.load(Ordering::SeqCst);
     println!("other registered while wanted waited: {meanwhile}");
     drop(waiter.join().unwrap());
+}
+
+/// Nested, cross-thread and unfinished spans under provider `name`.
+fn spans(name: &str) {
+    let provider = usertrace::Provider::new(name).expect("valid provider name");
+    let outer = provider.span("outer", vec![Field::new("request_id", FieldType::U64), Field::new("label", FieldType::Str)]).unwrap();
+    let inner = provider.span("inner", vec![Field::new("depth", FieldType::I32), Field::new("ratio", FieldType::F64)]).unwrap();
+    let handoff = provider.span("handoff", vec![]).unwrap();
+    let orphaned = provider.span("orphaned", vec![]).unwrap();
+    let note = tracepoint(
+        &provider.event_name("note"),
+        &[("big", FieldType::U64), ("negative", FieldType::I32), ("text", FieldType::Str), ("ratio", FieldType::F64)],
+    );
+    let end = std::sync::Arc::new(provider.span_end().unwrap());
+    for tp in [&outer, &inner, &handoff, &orphaned, &note, &*end] {
+        wait_enabled(tp);
+    }
+    let outer_id = outer.begin_span(&[Value::U64(5_000_000_000), Value::Str("héllo ✓")]).unwrap();
+    let inner_id = inner.begin_span(&[Value::I32(-7), Value::F64(0.25)]).unwrap();
+    emit(&note, &[Value::U64(u64::MAX - 5), Value::I32(-42), Value::Str("日本語 ✓"), Value::F64(-2.5)]);
+    end.end_span(inner_id).unwrap();
+    end.end_span(outer_id).unwrap();
+    let handoff_id = handoff.begin_span(&[]).unwrap();
+    let other = end.clone();
+    std::thread::Builder::new()
+        .name("ut_span_ender".into())
+        .spawn(move || other.end_span(handoff_id).unwrap())
+        .unwrap()
+        .join()
+        .unwrap();
+    // SAFETY: the child only calls prctl, writev (begin_span) and _exit.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        set_name("ut_span_child");
+        let code = if orphaned.begin_span(&[]).is_ok() { 0 } else { 4 };
+        // SAFETY: _exit skips atexit handlers the parent owns.
+        unsafe { libc::_exit(code) };
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the child failed");
+    println!("spans outer={outer_id} inner={inner_id} handoff={handoff_id} child={pid}");
 }
 
 fn set_name(name: &str) {
@@ -258,6 +307,7 @@ fn main() {
                 assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child {pid} failed");
             }
         }
+        "spans" => spans(arg(2)),
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
         "spawn" => spawn(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "register-while-announcing" => register_while_announcing(arg(2), arg(3)),

@@ -1,0 +1,57 @@
+"""The Python stage of the four-language demo (``harness/demo``).
+
+Reads requests (``ID PATH`` lines) on stdin, works on each inside a span
+``demo_py_work``, asks the next stage (the command in its arguments, the
+Java lookup) and answers ``ID RESULT`` on stdout. See
+examples/rust/src/bin/demo-front.rs for the whole chain.
+
+    python worker.py NEXT-STAGE-COMMAND...
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+
+import usertrace
+
+demo = usertrace.Provider("demo_py")
+work = demo.span("work", request_id="u64", path=str)
+cache = demo.tracepoint("cache", request_id="u64", hit=bool)
+_seen: set = set()
+
+
+@usertrace.traced(provider=demo)  # its own span, nested in demo_py_work
+def checksum(path: str) -> str:
+    digest = hashlib.sha256()
+    for _ in range(200):
+        digest.update(path.encode())
+    return digest.hexdigest()[:8]
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print("usage: worker.py NEXT-STAGE-COMMAND...", file=sys.stderr)
+        return 2
+    lookup = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+    assert lookup.stdin is not None and lookup.stdout is not None
+    for line in sys.stdin:
+        request_id_text, path = line.rstrip("\n").split(" ", 1)
+        request_id = int(request_id_text)
+        with work.begin(request_id, path):
+            hit = path in _seen
+            _seen.add(path)
+            if cache.enabled:
+                cache.emit(request_id, hit)
+            digest = checksum(path)
+            lookup.stdin.write(f"{request_id} {path}\n")
+            lookup.stdin.flush()
+            answer = lookup.stdout.readline().rstrip("\n").split(" ", 1)[1]
+        print(f"{request_id} {answer}/{digest}", flush=True)
+    lookup.stdin.close()
+    return lookup.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -135,3 +135,6 @@ fn string(out: &mut Vec<u8>, s: &str) {
     let mut serializer = serde_json::Serializer::with_formatter(&mut *out, LineFormatter);
     let _ = s.serialize(&mut serializer);
 }
+
+#[cfg(test)]
+mod tests;

@@ -313,3 +313,6 @@ impl Encoder {
         DebugAnnotation { name_field: Some(debug_annotation::NameField::NameIid(iid)), value: Some(value), ..Default::default() }
     }
 }
+
+#[cfg(test)]
+mod tests;

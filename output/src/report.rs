@@ -246,3 +246,6 @@ fn human(ns: u64) -> String {
     let digits = if value >= 100.0 { 0 } else if value >= 10.0 { 1 } else { 2 };
     format!("{value:.digits$} {unit}")
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,185 @@
+use std::collections::{BTreeMap, HashMap};
+
+use prost::Message;
+
+use super::proto::{debug_annotation, trace_packet, track_descriptor, track_event, Trace};
+use super::*;
+use crate::test_records::*;
+
+/// A slice as decoded: track name, depth, name, start, end, args.
+type Decoded = (String, usize, String, u64, u64, Vec<(String, String)>);
+/// A slice begun: name, start, args.
+type Begun = (String, u64, Vec<(String, String)>);
+
+/// Decodes `bytes` with the prost types and checks what the module docs
+/// promise; returns the slices (instants as zero-length) by track.
+fn decode(bytes: &[u8]) -> (Vec<TracePacket>, Vec<Decoded>) {
+    let trace = Trace::decode(bytes).expect("the trace decodes");
+    let packets = trace.packet;
+    let mut names: HashMap<u64, String> = HashMap::new();
+    let mut annotation_names: HashMap<u64, String> = HashMap::new();
+    let mut tracks: HashMap<u64, String> = HashMap::new();
+    let mut open: HashMap<u64, Vec<Begun>> = HashMap::new();
+    let mut slices = Vec::new();
+    let mut last_time = 0;
+    for (i, p) in packets.iter().enumerate() {
+        assert_eq!(
+            p.optional_trusted_packet_sequence_id,
+            Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE_ID))
+        );
+        let flags = if i == 0 { trace_packet::SequenceFlags::SeqIncrementalStateCleared } else { trace_packet::SequenceFlags::SeqNeedsIncrementalState };
+        assert_eq!(p.sequence_flags, Some(flags as u32), "packet {i}");
+        if let Some(interned) = &p.interned_data {
+            for n in &interned.event_names {
+                assert!(names.insert(n.iid(), n.name().to_owned()).is_none(), "iid {} sent twice", n.iid());
+            }
+            for n in &interned.debug_annotation_names {
+                assert!(annotation_names.insert(n.iid(), n.name().to_owned()).is_none());
+            }
+        }
+        match &p.data {
+            Some(trace_packet::Data::TrackDescriptor(d)) => {
+                let name = match (&d.process, &d.thread, &d.static_or_dynamic_name) {
+                    (Some(p), _, _) => format!("process {} {}", p.pid(), p.process_name()),
+                    (_, Some(t), _) => format!("thread {} {}", t.tid(), t.thread_name()),
+                    (_, _, Some(track_descriptor::StaticOrDynamicName::Name(n))) => n.clone(),
+                    _ => panic!("unnamed track {d:?}"),
+                };
+                assert!(tracks.insert(d.uuid(), name).is_none(), "track {} described twice", d.uuid());
+            }
+            Some(trace_packet::Data::TrackEvent(e)) => {
+                let time = p.timestamp.expect("track events have a time");
+                assert!(time >= last_time, "packet {i} goes back in time");
+                last_time = time;
+                let track = e.track_uuid();
+                assert!(tracks.contains_key(&track), "track {track} not described before use");
+                let name = match e.name_field {
+                    Some(track_event::NameField::NameIid(iid)) => names.get(&iid).cloned().expect("interned before use"),
+                    _ => String::new(),
+                };
+                let args: Vec<(String, String)> = e
+                    .debug_annotations
+                    .iter()
+                    .map(|a| {
+                        let Some(debug_annotation::NameField::NameIid(iid)) = a.name_field else { panic!("annotation name not interned") };
+                        let value = match a.value.as_ref().expect("a value") {
+                            debug_annotation::Value::UintValue(v) => format!("u{v}"),
+                            debug_annotation::Value::IntValue(v) => format!("i{v}"),
+                            debug_annotation::Value::DoubleValue(v) => format!("d{v}"),
+                            debug_annotation::Value::BoolValue(v) => format!("b{v}"),
+                            debug_annotation::Value::StringValue(v) => format!("s{v}"),
+                            other => panic!("{other:?}"),
+                        };
+                        (annotation_names[&iid].clone(), value)
+                    })
+                    .collect();
+                let stack = open.entry(track).or_default();
+                match e.r#type() {
+                    track_event::Type::SliceBegin => stack.push((name, time, args)),
+                    track_event::Type::SliceEnd => {
+                        let (name, start, args) = stack.pop().expect("an end with its begin on the same track");
+                        slices.push((tracks[&track].clone(), stack.len(), name, start, time, args));
+                    }
+                    track_event::Type::Instant => slices.push((tracks[&track].clone(), stack.len(), name, time, time, args)),
+                    other => panic!("{other:?}"),
+                }
+            }
+            Some(trace_packet::Data::ClockSnapshot(c)) => {
+                assert_eq!(i, 0);
+                assert_eq!(c.primary_trace_clock, Some(proto::BuiltinClock::Monotonic as i32));
+                assert_eq!(p.trace_packet_defaults.as_ref().and_then(|d| d.timestamp_clock_id), Some(CLOCK_MONOTONIC));
+            }
+            other => panic!("unexpected packet {other:?}"),
+        }
+    }
+    assert!(open.values().all(Vec::is_empty), "slices left open: {open:?}");
+    slices.sort_by(|a, b| (&a.0, a.3, a.1).cmp(&(&b.0, b.3, b.1)));
+    (packets, slices)
+}
+
+fn summary(slices: &[Decoded]) -> Vec<String> {
+    slices
+        .iter()
+        .map(|(track, depth, name, start, end, args)| {
+            let args: Vec<String> = args.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{track} | {depth} {name} {start}..{end} {}", args.join(" "))
+        })
+        .collect()
+}
+
+#[test]
+fn the_mixed_recording_decodes_into_its_tracks_nesting_and_args() {
+    let (packets, slices) = decode(&encode(&Timeline::build(&mixed())));
+    let descriptors: BTreeMap<String, Vec<String>> = packets
+        .iter()
+        .filter_map(|p| match &p.data {
+            Some(trace_packet::Data::TrackDescriptor(d)) => d.process.as_ref().map(|p| (p.process_name().to_owned(), p.cmdline.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(descriptors["server"], ["server", "--port", "80"]);
+    assert_eq!(descriptors["proc20"], Vec::<String>::new());
+    assert_eq!(
+        summary(&slices),
+        [
+            "spans | 0 handoff 40..50 ",
+            "spans 2 | 0 gc 41..44 heap=d1.5",
+            "thread 10 thread10 | 0 request 10..60 ",
+            "thread 10 thread10 | 1 parse 20..30 ",
+            "thread 10 thread10 | 2 note 25..25 u=u18446744073709551615 i=i-5 b=btrue",
+            "thread 21 thread21 | 0 tick 62..62 s=shéllo \"x\"\n f=d0.5",
+            "thread 21 thread21 | 0 work 63..70 unfinished=sprocess exited",
+            "usertrace: lost events | 0 lost 12 events on cpu 1 61..61 ",
+        ]
+    );
+}
+
+#[test]
+fn slices_of_equal_times_nest_as_the_timeline_says() {
+    // A zero-length child at its parent's end, a sibling starting where
+    // another ends, and an instant at a slice's end.
+    let records = [
+        begin(10, 1, 1, "parent", 1),
+        begin(20, 1, 1, "child", 2),
+        end(20, 1, 1, "child", 2),
+        end(20, 1, 1, "parent", 1),
+        begin(20, 1, 1, "next", 3),
+        event(30, 1, 1, "at_end", &[]),
+        end(30, 1, 1, "next", 3),
+    ];
+    let (_, slices) = decode(&encode(&Timeline::build(&records)));
+    assert_eq!(
+        summary(&slices),
+        [
+            "thread 1 thread1 | 0 parent 10..20 ",
+            "thread 1 thread1 | 0 next 20..30 ",
+            "thread 1 thread1 | 1 child 20..20 ",
+            "thread 1 thread1 | 1 at_end 30..30 ",
+        ]
+    );
+}
+
+#[test]
+fn names_are_interned_once_and_referred_to_after() {
+    let records: Vec<_> = (0..10).map(|i| event(i, 1, 1, "same", &[("n", Value::Unsigned(i))])).collect();
+    let (packets, slices) = decode(&encode(&Timeline::build(&records)));
+    let interned: usize = packets.iter().filter_map(|p| p.interned_data.as_ref()).map(|d| d.event_names.len() + d.debug_annotation_names.len()).sum();
+    assert_eq!(interned, 2);
+    assert_eq!(slices.len(), 10);
+}
+
+#[test]
+fn an_empty_recording_is_a_valid_trace() {
+    let (packets, slices) = decode(&encode(&Timeline::build(&[])));
+    assert_eq!(packets.len(), 1);
+    assert!(slices.is_empty());
+}
+
+#[test]
+fn the_file_is_written_whole() {
+    let path = std::env::temp_dir().join(format!("usertrace-perfetto-test-{}.pftrace", std::process::id()));
+    let timeline = Timeline::build(&mixed());
+    write_file(&path, &timeline).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), encode(&timeline));
+    std::fs::remove_file(path).unwrap();
+}

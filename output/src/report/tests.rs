@@ -1,0 +1,79 @@
+use super::*;
+use crate::record::Value;
+use crate::test_records::*;
+
+/// `n` spans named `name` of the given durations, one after another.
+fn spans(name: &str, durations: &[u64]) -> Vec<Record> {
+    let mut t = 1_000;
+    let mut out = Vec::new();
+    for (i, &d) in durations.iter().enumerate() {
+        out.push(begin(t, 1, 1, name, i as u64 + 1));
+        out.push(end(t + d, 1, 1, name, i as u64 + 1));
+        t += d + 1;
+    }
+    out
+}
+
+#[test]
+fn percentiles_are_nearest_rank_over_finished_spans() {
+    let durations: Vec<u64> = (1..=100).collect();
+    let mut records = spans("req", &durations);
+    records.push(begin(1_000_000, 1, 1, "req", 999));
+    let report = Report::new(&records);
+    let s = &report.spans[0];
+    assert_eq!((s.count, s.unfinished, s.p50_ns, s.p90_ns, s.p99_ns, s.max_ns), (100, 1, 50, 90, 99, 100));
+    assert_eq!(report.processes, [ProcessStats { pid: 1, name: "proc1".into(), events: 201, spans: 101 }]);
+}
+
+#[test]
+fn the_histogram_is_log2_with_empty_ends_trimmed() {
+    let report = Report::new(&spans("io", &[1000, 1100, 1500, 4000, 70_000]));
+    let buckets: Vec<(u64, u64)> = report.spans[0].histogram.iter().map(|b| (b.from_ns, b.count)).collect();
+    assert_eq!(buckets, [(512, 1), (1024, 2), (2048, 1), (4096, 0), (8192, 0), (16384, 0), (32768, 0), (65536, 1)]);
+    let text = histogram(&report.spans[0].histogram);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], format!("   ns |{} count", "-".repeat(50)));
+    assert_eq!(lines[1], format!("  512 |{:<50} 1", "@".repeat(25)));
+    assert_eq!(lines[2], format!(" 1024 |{} 2", "@".repeat(50)));
+    assert_eq!(lines[4], format!(" 4096 |{:<50} 0", ""));
+}
+
+#[test]
+fn rates_are_per_second_of_the_recording() {
+    let records = [event(0, 1, 1, "a", &[]), event(500_000_000, 1, 1, "a", &[]), event(2_000_000_000, 2, 2, "b", &[("x", Value::Bool(true))])];
+    let report = Report::new(&records);
+    let rates: Vec<_> = report.events.iter().map(|e| (e.name.as_str(), e.count, e.rate_per_s)).collect();
+    assert_eq!(rates, [("a", 2, Some(1.0)), ("b", 1, Some(0.5))]);
+    assert_eq!(report.duration_ns, 2_000_000_000);
+    assert_eq!(Report::new(&records[..1]).events[0].rate_per_s, None);
+}
+
+#[test]
+fn losses_and_orphan_ends_are_counted() {
+    let mut records = vec![lost(1, 0, 5), end(2, 1, 1, "x", 3), lost(3, 1, 2)];
+    records.push(Record::Lost(crate::record::LostRecord { time_ns: 4, cpu: 0, count: 7, sideband: true }));
+    let report = Report::new(&records);
+    assert_eq!((report.lost_events, report.lost_task_records, report.orphan_ends), (7, 7, 1));
+}
+
+#[test]
+fn the_text_names_every_part_and_json_has_every_field() {
+    let report = Report::new(&mixed());
+    let text = report.to_string();
+    for needle in ["recording: 69 ns", "request", "span parse: 1 finished; p50 10 ns", "span work: 0 finished, 1 unfinished", "server", "ns |---"] {
+        assert!(text.contains(needle), "{needle}:\n{text}");
+    }
+    let json = serde_json::to_value(&report).unwrap();
+    for key in ["duration_ns", "events", "spans", "processes", "lost_events", "lost_task_records", "orphan_ends"] {
+        assert!(json.get(key).is_some(), "{key}");
+    }
+    assert_eq!((&json["spans"][0]["name"], &json["spans"][0]["histogram"][0]["from_ns"]), (&serde_json::Value::from("gc"), &serde_json::Value::from(2)));
+}
+
+#[test]
+fn durations_print_in_a_readable_unit() {
+    assert_eq!(human(999), "999 ns");
+    assert_eq!(human(1_500), "1.50 µs");
+    assert_eq!(human(25_000_000), "25.0 ms");
+    assert_eq!(human(123_000_000_000), "123 s");
+}

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Checks a Perfetto trace (.pftrace) with Perfetto's own message
+definitions (PyPI `perfetto`), independently of the Rust writer, and prints
+a normalized JSON summary of it.
+
+    python3 check_pftrace.py TRACE.pftrace
+
+Needs `pip install perfetto protobuf`. Checks that:
+- the file parses as perfetto.protos.Trace;
+- every track_uuid a track event uses is described by a TrackDescriptor;
+- on each packet sequence the first packet clears the incremental state,
+  every packet that refers to interned names says it needs that state and
+  comes after the clear, and every iid it uses was interned before;
+- every track event has a timestamp on CLOCK_MONOTONIC (clock id 3, given
+  on the packet or by the sequence's TracePacketDefaults), in time order;
+- every TYPE_SLICE_BEGIN has its TYPE_SLICE_END on the same track, and no
+  END comes without a BEGIN.
+
+On success prints one JSON object on stdout and exits 0:
+
+    {
+      "packets": 42,
+      "processes": [{"pid": 10, "name": "server", "cmdline": ["server", "-v"]}],
+      "threads": [{"pid": 10, "tid": 11, "name": "worker"}],
+      "slices": [{"track": "thread:11", "depth": 0, "name": "request",
+                  "ts": 1000, "dur": 500, "args": {"path": {"string": "/"}}}],
+      "instants": [{"track": "thread:11", "depth": 1, "name": "note",
+                    "ts": 1200, "args": {"n": {"uint": 3}}}],
+      "lost": [{"ts": 2000, "name": "lost 12 events on cpu 3"}]
+    }
+
+processes are sorted by pid, threads by tid, slices and instants by
+(track, ts, depth). A track is named "thread:TID" (a thread's track),
+"process:PID" (a process's own track), "async:PID:NAME" (a track whose
+parent is process PID's track, e.g. "async:10:spans") or "global:NAME".
+Times are the trace's nanoseconds. Each arg is {TYPE: value} with TYPE one
+of uint, int, double, bool, string (a non-finite double's value is the
+string "NaN", "inf" or "-inf"). Lost markers are the instants of the track
+"usertrace: lost events", listed under "lost" only.
+
+On a violation prints `check_pftrace: FILE: ...` lines on stderr and exits
+1; exits 2 when the file cannot be read or `perfetto` is not installed.
+"""
+
+import json
+import math
+import sys
+
+LOST_TRACK = "usertrace: lost events"
+CLOCK_MONOTONIC = 3
+SEQ_INCREMENTAL_STATE_CLEARED = 1
+SEQ_NEEDS_INCREMENTAL_STATE = 2
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: check_pftrace.py TRACE.pftrace", file=sys.stderr)
+        return 2
+    path = argv[1]
+    try:
+        from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace, TrackEvent
+    except ImportError as e:
+        print(f"check_pftrace: cannot import Perfetto's protos ({e}); pip install perfetto protobuf", file=sys.stderr)
+        return 2
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        print(f"check_pftrace: {path}: {e}", file=sys.stderr)
+        return 2
+    trace = Trace()
+    try:
+        trace.ParseFromString(data)
+    except Exception as e:  # protobuf's DecodeError, or worse
+        print(f"check_pftrace: {path}: not a Perfetto trace: {e}", file=sys.stderr)
+        return 1
+    summary, violations = check(trace, TrackEvent)
+    if violations:
+        for v in violations[:20]:
+            print(f"check_pftrace: {path}: {v}", file=sys.stderr)
+        if len(violations) > 20:
+            print(f"check_pftrace: {path}: ... and {len(violations) - 20} more", file=sys.stderr)
+        return 1
+    json.dump(summary, sys.stdout, ensure_ascii=False, sort_keys=False)
+    sys.stdout.write("\n")
+    return 0
+
+
+def arg_value(annotation):
+    kind = annotation.WhichOneof("value")
+    if kind == "uint_value":
+        return {"uint": annotation.uint_value}
+    if kind == "int_value":
+        return {"int": annotation.int_value}
+    if kind == "double_value":
+        v = annotation.double_value
+        if math.isnan(v):
+            return {"double": "NaN"}
+        if math.isinf(v):
+            return {"double": "inf" if v > 0 else "-inf"}
+        return {"double": v}
+    if kind == "bool_value":
+        return {"bool": annotation.bool_value}
+    if kind == "string_value":
+        return {"string": annotation.string_value}
+    return {str(kind): None}
+
+
+def check(trace, TrackEvent):
+    violations = []
+    descriptors = {}
+    # Track descriptors may come anywhere: collect them first.
+    for i, packet in enumerate(trace.packet):
+        if packet.HasField("track_descriptor"):
+            d = packet.track_descriptor
+            if d.uuid in descriptors:
+                violations.append(f"packet {i}: track {d.uuid} described twice")
+            descriptors[d.uuid] = d
+
+    processes = {}
+    threads = {}
+    for d in descriptors.values():
+        if d.HasField("process"):
+            p = d.process
+            processes[p.pid] = {"pid": p.pid, "name": p.process_name, "cmdline": list(p.cmdline)}
+        if d.HasField("thread"):
+            t = d.thread
+            threads[t.tid] = {"pid": t.pid, "tid": t.tid, "name": t.thread_name}
+
+    def track_ref(uuid):
+        d = descriptors[uuid]
+        if d.HasField("thread"):
+            return f"thread:{d.thread.tid}"
+        if d.HasField("process"):
+            return f"process:{d.process.pid}"
+        if d.HasField("parent_uuid") and d.parent_uuid in descriptors and descriptors[d.parent_uuid].HasField("process"):
+            return f"async:{descriptors[d.parent_uuid].process.pid}:{d.name}"
+        return f"global:{d.name}"
+
+    sequences = {}  # id -> {"cleared", "names", "annotation_names", "clock"}
+    open_slices = {}
+    last_ts = {}
+    slices, instants, lost = [], [], []
+    for i, packet in enumerate(trace.packet):
+        seq_id = packet.trusted_packet_sequence_id
+        flags = packet.sequence_flags
+        seq = sequences.get(seq_id)
+        if seq is None:
+            seq = sequences[seq_id] = {"cleared": False, "names": {}, "annotation_names": {}, "clock": None, "first": i}
+            if not flags & SEQ_INCREMENTAL_STATE_CLEARED:
+                violations.append(f"packet {i}: the first packet of sequence {seq_id} does not clear the incremental state")
+        if flags & SEQ_INCREMENTAL_STATE_CLEARED or packet.incremental_state_cleared:
+            seq.update(cleared=True, names={}, annotation_names={}, clock=None)
+        if packet.HasField("trace_packet_defaults") and packet.trace_packet_defaults.HasField("timestamp_clock_id"):
+            seq["clock"] = packet.trace_packet_defaults.timestamp_clock_id
+        if packet.HasField("interned_data"):
+            for n in packet.interned_data.event_names:
+                seq["names"][n.iid] = n.name
+            for n in packet.interned_data.debug_annotation_names:
+                seq["annotation_names"][n.iid] = n.name
+        if not packet.HasField("track_event"):
+            continue
+        event = packet.track_event
+        uses_interning = event.HasField("name_iid") or any(a.HasField("name_iid") for a in event.debug_annotations)
+        if uses_interning:
+            if not flags & SEQ_NEEDS_INCREMENTAL_STATE:
+                violations.append(f"packet {i}: refers to interned names without SEQ_NEEDS_INCREMENTAL_STATE")
+            if not seq["cleared"]:
+                violations.append(f"packet {i}: refers to interned names before its sequence cleared its state")
+        if not packet.HasField("timestamp"):
+            violations.append(f"packet {i}: a track event without a timestamp")
+            continue
+        clock = packet.timestamp_clock_id if packet.HasField("timestamp_clock_id") else seq["clock"]
+        if clock != CLOCK_MONOTONIC:
+            violations.append(f"packet {i}: timestamp on clock {clock}, not CLOCK_MONOTONIC (3)")
+        ts = packet.timestamp
+        if ts < last_ts.get(seq_id, 0):
+            violations.append(f"packet {i}: time goes back on sequence {seq_id} ({ts} after {last_ts[seq_id]})")
+        last_ts[seq_id] = max(ts, last_ts.get(seq_id, 0))
+        uuid = event.track_uuid
+        if uuid not in descriptors:
+            violations.append(f"packet {i}: track_uuid {uuid} is not described by any TrackDescriptor")
+            continue
+        if event.HasField("name_iid"):
+            name = seq["names"].get(event.name_iid)
+            if name is None:
+                violations.append(f"packet {i}: event name iid {event.name_iid} was not interned before")
+                name = ""
+        else:
+            name = event.name
+        args = {}
+        for a in event.debug_annotations:
+            if a.HasField("name_iid"):
+                key = seq["annotation_names"].get(a.name_iid)
+                if key is None:
+                    violations.append(f"packet {i}: annotation name iid {a.name_iid} was not interned before")
+                    key = f"<iid {a.name_iid}>"
+            else:
+                key = a.name
+            args[key] = arg_value(a)
+        ref = track_ref(uuid)
+        stack = open_slices.setdefault(uuid, [])
+        if event.type == TrackEvent.TYPE_SLICE_BEGIN:
+            stack.append({"track": ref, "depth": len(stack), "name": name, "ts": ts, "args": args})
+        elif event.type == TrackEvent.TYPE_SLICE_END:
+            if not stack:
+                violations.append(f"packet {i}: TYPE_SLICE_END on {ref} without its TYPE_SLICE_BEGIN")
+                continue
+            s = stack.pop()
+            slices.append({"track": s["track"], "depth": s["depth"], "name": s["name"], "ts": s["ts"], "dur": ts - s["ts"], "args": s["args"]})
+        elif event.type == TrackEvent.TYPE_INSTANT:
+            if ref == f"global:{LOST_TRACK}":
+                lost.append({"ts": ts, "name": name})
+            else:
+                instants.append({"track": ref, "depth": len(stack), "name": name, "ts": ts, "args": args})
+        else:
+            violations.append(f"packet {i}: unexpected track event type {event.type}")
+    for uuid, stack in open_slices.items():
+        for s in stack:
+            violations.append(f"{s['track']}: TYPE_SLICE_BEGIN of {s['name']!r} at {s['ts']} has no TYPE_SLICE_END")
+
+    key = lambda s: (s["track"], s["ts"], s["depth"])
+    summary = {
+        "packets": len(trace.packet),
+        "processes": [processes[p] for p in sorted(processes)],
+        "threads": [threads[t] for t in sorted(threads)],
+        "slices": sorted(slices, key=key),
+        "instants": sorted(instants, key=key),
+        "lost": sorted(lost, key=lambda l: l["ts"]),
+    }
+    return summary, violations
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

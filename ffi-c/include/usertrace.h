@@ -8,6 +8,11 @@
  *   usertrace_provider_register(&myapp);          // once, at start-up
  *   USERTRACE_EMIT(request, usertrace_u32(id), usertrace_str(path));
  *
+ * Spans: USERTRACE_SPAN(handle, ...) declares one (listed in the provider
+ * like an event); uint64_t id = USERTRACE_SPAN_BEGIN(handle, values...);
+ * ... USERTRACE_SPAN_END(myapp, id); or USERTRACE_SPAN_SCOPED(myapp,
+ * handle, values...) to end it with the block, usertrace::span in C++.
+ *
  * Link with `pkg-config --cflags --libs usertrace`. Every function returns a
  * usertrace_result: USERTRACE_OK (0) or a USERTRACE_ERR_* code (7100 and
  * up); usertrace_error_string() says what a code means, and
@@ -38,6 +43,9 @@ typedef struct usertrace_tracepoint usertrace_tracepoint;
 // 0 on success, else one of the `USERTRACE_ERR_*` codes.
 typedef int32_t usertrace_result;
 
+// What a `usertrace_event` is registered as: `USERTRACE_KIND_*`.
+typedef uint16_t usertrace_event_kind;
+
 // The type of a field, and of a value (`usertrace_value.type`). The
 // numbers are the core's `FieldType::code()`, asserted below.
 typedef uint32_t usertrace_type;
@@ -51,13 +59,16 @@ typedef struct usertrace_field {
   uint32_t len;
 } usertrace_field;
 
-// A tracepoint declared in C with `USERTRACE_EVENT`. Only the kernel and
-// libusertrace write it (atomically); read `enabled` with
-// `USERTRACE_ENABLED`.
+// A tracepoint declared in C with `USERTRACE_EVENT` or `USERTRACE_SPAN`.
+// Only the kernel and libusertrace write it (atomically); read `enabled`
+// with `USERTRACE_ENABLED`.
 typedef struct usertrace_event {
   // The enable word: the kernel sets it while a tracer is attached.
   uint32_t enabled;
-  uint32_t field_count;
+  uint16_t field_count;
+  // A `USERTRACE_KIND_*`. With `field_count` it fills the 4 bytes that
+  // a `uint32_t field_count` held before spans, so the offsets stay.
+  usertrace_event_kind kind;
   // The event's name within its provider: registered as
   // `<provider>_<name>`.
   const char *name;
@@ -98,6 +109,11 @@ typedef struct usertrace_provider {
   struct usertrace_event *const *events;
   // `USERTRACE_FLAG_*` for every event.
   usertrace_flags flags;
+  // The provider's `<name>_span_end` event (`USERTRACE_KIND_SPAN_END`),
+  // which ends its spans. Registered with the events when one of them is
+  // a span, and read only then: a provider compiled before spans existed
+  // lacks this member and has no span.
+  struct usertrace_event *span_end;
 } usertrace_provider;
 
 // The verdict of `usertrace_status` (the core's `Availability`).
@@ -159,6 +175,18 @@ typedef int32_t usertrace_availability;
 
 // A bug in libusertrace (a Rust panic, caught at the boundary).
 #define USERTRACE_ERR_PANIC 7199
+
+// An event (`USERTRACE_EVENT`): registered with its fields as declared.
+#define USERTRACE_KIND_EVENT 0
+
+// A span's begin event (`USERTRACE_SPAN`): registered with the span id
+// (`u64 span_begin`) in front of its fields; begun with
+// `usertrace_event_begin_span`.
+#define USERTRACE_KIND_SPAN 1
+
+// A provider's `<provider>_span_end` event, made by `USERTRACE_PROVIDER`:
+// its name and fields are the core's (`u64 span_end`), not declared here.
+#define USERTRACE_KIND_SPAN_END 2
 
 #define USERTRACE_TYPE_U8 1
 
@@ -270,6 +298,81 @@ usertrace_result usertrace_provider_unregister(const struct usertrace_provider *
 // # Safety
 // `p` NULL or a `USERTRACE_PROVIDER`.
 usertrace_result usertrace_provider_release(const struct usertrace_provider *p);
+
+// Begins the span `span` (a `USERTRACE_SPAN`) if a tracer is attached:
+// writes a new id, then the `count` values (the span's fields, in order),
+// and stores the id in `*out_id`, to end the span with
+// `usertrace_provider_end_span`. While nobody listens (or the span's
+// provider is not registered) `*out_id` is 0 and nothing is written or
+// checked. `USERTRACE_SPAN_BEGIN` calls it after its own load of
+// `span->enabled`.
+//
+// # Safety
+// `span` NULL or a `USERTRACE_SPAN`; `values` valid for `count` elements;
+// `out_id` NULL or valid.
+usertrace_result usertrace_event_begin_span(const struct usertrace_event *span,
+                                            const struct usertrace_value *values,
+                                            size_t count,
+                                            uint64_t *out_id);
+
+// Ends the span `id` of provider `p`: writes `<provider>_span_end` with
+// the id if a tracer is attached to it. `id` is what
+// `usertrace_event_begin_span` (or `USERTRACE_SPAN_BEGIN`) gave, on any
+// thread; 0, a span that was not begun, writes nothing.
+// `USERTRACE_SPAN_END` calls it only for an id other than 0.
+//
+// # Safety
+// `p` NULL or a `USERTRACE_PROVIDER`.
+usertrace_result usertrace_provider_end_span(const struct usertrace_provider *p, uint64_t id);
+
+// Defines the span `<provider>_<name>` at run time: its begin event,
+// whose fields are the span id (`u64 span_begin`), then the `count`
+// fields given (copied). Flags and the handle are as for
+// `usertrace_tracepoint_new`: register it, begin spans with
+// `usertrace_tracepoint_begin_span`, free it with
+// `usertrace_tracepoint_free`. The spans end on the provider's
+// `usertrace_tracepoint_new_span_end` handle.
+//
+// # Safety
+// `provider` and `name` C strings; `fields` valid for `count` elements;
+// `out` valid.
+usertrace_result usertrace_tracepoint_new_span(const char *provider,
+                                               const char *name,
+                                               const struct usertrace_field *fields,
+                                               size_t count,
+                                               usertrace_flags flags,
+                                               struct usertrace_tracepoint **out);
+
+// Defines `<provider>_span_end` at run time, which ends the spans of
+// `provider` (`usertrace_tracepoint_end_span`). Flags and the handle are
+// as for `usertrace_tracepoint_new`.
+//
+// # Safety
+// `provider` a C string; `out` valid.
+usertrace_result usertrace_tracepoint_new_span_end(const char *provider,
+                                                   usertrace_flags flags,
+                                                   struct usertrace_tracepoint **out);
+
+// Begins a span on `tp` (from `usertrace_tracepoint_new_span`) if a
+// tracer is attached: writes a new id, then the `count` values, and
+// stores the id in `*out_id`. While nobody listens `*out_id` is 0 and
+// nothing is written or checked; hot paths test the handle's enable word
+// (`USERTRACE_WORD_ENABLED`) first.
+//
+// # Safety
+// `tp` NULL or a live handle; `values` valid for `count` elements;
+// `out_id` NULL or valid.
+usertrace_result usertrace_tracepoint_begin_span(const struct usertrace_tracepoint *tp,
+                                                 const struct usertrace_value *values,
+                                                 size_t count,
+                                                 uint64_t *out_id);
+
+// Ends span `id` on `tp` (from `usertrace_tracepoint_new_span_end`), if
+// a tracer is attached; nothing for id 0.
+//
+// # Safety
+// `tp` NULL or a live handle.
+usertrace_result usertrace_tracepoint_end_span(const struct usertrace_tracepoint *tp, uint64_t id);
 
 // Probes tracefs and `user_events_data` now (never cached). Writes a
 // sentence saying what was found, and what to do about it, into `buf`
@@ -399,9 +502,20 @@ void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
  * never `const`, and it must live as long as its provider's code. */
 #define USERTRACE_EVENT(var, ...) \
   static const usertrace_field var##_usertrace_fields_[] = { __VA_ARGS__ }; \
-  static usertrace_event var = { 0, (uint32_t)(sizeof(var##_usertrace_fields_) / sizeof(usertrace_field)), \
-                                 #var, var##_usertrace_fields_, NULL }
-#define USERTRACE_EVENT0(var) static usertrace_event var = { 0, 0, #var, NULL, NULL }
+  static usertrace_event var = { 0, (uint16_t)(sizeof(var##_usertrace_fields_) / sizeof(usertrace_field)), \
+                                 USERTRACE_KIND_EVENT, #var, var##_usertrace_fields_, NULL }
+#define USERTRACE_EVENT0(var) static usertrace_event var = { 0, 0, USERTRACE_KIND_EVENT, #var, NULL, NULL }
+
+/* A span `var`, begun with USERTRACE_SPAN_BEGIN and ended by id with
+ * USERTRACE_SPAN_END. Its provider registers it as the event
+ * <provider>_var whose fields are the span id (u64 span_begin), then these,
+ * and registers <provider>_span_end, which ends it. Storage as for
+ * USERTRACE_EVENT; USERTRACE_SPAN0 declares a span without fields. */
+#define USERTRACE_SPAN(var, ...) \
+  static const usertrace_field var##_usertrace_fields_[] = { __VA_ARGS__ }; \
+  static usertrace_event var = { 0, (uint16_t)(sizeof(var##_usertrace_fields_) / sizeof(usertrace_field)), \
+                                 USERTRACE_KIND_SPAN, #var, var##_usertrace_fields_, NULL }
+#define USERTRACE_SPAN0(var) static usertrace_event var = { 0, 0, USERTRACE_KIND_SPAN, #var, NULL, NULL }
 
 /* The provider `prov` of the events `&a, &b, ...` (declared above it, in
  * this file). Also defines a destructor that releases them when this code
@@ -409,7 +523,8 @@ void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
 #define USERTRACE_PROVIDER(prov, ...) USERTRACE_PROVIDER_FLAGS(prov, 0, __VA_ARGS__)
 #define USERTRACE_PROVIDER_FLAGS(prov, flags, ...) \
   static usertrace_event *const prov##_usertrace_events_[] = { __VA_ARGS__, NULL }; \
-  static const usertrace_provider prov = { #prov, prov##_usertrace_events_, (flags) }; \
+  static usertrace_event prov##_usertrace_span_end_ = { 0, 0, USERTRACE_KIND_SPAN_END, NULL, NULL, NULL }; \
+  static const usertrace_provider prov = { #prov, prov##_usertrace_events_, (flags), &prov##_usertrace_span_end_ }; \
   __attribute__((destructor)) static void prov##_usertrace_release_(void) { \
     (void)usertrace_provider_release(&prov); \
   } \
@@ -430,6 +545,75 @@ void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
   do { \
     if (USERTRACE_UNLIKELY_(USERTRACE_ENABLED(ev))) (void)usertrace_event_emit(&(ev), NULL, 0); \
   } while (0)
+
+/* Begins the USERTRACE_SPAN `ev` if a tracer is attached, and evaluates
+ * to its id (uint64_t): 0 while nobody listens, in which case the values
+ * are not evaluated and the cost is one load. The values are the span's
+ * fields, in order (the id is added in front of them). Errors give 0: call
+ * usertrace_event_begin_span to see them. USERTRACE_SPAN_BEGIN0 begins a
+ * span without fields. */
+#define USERTRACE_SPAN_BEGIN(ev, ...) \
+  __extension__({ \
+    uint64_t usertrace_span_id_ = 0; \
+    if (USERTRACE_UNLIKELY_(USERTRACE_ENABLED(ev))) { \
+      const usertrace_value usertrace_values_[] = { __VA_ARGS__ }; \
+      usertrace_span_id_ = usertrace_span_begin_(&(ev), usertrace_values_, \
+                                                 sizeof(usertrace_values_) / sizeof(usertrace_value)); \
+    } \
+    usertrace_span_id_; \
+  })
+#define USERTRACE_SPAN_BEGIN0(ev) \
+  __extension__({ \
+    uint64_t usertrace_span_id_ = 0; \
+    if (USERTRACE_UNLIKELY_(USERTRACE_ENABLED(ev))) usertrace_span_id_ = usertrace_span_begin_(&(ev), NULL, 0); \
+    usertrace_span_id_; \
+  })
+
+/* Ends span `id` (from USERTRACE_SPAN_BEGIN, on any thread) of the
+ * provider `prov`: writes <prov>_span_end if a tracer is attached to it.
+ * An id of 0, a span that was not begun, costs a test and no call. */
+#define USERTRACE_SPAN_END(prov, id) \
+  do { \
+    uint64_t usertrace_end_id_ = (id); \
+    if (USERTRACE_UNLIKELY_(usertrace_end_id_ != 0)) (void)usertrace_provider_end_span(&(prov), usertrace_end_id_); \
+  } while (0)
+
+/* The id of a begin, or 0 when it failed; out of the macros' fast path,
+ * so that nothing there takes an address. */
+static inline uint64_t usertrace_span_begin_(usertrace_event *span, const usertrace_value *values, size_t count) {
+  uint64_t id = 0;
+  (void)usertrace_event_begin_span(span, values, count, &id);
+  return id;
+}
+
+#define USERTRACE_CAT2_(a, b) a##b
+#define USERTRACE_CAT_(a, b) USERTRACE_CAT2_(a, b)
+
+/* A span that ends when the enclosing block is left (by any path): in C
+ * through __attribute__((cleanup)) (GCC and Clang), in C++ a
+ * usertrace::span. Begins as USERTRACE_SPAN_BEGIN does, so while nobody
+ * listens it costs one load. Declares a hidden variable, so it is a
+ * declaration, not an expression; USERTRACE_SPAN_SCOPED0 takes no values. */
+#ifdef __cplusplus
+#define USERTRACE_SPAN_SCOPED(prov, ev, ...) \
+  usertrace::span USERTRACE_CAT_(usertrace_span_scope_, __COUNTER__)((prov), USERTRACE_SPAN_BEGIN(ev, __VA_ARGS__))
+#define USERTRACE_SPAN_SCOPED0(prov, ev) \
+  usertrace::span USERTRACE_CAT_(usertrace_span_scope_, __COUNTER__)((prov), USERTRACE_SPAN_BEGIN0(ev))
+#else
+typedef struct usertrace_span_scope_ {
+  const usertrace_provider *provider;
+  uint64_t id;
+} usertrace_span_scope_;
+static inline void usertrace_span_scope_end_(usertrace_span_scope_ *scope) {
+  USERTRACE_SPAN_END(*scope->provider, scope->id);
+}
+#define USERTRACE_SPAN_SCOPED(prov, ev, ...) \
+  __attribute__((cleanup(usertrace_span_scope_end_))) usertrace_span_scope_ USERTRACE_CAT_(usertrace_span_scope_, __COUNTER__) = \
+      { &(prov), USERTRACE_SPAN_BEGIN(ev, __VA_ARGS__) }
+#define USERTRACE_SPAN_SCOPED0(prov, ev) \
+  __attribute__((cleanup(usertrace_span_scope_end_))) usertrace_span_scope_ USERTRACE_CAT_(usertrace_span_scope_, __COUNTER__) = \
+      { &(prov), USERTRACE_SPAN_BEGIN0(ev) }
+#endif
 
 /* Value constructors: a tag and the value, nothing parsed later. */
 #define USERTRACE_VALUE_FN_(fn, ctype, tag, member) \
@@ -482,5 +666,57 @@ static inline usertrace_value usertrace_str_n(const char *s, uint32_t len) {
 static inline usertrace_value usertrace_bytes(const void *p, uint32_t len) {
   return usertrace_pointer_value_(USERTRACE_TYPE_BYTES, len, p);
 }
+
+#ifdef __cplusplus
+namespace usertrace {
+
+/* The C++ guard of a span: ends it when destroyed, unless ended or
+ * released before. Holds the id USERTRACE_SPAN_BEGIN gave and the span's
+ * provider, so that
+ *   usertrace::span s(myapp, USERTRACE_SPAN_BEGIN(request, usertrace_u32(id)));
+ * ends the span at the end of the scope, by return or by exception. Movable
+ * (the moved-from guard ends nothing), not copyable: one span, one end. */
+class span {
+ public:
+  span() noexcept : provider_(nullptr), id_(0) {}
+  span(const usertrace_provider &provider, uint64_t id) noexcept : provider_(&provider), id_(id) {}
+  span(span &&other) noexcept : provider_(other.provider_), id_(other.release()) {}
+  span &operator=(span &&other) noexcept {
+    if (this != &other) {
+      (void)end();
+      provider_ = other.provider_;
+      id_ = other.release();
+    }
+    return *this;
+  }
+  span(const span &) = delete;
+  span &operator=(const span &) = delete;
+  ~span() { (void)end(); }
+
+  /* The span's id, as its events carry it; 0 if it was not begun (nobody
+   * listened), or was ended or released. */
+  uint64_t id() const noexcept { return id_; }
+
+  /* Ends the span now; the destructor then does nothing. */
+  usertrace_result end() noexcept {
+    uint64_t id = release();
+    return id != 0 ? usertrace_provider_end_span(provider_, id) : USERTRACE_OK;
+  }
+
+  /* Gives the span up without ending it, and returns its id: to end it
+   * elsewhere (another thread) with USERTRACE_SPAN_END. */
+  uint64_t release() noexcept {
+    uint64_t id = id_;
+    id_ = 0;
+    return id;
+  }
+
+ private:
+  const usertrace_provider *provider_;
+  uint64_t id_;
+};
+
+}  // namespace usertrace
+#endif
 
 #endif /* USERTRACE_H */

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use ut::{EmitScope, ExternalTracepoint};
 
 use crate::boundary::guard;
-use crate::error::{non_null, usertrace_result};
+use crate::error::{non_null, usertrace_result, Failure};
 use crate::field::usertrace_field;
 use crate::value::{usertrace_value, with_values};
 
@@ -23,14 +23,29 @@ pub struct usertrace_event_registration {
     pub(crate) inner: ExternalTracepoint,
 }
 
-/// A tracepoint declared in C with `USERTRACE_EVENT`. Only the kernel and
-/// libusertrace write it (atomically); read `enabled` with
-/// `USERTRACE_ENABLED`.
+/// What a `usertrace_event` is registered as: `USERTRACE_KIND_*`.
+pub type usertrace_event_kind = u16;
+/// An event (`USERTRACE_EVENT`): registered with its fields as declared.
+pub const USERTRACE_KIND_EVENT: usertrace_event_kind = 0;
+/// A span's begin event (`USERTRACE_SPAN`): registered with the span id
+/// (`u64 span_begin`) in front of its fields; begun with
+/// `usertrace_event_begin_span`.
+pub const USERTRACE_KIND_SPAN: usertrace_event_kind = 1;
+/// A provider's `<provider>_span_end` event, made by `USERTRACE_PROVIDER`:
+/// its name and fields are the core's (`u64 span_end`), not declared here.
+pub const USERTRACE_KIND_SPAN_END: usertrace_event_kind = 2;
+
+/// A tracepoint declared in C with `USERTRACE_EVENT` or `USERTRACE_SPAN`.
+/// Only the kernel and libusertrace write it (atomically); read `enabled`
+/// with `USERTRACE_ENABLED`.
 #[repr(C)]
 pub struct usertrace_event {
     /// The enable word: the kernel sets it while a tracer is attached.
     pub enabled: u32,
-    pub field_count: u32,
+    pub field_count: u16,
+    /// A `USERTRACE_KIND_*`. With `field_count` it fills the 4 bytes that
+    /// a `uint32_t field_count` held before spans, so the offsets stay.
+    pub kind: usertrace_event_kind,
     /// The event's name within its provider: registered as
     /// `<provider>_<name>`.
     pub name: *const c_char,
@@ -38,6 +53,16 @@ pub struct usertrace_event {
     /// The registration, or NULL until the provider first registers.
     pub registration: *mut usertrace_event_registration,
 }
+
+// The layout programs compiled before `kind` existed still have: the same
+// size and offsets (their `field_count`, at most 32, reads back the same on
+// little-endian machines, with kind 0: an event).
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    assert!(std::mem::size_of::<usertrace_event>() == 32);
+    assert!(std::mem::offset_of!(usertrace_event, name) == 8);
+    assert!(std::mem::offset_of!(usertrace_event, registration) == 24);
+};
 
 /// The enable word of `ev`, as the atomic that the kernel and C treat it as.
 pub(crate) unsafe fn enabled_of<'a>(ev: *const usertrace_event) -> &'a AtomicU32 {
@@ -50,6 +75,35 @@ pub(crate) unsafe fn registration_of<'a>(ev: *const usertrace_event) -> &'a Atom
     // SAFETY (caller): as above; `AtomicPtr<T>` has the layout of `*mut T`,
     // and only this library writes the field.
     &*std::ptr::addr_of!((*ev).registration).cast::<AtomicPtr<usertrace_event_registration>>()
+}
+
+/// Calls `write` with the registration of `ev` while a tracer is attached
+/// to it; gives `T::default()` (nothing written) when nobody listens or
+/// `ev` is not registered.
+///
+/// # Safety
+/// `ev` a live `usertrace_event`.
+#[inline]
+pub(crate) unsafe fn with_registration<T: Default>(
+    ev: *const usertrace_event,
+    write: impl FnOnce(&ExternalTracepoint) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    // The word is the C program's own: a disabled event costs one load
+    // here too, and no shared counter.
+    if enabled_of(ev).load(Ordering::Relaxed) == 0 {
+        return Ok(T::default());
+    }
+    // Counted until the end of this function, so a concurrent release
+    // waits before it frees the registration (see core's `EmitScope`).
+    let _emit = EmitScope::enter();
+    // ATOMICS: SeqCst: after the count, against the release's clear;
+    // it also acquires the registration's Release store, so the
+    // registration is seen whole.
+    let registration = registration_of(ev).load(Ordering::SeqCst);
+    if registration.is_null() {
+        return Ok(T::default());
+    }
+    write(&(*registration).inner)
 }
 
 /// Writes one event of `ev` if a tracer is attached; `USERTRACE_EMIT` calls
@@ -66,21 +120,6 @@ pub unsafe extern "C" fn usertrace_event_emit(
 ) -> usertrace_result {
     guard(|| {
         let ev = non_null(ev, "ev")?;
-        // The word is the C program's own: a disabled event costs one load
-        // here too, and no shared counter.
-        if enabled_of(ev).load(Ordering::Relaxed) == 0 {
-            return Ok(());
-        }
-        // Counted until the end of the closure, so a concurrent release
-        // waits before it frees the registration (see core's `EmitScope`).
-        let _emit = EmitScope::enter();
-        // ATOMICS: SeqCst: after the count, against the release's clear;
-        // it also acquires the registration's Release store, so the
-        // registration is seen whole.
-        let registration = registration_of(ev).load(Ordering::SeqCst);
-        if registration.is_null() {
-            return Ok(());
-        }
-        with_values(values, count, |values| (*registration).inner.emit(values))
+        with_registration(ev, |registration| with_values(values, count, |values| registration.emit(values)))
     })
 }

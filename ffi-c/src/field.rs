@@ -108,3 +108,14 @@ pub(crate) unsafe fn str_arg<'a>(s: *const c_char, what: &'static str) -> Result
     }
     CStr::from_ptr(s).to_str().map_err(|_| Failure::Invalid(format!("{what} is not UTF-8")))
 }
+
+/// A C string for a message, whatever its bytes; `(NULL)` for NULL.
+///
+/// # Safety
+/// `s` NULL or a valid C string.
+pub(crate) unsafe fn lossy(s: *const c_char) -> String {
+    if s.is_null() {
+        return "(NULL)".to_owned();
+    }
+    CStr::from_ptr(s).to_string_lossy().into_owned()
+}

@@ -18,6 +18,7 @@ mod error;
 mod event;
 mod field;
 mod provider;
+mod span;
 mod status;
 mod tracepoint;
 mod value;

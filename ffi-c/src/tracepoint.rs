@@ -12,6 +12,7 @@ use ut::{Definition, DynamicTracepoint, RegisterOptions};
 
 use crate::boundary::{guard, guard_value};
 use crate::error::{non_null, usertrace_result, Failure};
+use crate::event::{usertrace_event_kind, USERTRACE_KIND_EVENT};
 use crate::field::{self, str_arg, usertrace_field};
 use crate::value::{usertrace_value, with_values};
 
@@ -25,6 +26,9 @@ pub const USERTRACE_FLAG_MULTI_FORMAT: usertrace_flags = 2;
 /// A tracepoint defined at run time. Opaque.
 pub struct usertrace_tracepoint {
     pub(crate) inner: DynamicTracepoint,
+    /// What it was made as (`USERTRACE_KIND_*`): a span begins only on a
+    /// span's tracepoint and ends only on a span end's.
+    pub(crate) kind: usertrace_event_kind,
 }
 
 pub(crate) fn options(flags: usertrace_flags) -> Result<RegisterOptions, Failure> {
@@ -46,8 +50,17 @@ pub(crate) unsafe fn define(
 ) -> Result<Box<usertrace_tracepoint>, Failure> {
     ut::validate_name("event", name)?;
     let fields = field::convert(name, fields, count)?;
-    let inner = DynamicTracepoint::from_definition(Definition::new(name, fields)?, options(flags)?);
-    Ok(Box::new(usertrace_tracepoint { inner }))
+    handle(Definition::new(name, fields)?, USERTRACE_KIND_EVENT, flags)
+}
+
+/// A handle of `kind` for `definition`; nothing is registered yet.
+pub(crate) fn handle(
+    definition: Definition,
+    kind: usertrace_event_kind,
+    flags: usertrace_flags,
+) -> Result<Box<usertrace_tracepoint>, Failure> {
+    let inner = DynamicTracepoint::from_definition(definition, options(flags)?);
+    Ok(Box::new(usertrace_tracepoint { inner, kind }))
 }
 
 /// Writes one event through `tp` if a tracer is attached.

@@ -42,25 +42,24 @@ pub struct usertrace_value {
 }
 
 /// Converts the `count` C values at `values` into the core's, on the stack,
-/// and hands them to `write` (an emit).
+/// and hands them to `write` (an emit), whose result it returns.
 ///
 /// # Safety
 /// `values` valid for `count` elements; pointers inside string and bytes
 /// values valid for their length (or NUL-terminated).
 #[inline]
-pub(crate) unsafe fn with_values(
+pub(crate) unsafe fn with_values<R>(
     values: *const usertrace_value,
     count: usize,
-    write: impl FnOnce(&[Value<'_>]) -> Result<(), ut::Error>,
-) -> Result<(), Failure> {
+    write: impl FnOnce(&[Value<'_>]) -> Result<R, ut::Error>,
+) -> Result<R, Failure> {
     if count > USERTRACE_MAX_FIELDS {
         return Err(Failure::Invalid(format!("{count} values given; an event has at most {USERTRACE_MAX_FIELDS} fields")));
     }
     let values: &[usertrace_value] = if count == 0 { &[] } else { std::slice::from_raw_parts(non_null(values, "values")?, count) };
     let mut converted = [Value::U8(0); USERTRACE_MAX_FIELDS];
     convert(values, &mut converted)?;
-    write(&converted[..count])?;
-    Ok(())
+    Ok(write(&converted[..count])?)
 }
 
 /// Converts C values into the core's, in `out`.

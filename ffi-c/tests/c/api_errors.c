@@ -11,14 +11,14 @@ USERTRACE_PROVIDER(capi, &plain, &bare);
 
 USERTRACE_EVENT(bad, USERTRACE_FIELD_U32(n));
 static usertrace_event *const bad_events[] = {&bad, NULL};
-static const usertrace_provider bad_provider = {"bad:name", bad_events, 0};
+static const usertrace_provider bad_provider = {"bad:name", bad_events, 0, NULL};
 /* A bad event name under a good provider: the same code as from
  * usertrace_tracepoint_new, since one rule checks both. */
 static const usertrace_field one_u32[] = {USERTRACE_FIELD_U32(n)};
-static usertrace_event bad_event_name = {0, 1, "bad event", one_u32, NULL};
+static usertrace_event bad_event_name = {0, 1, USERTRACE_KIND_EVENT, "bad event", one_u32, NULL};
 static usertrace_event *const bad_name_events[] = {&bad_event_name, NULL};
-static const usertrace_provider bad_event_provider = {"good", bad_name_events, 0};
-static const usertrace_provider no_events = {"x", NULL, 0};
+static const usertrace_provider bad_event_provider = {"good", bad_name_events, 0, NULL};
+static const usertrace_provider no_events = {"x", NULL, 0, NULL};
 
 static int evaluated;
 static uint32_t side_effect(void) { return (uint32_t)++evaluated; }

@@ -1,0 +1,185 @@
+//! Spans from C: begin returns an id, end takes it (core's `span` module
+//! owns the convention: the begin event's first field is `u64 span_begin`,
+//! the provider's `<provider>_span_end` carries `u64 span_end`).
+//!
+//! Static spans are `USERTRACE_SPAN` events of a provider, ended through
+//! that provider's span end event, which `USERTRACE_PROVIDER` declares.
+//! Dynamic ones are `usertrace_tracepoint` handles made by
+//! `usertrace_tracepoint_new_span` and `_new_span_end`. An id is a plain
+//! `uint64_t`, so a span may end on another thread than the one that began
+//! it; 0 means "not begun" (nobody listened), and ending 0 writes nothing.
+//!
+//! The kind of each event or handle is checked before anything else, so
+//! beginning a plain event or ending on a span's own event is an error
+//! whether or not a tracer is attached.
+
+use std::ffi::c_char;
+
+use crate::boundary::guard;
+use crate::error::{non_null, usertrace_result, Failure};
+use crate::event::{with_registration, usertrace_event, usertrace_event_kind, USERTRACE_KIND_SPAN, USERTRACE_KIND_SPAN_END};
+use crate::field::{self, lossy, str_arg, usertrace_field};
+use crate::provider::{span_end_of, usertrace_provider};
+use crate::tracepoint::{handle, usertrace_flags, usertrace_tracepoint};
+use crate::value::{usertrace_value, with_values};
+
+/// Begins the span `span` (a `USERTRACE_SPAN`) if a tracer is attached:
+/// writes a new id, then the `count` values (the span's fields, in order),
+/// and stores the id in `*out_id`, to end the span with
+/// `usertrace_provider_end_span`. While nobody listens (or the span's
+/// provider is not registered) `*out_id` is 0 and nothing is written or
+/// checked. `USERTRACE_SPAN_BEGIN` calls it after its own load of
+/// `span->enabled`.
+///
+/// # Safety
+/// `span` NULL or a `USERTRACE_SPAN`; `values` valid for `count` elements;
+/// `out_id` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_event_begin_span(
+    span: *const usertrace_event,
+    values: *const usertrace_value,
+    count: usize,
+    out_id: *mut u64,
+) -> usertrace_result {
+    guard(|| {
+        let span = non_null(span, "span")?;
+        non_null(out_id, "out_id")?;
+        if (*span).kind != USERTRACE_KIND_SPAN {
+            return Err(Failure::Invalid(format!(
+                "event {} is not a span: declare it with USERTRACE_SPAN to begin it, or emit it with USERTRACE_EMIT",
+                lossy((*span).name)
+            )));
+        }
+        let id = with_registration(span, |begin| with_values(values, count, |values| begin.begin_span(values)))?;
+        *out_id = id;
+        Ok(())
+    })
+}
+
+/// Ends the span `id` of provider `p`: writes `<provider>_span_end` with
+/// the id if a tracer is attached to it. `id` is what
+/// `usertrace_event_begin_span` (or `USERTRACE_SPAN_BEGIN`) gave, on any
+/// thread; 0, a span that was not begun, writes nothing.
+/// `USERTRACE_SPAN_END` calls it only for an id other than 0.
+///
+/// # Safety
+/// `p` NULL or a `USERTRACE_PROVIDER`.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_provider_end_span(p: *const usertrace_provider, id: u64) -> usertrace_result {
+    guard(|| {
+        let end = span_end_of(non_null(p, "provider")?)?;
+        if id == 0 {
+            return Ok(());
+        }
+        with_registration(end, |end| Ok(end.end_span(id)?))
+    })
+}
+
+/// Defines the span `<provider>_<name>` at run time: its begin event,
+/// whose fields are the span id (`u64 span_begin`), then the `count`
+/// fields given (copied). Flags and the handle are as for
+/// `usertrace_tracepoint_new`: register it, begin spans with
+/// `usertrace_tracepoint_begin_span`, free it with
+/// `usertrace_tracepoint_free`. The spans end on the provider's
+/// `usertrace_tracepoint_new_span_end` handle.
+///
+/// # Safety
+/// `provider` and `name` C strings; `fields` valid for `count` elements;
+/// `out` valid.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_new_span(
+    provider: *const c_char,
+    name: *const c_char,
+    fields: *const usertrace_field,
+    count: usize,
+    flags: usertrace_flags,
+    out: *mut *mut usertrace_tracepoint,
+) -> usertrace_result {
+    guard(|| {
+        non_null(out, "out")?;
+        let provider = str_arg(provider, "provider")?;
+        let name = str_arg(name, "name")?;
+        // Names first, so that a field's error names a valid event.
+        ut::validate_name("provider", provider)?;
+        ut::validate_name("event", name)?;
+        let fields = field::convert(&format!("{provider}_{name}"), fields, count)?;
+        let tp = handle(ut::Definition::span_begin(provider, name, fields)?, USERTRACE_KIND_SPAN, flags)?;
+        *out = Box::into_raw(tp);
+        Ok(())
+    })
+}
+
+/// Defines `<provider>_span_end` at run time, which ends the spans of
+/// `provider` (`usertrace_tracepoint_end_span`). Flags and the handle are
+/// as for `usertrace_tracepoint_new`.
+///
+/// # Safety
+/// `provider` a C string; `out` valid.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_new_span_end(
+    provider: *const c_char,
+    flags: usertrace_flags,
+    out: *mut *mut usertrace_tracepoint,
+) -> usertrace_result {
+    guard(|| {
+        non_null(out, "out")?;
+        let provider = str_arg(provider, "provider")?;
+        let tp = handle(ut::Definition::span_end(provider)?, USERTRACE_KIND_SPAN_END, flags)?;
+        *out = Box::into_raw(tp);
+        Ok(())
+    })
+}
+
+/// Begins a span on `tp` (from `usertrace_tracepoint_new_span`) if a
+/// tracer is attached: writes a new id, then the `count` values, and
+/// stores the id in `*out_id`. While nobody listens `*out_id` is 0 and
+/// nothing is written or checked; hot paths test the handle's enable word
+/// (`USERTRACE_WORD_ENABLED`) first.
+///
+/// # Safety
+/// `tp` NULL or a live handle; `values` valid for `count` elements;
+/// `out_id` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_begin_span(
+    tp: *const usertrace_tracepoint,
+    values: *const usertrace_value,
+    count: usize,
+    out_id: *mut u64,
+) -> usertrace_result {
+    guard(|| {
+        let tp = of_kind(tp, USERTRACE_KIND_SPAN, "a span: make it with usertrace_tracepoint_new_span")?;
+        non_null(out_id, "out_id")?;
+        if !tp.inner.enabled() {
+            *out_id = 0;
+            return Ok(());
+        }
+        *out_id = with_values(values, count, |values| tp.inner.begin_span(values))?;
+        Ok(())
+    })
+}
+
+/// Ends span `id` on `tp` (from `usertrace_tracepoint_new_span_end`), if
+/// a tracer is attached; nothing for id 0.
+///
+/// # Safety
+/// `tp` NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_end_span(tp: *const usertrace_tracepoint, id: u64) -> usertrace_result {
+    guard(|| {
+        let tp = of_kind(tp, USERTRACE_KIND_SPAN_END, "a span end: make it with usertrace_tracepoint_new_span_end")?;
+        Ok(tp.inner.end_span(id)?)
+    })
+}
+
+/// The handle `tp`, if it was made as `kind`.
+unsafe fn of_kind<'a>(
+    tp: *const usertrace_tracepoint,
+    kind: usertrace_event_kind,
+    should_be: &str,
+) -> Result<&'a usertrace_tracepoint, Failure> {
+    let tp = &*non_null(tp, "tp")?;
+    if tp.kind != kind {
+        return Err(Failure::Invalid(format!("tracepoint {} is not {should_be}", tp.inner.name())));
+    }
+    Ok(tp)
+}

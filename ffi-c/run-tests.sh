@@ -4,10 +4,12 @@
 #                              builds every test program, runs the tests that need no
 #                              user_events (header drift, C/C++ compile, header included
 #                              twice, exported symbols, install + pkg-config examples,
-#                              static link, DESTDIR + CMake package, API errors)
+#                              static link, DESTDIR + CMake package, API errors,
+#                              the span macros' fast path and control flow)
 #   ffi-c/run-tests.sh guest   in a kernel with user_events (harness/in-guest), runs
 #                              the programs built by `host`: exact values through
-#                              `usertrace record` and `perf script`, threads, dlclose.
+#                              `usertrace record` and `perf script`, threads, dlclose,
+#                              spans from C and C++.
 #                              Without user_events every test fails; none is skipped.
 # Prints `PASS name` / `FAIL name` (with the log) per test, then `N passed, M failed`.
 # $build defaults to /tmp/usertrace-c-tests (USERTRACE_C_BUILD); the guest writes only there.
@@ -39,6 +41,10 @@ run_test() { # NAME COMMAND...
 
 CFLAGS_TEST=(-std=gnu99 -Wall -Wextra -Werror -g -I"$prefix/include" -I"$here/tests/c")
 LIBS_TEST=(-L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lusertrace)
+CXXFLAGS_TEST=(-std=c++11 "${CFLAGS_TEST[@]:1}")
+# The span macros' host tests replace the library's span calls with
+# tests/c/fake_spans.h, which logs them.
+WRAP_SPANS=(-Wl,--wrap=usertrace_event_begin_span,--wrap=usertrace_provider_end_span)
 
 # ---------------------------------------------------------------- host
 build_all() {
@@ -52,7 +58,12 @@ build_all() {
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/release_while_emitting.c" "${LIBS_TEST[@]}" -lpthread -o "$b/release_while_emitting" &&
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin.c" "${LIBS_TEST[@]}" -o "$b/libcplug.so" &&
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin_raw.c" -o "$b/libcraw.so" &&
-    cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_main"
+    cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_main" &&
+    cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_errors.c" "${LIBS_TEST[@]}" -o "$b/span_errors" &&
+    cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_macros.c" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_macros" &&
+    c++ "${CXXFLAGS_TEST[@]}" -fsanitize=address "$here/tests/cpp/span_guard.cpp" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_guard" &&
+    cc "${CFLAGS_TEST[@]}" "$here/tests/c/spans.c" "${LIBS_TEST[@]}" -lpthread -o "$b/spans" &&
+    c++ "${CXXFLAGS_TEST[@]}" "$here/tests/cpp/spans.cpp" "${LIBS_TEST[@]}" -o "$b/spans_cpp"
 }
 
 header_is_current() {
@@ -68,11 +79,21 @@ header_compiles() { # COMPILER STD
 #include <usertrace.h>
 USERTRACE_EVENT(e, USERTRACE_FIELD_U32(a), USERTRACE_FIELD_STR(b), USERTRACE_FIELD_CHARS(c, 4));
 USERTRACE_EVENT0(z);
-USERTRACE_PROVIDER(hdr, &e, &z);
+USERTRACE_SPAN(s, USERTRACE_FIELD_U64(a), USERTRACE_FIELD_STR(b));
+USERTRACE_SPAN0(s0);
+USERTRACE_PROVIDER(hdr, &e, &z, &s, &s0);
+static void scoped(void) {
+  USERTRACE_SPAN_SCOPED(hdr, s, usertrace_u64(1), usertrace_str("b"));
+  USERTRACE_SPAN_SCOPED0(hdr, s0);
+}
 int main(void) {
   if (usertrace_provider_register(&hdr) != USERTRACE_OK) return 0;
   USERTRACE_EMIT(e, usertrace_u32(1), usertrace_str("b"), usertrace_bytes("cc", 2));
   USERTRACE_EMIT0(z);
+  uint64_t id = USERTRACE_SPAN_BEGIN(s, usertrace_u64(1), usertrace_str("b"));
+  USERTRACE_SPAN_END(hdr, USERTRACE_SPAN_BEGIN0(s0));
+  USERTRACE_SPAN_END(hdr, id);
+  scoped();
   return USERTRACE_ENABLED(e) ? 1 : 0;
 }
 SRC
@@ -105,6 +126,48 @@ SRC
   calls=$(echo "$asm" | grep -c -E '\b(call|jmp) ')
   [ "$loads" = 1 ] || { echo "expected 1 memory load, found $loads"; return 1; }
   [ "$calls" = 0 ] || { echo "expected no call, found $calls"; return 1; }
+}
+
+# A span while nobody listens, compiled at -O2 as C and as C++ (where the
+# scoped span is a usertrace::span), with and without -fPIC: up to the
+# branch on the begin event's word and on the path that falls through it
+# (nobody listening) to the return, one load and no call. The end costs
+# nothing there: the compiler knows the id is 0.
+span_disabled_is_one_load() { # LANG PIC-FLAG...
+  local lang=$1 src=$build/span_check.$1 obj=$build/span_check.o fn asm
+  shift
+  cat >"$src" <<'SRC'
+#include <usertrace.h>
+USERTRACE_SPAN(s, USERTRACE_FIELD_U32(a));
+USERTRACE_PROVIDER(one, &s);
+#ifdef __cplusplus
+extern "C" {
+#endif
+void span_begin_end(void) {
+  uint64_t id = USERTRACE_SPAN_BEGIN(s, usertrace_u32(7));
+  USERTRACE_SPAN_END(one, id);
+}
+void span_scoped(void) { USERTRACE_SPAN_SCOPED(one, s, usertrace_u32(7)); }
+#ifdef __cplusplus
+}
+#endif
+SRC
+  if [ "$lang" = c ]; then cc -std=c99 -O2 "$@" -I"$here/include" -c "$src" -o "$obj" || return 1
+  else c++ -std=c++11 -O2 "$@" -I"$here/include" -c "$src" -o "$obj" || return 1; fi
+  for fn in span_begin_end span_scoped; do
+    # The instructions to the first conditional jump, then those after it
+    # up to the first return: the path taken while the word is 0.
+    asm=$(objdump -d --no-show-raw-insn --disassemble="$fn" "$obj" | sed -n "/<$fn>:/,\$p" | tail -n +2 |
+      awk '{ print } /\tj[a-z]+ / && !/\tjmp / { branched = 1 } branched && /\tret/ { exit }')
+    echo "$fn:"
+    echo "$asm"
+    local loads calls
+    echo "$asm" | grep -q $'\tret' || { echo "no return on the fall-through path of $fn"; return 1; }
+    loads=$(echo "$asm" | grep -c '(%')
+    calls=$(echo "$asm" | grep -c -E '\b(call|jmp) ')
+    [ "$loads" = 1 ] || { echo "$fn: expected 1 memory load, found $loads"; return 1; }
+    [ "$calls" = 0 ] || { echo "$fn: expected no call, found $calls"; return 1; }
+  done
 }
 
 exports_only_usertrace() {
@@ -192,6 +255,10 @@ host() {
   run_test header_included_twice_in_cxx header_included_twice c++ c++11 c++
   run_test enabled_is_one_load enabled_is_one_load
   run_test enabled_is_one_load_in_pic_code enabled_is_one_load -fPIC
+  run_test span_disabled_is_one_load span_disabled_is_one_load c
+  run_test span_disabled_is_one_load_in_pic_code span_disabled_is_one_load c -fPIC
+  run_test span_disabled_is_one_load_in_cxx span_disabled_is_one_load cpp
+  run_test span_disabled_is_one_load_in_cxx_pic_code span_disabled_is_one_load cpp -fPIC
   run_test exports_only_usertrace_symbols exports_only_usertrace
   run_test examples_build_from_prefix_with_pkg_config examples_build_from_prefix
   run_test static_library_links static_library_links
@@ -199,6 +266,9 @@ host() {
   run_test install_honours_help_and_destdir install_honours_help_and_destdir
   run_test cmake_find_package_builds_and_runs cmake_find_package_builds_and_runs
   run_test api_errors_under_asan "$build/bin/api_errors"
+  run_test span_errors_under_asan "$build/bin/span_errors"
+  run_test span_macros_call_begin_and_end_at_scope_exit "$build/bin/span_macros"
+  run_test span_guard_in_cxx_ends_once_and_moves "$build/bin/span_guard"
   run_test benchmark_builds "$here/bench/run-bench.sh" build
 }
 
@@ -266,6 +336,20 @@ examples_events_arrive() {
     python3 "$here/tests/check_output.py" record-example "$build/ex.json"
 }
 
+span_errors_with_user_events() {
+  have_user_events && "$build/bin/span_errors"
+}
+
+# tests/c/spans.c then tests/cpp/spans.cpp, under one recording: every
+# event, in order, with its ids, values, thread and process.
+spans_arrive_in_exact_order() {
+  have_user_events || return 1
+  rm -f "$build/spans.ids" "$build/spans_cpp.ids"
+  record "$build/spans.json" 'cspan_*,cxxspan_*' -- \
+    sh -c "'$build/bin/spans' '$build/spans.ids' && '$build/bin/spans_cpp' '$build/spans_cpp.ids'" &&
+    python3 "$here/tests/check_output.py" record-spans "$build/spans.json" "$build/spans.ids" "$build/spans_cpp.ids"
+}
+
 guest() {
   run_test api_errors_with_user_events api_errors_with_user_events
   run_test record_sees_exact_values record_sees_exact_values
@@ -275,6 +359,8 @@ guest() {
   run_test dlclose_unregisters_tracepoints dlclose_unregisters_tracepoints
   run_test dlclose_control_shows_the_hazard dlclose_control_shows_the_hazard
   run_test examples_events_arrive examples_events_arrive
+  run_test span_errors_with_user_events span_errors_with_user_events
+  run_test spans_arrive_in_exact_order spans_arrive_in_exact_order
 }
 
 case "$mode" in

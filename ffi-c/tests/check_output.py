@@ -5,6 +5,7 @@
   check_output.py perf-all FILE          perf script text of emit_all
   check_output.py record-threads FILE T N  every (thread, seq) exactly once
   check_output.py record-example FILE    examples/c and examples/cpp events
+  check_output.py record-spans FILE C_IDS CPP_IDS  tests/c/spans.c and tests/cpp/spans.cpp, event by event
 """
 import json
 import re
@@ -18,11 +19,16 @@ def fail(msg):
 
 
 def records(path):
+    """The event lines of a `record --format json` output. Other types of
+    line (process starts, exits) are skipped, as cli/src/json.rs asks of
+    readers: parse by name, ignore what you do not know."""
     out = []
     for line in open(path, encoding="utf-8"):
         line = line.strip()
         if line.startswith("{"):
-            out.append(json.loads(line))
+            obj = json.loads(line)
+            if obj.get("type", "event") == "event":
+                out.append(obj)
     return out
 
 
@@ -115,6 +121,102 @@ def record_example(path):
     print("check_output: the C and C++ examples' events arrived")
 
 
+def span_ids(path):
+    """The ids a span test wrote, in begin order; a word (a scoped span, whose
+    id the program cannot see) stands for the id its begin event carries."""
+    return [int(w) if w.isdigit() else w for w in open(path, encoding="utf-8").read().split("\n") if w]
+
+
+def expect_sequence(evs, process, expected, ids):
+    """Holds the events of `process` to `expected`, one by one: (thread, event,
+    fields), where a field value "A".."Z" is the id of that letter (the
+    letters in order of `ids`; a letter met first in a begin whose id is a
+    word in `ids` takes the begin's id). Returns the tid of each thread name."""
+    got = [e for e in evs if e["process"] == process]
+    if len(got) != len(expected):
+        fail(f"{process}: {len(got)} events, expected {len(expected)}:\n" +
+             "\n".join(f"{e['comm']} {e['event']} {e['fields']}" for e in got))
+    letters = {}
+    order = iter(ids)
+    tids = {}
+    for i, (e, (thread, event, fields)) in enumerate(zip(got, expected)):
+        where = f"{process} event {i}: {e['comm']} {e['event']} {e['fields']}, expected {thread} {event} {fields}"
+        if e["event"] != event or list(e["fields"]) != list(fields):
+            fail(where)
+        if e["comm"] != thread or e["pid"] != got[0]["pid"]:
+            fail(f"{where}: comm or pid (pid {e['pid']}, first {got[0]['pid']})")
+        if tids.setdefault(thread, e["tid"]) != e["tid"]:
+            fail(f"{where}: thread {thread} was tid {tids[thread]}, here tid {e['tid']}")
+        for name, want in fields.items():
+            value = e["fields"][name]
+            if isinstance(want, str) and len(want) == 1 and want.isupper():
+                if want not in letters:
+                    if name != "span_begin":
+                        fail(f"{where}: span {want} ends before it begins")
+                    written = next(order, None)
+                    letters[want] = value if isinstance(written, str) else written
+                want = letters[want]
+            if value != want or type(value) is not type(want):
+                fail(f"{where}: {name} = {value!r}, expected {want!r}")
+    if len(set(letters.values())) != len(letters) or 0 in letters.values():
+        fail(f"{process}: span ids not distinct and nonzero: {letters}")
+    if next(order, None) is not None:
+        fail(f"{process}: more ids written than spans recorded: {ids}")
+    return tids
+
+
+def record_spans(path, c_ids, cpp_ids):
+    evs = [e for e in records(path) if not e.get("error")]
+    if any(e.get("error") for e in records(path)):
+        fail(f"decode errors in {path}")
+    main, worker = "spans", "cspan_worker"
+    end = "cspan_span_end"
+    tids = expect_sequence(evs, "spans", [
+        (main, "cspan_request", {"span_begin": "A", "big": 2**63 + 5, "delta": -42, "path": "/h\u00e9llo/w\u00f6rld"}),
+        (main, "cspan_step", {"span_begin": "B"}),
+        (main, end, {"span_end": "B"}),
+        (main, "cspan_step", {"span_begin": "C"}),
+        (main, end, {"span_end": "C"}),
+        (main, end, {"span_end": "A"}),
+        (main, "cspan_handoff", {"span_begin": "D", "job": 7}),
+        (worker, end, {"span_end": "D"}),
+        (worker, "cspan_handoff", {"span_begin": "E", "job": 8}),
+        (main, end, {"span_end": "E"}),
+        (main, "cspan_scoped", {"span_begin": "F", "n": 1}),
+        (main, "cspan_mark", {"n": 1}),
+        (main, end, {"span_end": "F"}),
+        (main, "cspan_mark", {"n": 2}),
+        (main, "cspan_scoped", {"span_begin": "G", "n": 2}),
+        (main, end, {"span_end": "G"}),
+        (main, "cspan_mark", {"n": 3}),
+        (main, "cspan_dyn", {"span_begin": "H", "n": 9}),
+        (main, end, {"span_end": "H"}),
+        (main, "cspan_mark", {"n": 4}),
+    ], span_ids(c_ids))
+    if tids[main] == tids[worker]:
+        fail(f"the handoff spans ended on the thread that began them (tid {tids[main]})")
+    end = "cxxspan_span_end"
+    expect_sequence(evs, "spans_cpp", [
+        ("spans_cpp", "cxxspan_work", {"span_begin": "A", "what": "outer", "n": -1}),
+        ("spans_cpp", "cxxspan_work", {"span_begin": "B", "what": "inner", "n": -2}),
+        ("spans_cpp", end, {"span_end": "B"}),
+        ("spans_cpp", "cxxspan_work", {"span_begin": "C", "what": "moved", "n": 5}),
+        ("spans_cpp", "cxxspan_mark", {"n": 1}),
+        ("spans_cpp", end, {"span_end": "C"}),
+        ("spans_cpp", "cxxspan_work", {"span_begin": "D", "what": "throws", "n": -3}),
+        ("spans_cpp", end, {"span_end": "D"}),
+        ("spans_cpp", "cxxspan_mark", {"n": 2}),
+        ("spans_cpp", "cxxspan_work", {"span_begin": "E", "what": "scoped", "n": 6}),
+        ("spans_cpp", "cxxspan_mark", {"n": 3}),
+        ("spans_cpp", end, {"span_end": "E"}),
+        ("spans_cpp", end, {"span_end": "A"}),
+    ], span_ids(cpp_ids))
+    others = {e["process"] for e in evs} - {"spans", "spans_cpp"}
+    if others:
+        fail(f"events from other processes: {others}")
+    print(f"check_output: {len(evs)} span events from C and C++ in the exact order, ids and values")
+
+
 if __name__ == "__main__":
     cmd, path = sys.argv[1], sys.argv[2]
     if cmd == "record-all":
@@ -125,5 +227,7 @@ if __name__ == "__main__":
         record_threads(path, int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "record-example":
         record_example(path)
+    elif cmd == "record-spans":
+        record_spans(path, sys.argv[3], sys.argv[4])
     else:
         fail(f"unknown command {cmd}")

@@ -3,7 +3,9 @@
  * Disabled rows run first; then the program writes $BENCH_DIR/disabled-done
  * and waits for every mechanism to be enabled by run-bench.sh (ftrace for
  * the USDT uprobe, the raw user_event and usertrace; an LTTng session),
- * then runs the enabled rows. One process, all rows in one run. */
+ * then runs the enabled rows. One process, all rows in one run. The span
+ * rows (a span with one 4-byte field, begun and ended) sit beside the
+ * 4-byte event's. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,7 +28,21 @@
 unsigned short usertrace_bench_probe4_semaphore __attribute__((unused, section(".probes")));
 
 USERTRACE_EVENT(ev4, USERTRACE_FIELD_U32(v));
-USERTRACE_PROVIDER(bench, &ev4); /* bench_ev4 */
+/* The second event of the "two disabled checks" baseline of the span rows. */
+USERTRACE_EVENT(ev4b, USERTRACE_FIELD_U32(v));
+/* A span with the same 4-byte field: begin writes the id and it, end the id. */
+USERTRACE_SPAN(span4, USERTRACE_FIELD_U32(v));
+USERTRACE_PROVIDER(bench, &ev4, &ev4b, &span4); /* bench_ev4, bench_ev4b, bench_span4, bench_span_end */
+
+/* Inlined, as the macros are where they are used. */
+static inline __attribute__((always_inline)) void span_begin_end(uint32_t i) {
+  uint64_t id = USERTRACE_SPAN_BEGIN(span4, usertrace_u32(i));
+  USERTRACE_SPAN_END(bench, id);
+}
+
+static inline __attribute__((always_inline)) void span_scoped(uint32_t i) {
+  USERTRACE_SPAN_SCOPED(bench, span4, usertrace_u32(i));
+}
 
 /* The raw row: a hand-written user_events registration. */
 struct user_reg {
@@ -79,7 +95,7 @@ static void report(const char *row) {
  * and keep each row's fastest round (a round that a host hiccup or a TCG
  * retranslation slowed down says nothing about the check). */
 #define BATCH_ROUNDS 5
-#define BATCH_ROWS 8
+#define BATCH_ROWS 11
 static const char *batch_row[BATCH_ROWS];
 static double batch_best[BATCH_ROWS];
 #define MEASURE_BATCH(k, row, op)                                         \
@@ -125,6 +141,7 @@ static void wait_for(const char *what, int (*ready)(void)) {
 static int usdt_on(void) { return __atomic_load_n(&usertrace_bench_probe4_semaphore, __ATOMIC_RELAXED) != 0; }
 static int raw_on(void) { return __atomic_load_n(&raw_word, __ATOMIC_RELAXED) != 0; }
 static int usertrace_on(void) { return USERTRACE_ENABLED(ev4); }
+static int span_on(void) { return USERTRACE_ENABLED(span4) && USERTRACE_ENABLED(*bench.span_end); }
 static int lttng_on(void) { return lttng_ust_tracepoint_enabled(usertrace_bench, ev) != 0; }
 
 int main(int argc, char **argv) {
@@ -156,6 +173,10 @@ int main(int argc, char **argv) {
   MEASURE("disabled: lttng_ust_tracepoint_enabled", if (lttng_ust_tracepoint_enabled(usertrace_bench, ev)) sink = i);
   MEASURE("disabled: lttng_ust_tracepoint", lttng_ust_tracepoint(usertrace_bench, ev, i));
   MEASURE("disabled: raw user_events word check", raw_write(i));
+  MEASURE("disabled: two USERTRACE_ENABLED checks (two events)",
+          if (USERTRACE_ENABLED(ev4)) sink = i; if (USERTRACE_ENABLED(ev4b)) sink = i);
+  MEASURE("disabled: span, USERTRACE_SPAN_BEGIN + USERTRACE_SPAN_END", span_begin_end(i));
+  MEASURE("disabled: span, USERTRACE_SPAN_SCOPED", span_scoped(i));
 
   printf("\nDisabled path, %d iterations in one timed stretch, fastest of %d rounds:\n\n| row | ns per iteration |\n|---|---:|\n",
          ITER * 100, BATCH_ROUNDS);
@@ -168,6 +189,10 @@ int main(int argc, char **argv) {
     MEASURE_BATCH(5, "lttng_ust_tracepoint_enabled", if (lttng_ust_tracepoint_enabled(usertrace_bench, ev)) sink = i);
     MEASURE_BATCH(6, "lttng_ust_tracepoint", lttng_ust_tracepoint(usertrace_bench, ev, i));
     MEASURE_BATCH(7, "raw user_events word check", raw_write(i));
+    MEASURE_BATCH(8, "two USERTRACE_ENABLED checks (two events)",
+                  if (USERTRACE_ENABLED(ev4)) sink = i; if (USERTRACE_ENABLED(ev4b)) sink = i);
+    MEASURE_BATCH(9, "span, USERTRACE_SPAN_BEGIN + USERTRACE_SPAN_END", span_begin_end(i));
+    MEASURE_BATCH(10, "span, USERTRACE_SPAN_SCOPED", span_scoped(i));
   }
   for (int k = 0; k < BATCH_ROWS; k++) printf("| %s | %.2f |\n", batch_row[k], batch_best[k]);
   printf("\nEnabled (per event, ns):\n\n| row | min | avg | max | p50 | p99 | p99.9 |\n|---|---:|---:|---:|---:|---:|---:|\n");
@@ -177,11 +202,15 @@ int main(int argc, char **argv) {
   wait_for("the USDT uprobe", usdt_on);
   wait_for("the raw user_event", raw_on);
   wait_for("bench_ev4", usertrace_on);
+  wait_for("bench_span4 and bench_span_end", span_on);
   if (with_lttng) wait_for("the LTTng event", lttng_on);
   sleep(1);
   MEASURE("(b) USDT probe + uprobe (ftrace)", DTRACE_PROBE1(usertrace_bench, probe4, i));
   MEASURE("(c) raw writev to user_events (ftrace)", raw_write(i));
   MEASURE("(d) usertrace from C, USERTRACE_EMIT (ftrace)", USERTRACE_EMIT(ev4, usertrace_u32(i)));
+  /* Two events per iteration: the begin (id + 4 bytes), the end (id). */
+  MEASURE("(f) usertrace span from C, USERTRACE_SPAN_BEGIN + USERTRACE_SPAN_END (ftrace)", span_begin_end(i));
+  MEASURE("(d') USERTRACE_EMIT again, after (f) (ftrace)", USERTRACE_EMIT(ev4, usertrace_u32(i)));
   if (with_lttng) MEASURE("(e) LTTng-UST, active session", lttng_ust_tracepoint(usertrace_bench, ev, i));
   (void)sink;
   return 0;

@@ -48,6 +48,8 @@ for _ in $(seq 1200); do [ -e "$dir/disabled-done" ] && break; kill -0 $pid 2>/d
 echo 1 >"$t/events/usdt_bench/enable"
 echo 1 >"$t/events/user_events/bench_raw/enable"
 echo 1 >"$t/events/user_events/bench_ev4/enable"
+echo 1 >"$t/events/user_events/bench_span4/enable"
+echo 1 >"$t/events/user_events/bench_span_end/enable"
 if [ "$lttng" = 1 ]; then
   lttng create bench --output="$dir/lttng-trace" >/dev/null &&
     lttng enable-event -u usertrace_bench:ev >/dev/null && lttng start >/dev/null || echo "run-bench: lttng session failed"
@@ -57,6 +59,8 @@ rc=$?
 echo 0 >"$t/events/usdt_bench/enable"
 echo 0 >"$t/events/user_events/bench_raw/enable"
 echo 0 >"$t/events/user_events/bench_ev4/enable"
+echo 0 >"$t/events/user_events/bench_span4/enable"
+echo 0 >"$t/events/user_events/bench_span_end/enable"
 if [ "$lttng" = 1 ]; then
   lttng stop >/dev/null
   echo "lttng recorded: $(lttng view 2>/dev/null | grep -c usertrace_bench:ev) events"
@@ -64,7 +68,7 @@ if [ "$lttng" = 1 ]; then
 fi
 # (ftrace's `trace` prints user events as "Unknown type N", so count entries.)
 entries=$(cat "$t"/per_cpu/cpu*/stats | awk '/^entries:/ {n += $2} /^overrun:/ {o += $2} END {print n " (overrun " o ")"}')
-echo "ftrace recorded: $(grep -c 'probe4_' "$t/trace") USDT uprobe hits; $entries entries in all (rows b, c, d: 60000 expected)"
+echo "ftrace recorded: $(grep -c 'probe4_' "$t/trace") USDT uprobe hits; $entries entries in all (rows b, c, d, d': 80000 expected, and f: 40000 more)"
 while read -r name _; do echo "-:${name#p:}" >>"$t/uprobe_events"; done <"$dir/uprobes"
 echo "per-event ns, 20000 events per row:"
 cat "$dir/table.md"

@@ -11,6 +11,7 @@
 
 pub mod atomic_file;
 pub mod chrome;
+mod fast_hash;
 pub mod jsonl;
 pub mod perfetto;
 pub mod record;

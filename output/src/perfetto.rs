@@ -24,12 +24,12 @@
 //! parses into the timeline's nesting: a slice's children begin after it
 //! and end before it, even when their times are equal.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use prost::Message;
 
 use crate::atomic_file::{write_atomically, FileError};
+use crate::fast_hash::FastMap;
 use crate::record::Value;
 use crate::timeline::{Instant, LostMarker, Placement, Span, Timeline, LOST_TRACK};
 
@@ -77,9 +77,9 @@ pub fn encode(timeline: &Timeline) -> Vec<u8> {
 /// Track uuids: small sequential numbers, so they encode in a byte or two.
 #[derive(Default)]
 struct Tracks {
-    process: HashMap<u32, u64>,
-    thread: HashMap<u32, u64>,
-    lane: HashMap<(u32, u32), u64>,
+    process: FastMap<u32, u64>,
+    thread: FastMap<u32, u64>,
+    lane: FastMap<(u32, u32), u64>,
     lost: u64,
 }
 
@@ -165,8 +165,8 @@ enum What<'a> {
 /// Every track event, in time order; on each track, in nesting order.
 fn ordered_items<'a>(timeline: &'a Timeline, tracks: &Tracks) -> Vec<Item<'a>> {
     let mut items = Vec::with_capacity(timeline.spans.len() * 2 + timeline.instants.len() + timeline.lost.len());
-    let mut thread_spans: HashMap<u32, Vec<&Span>> = HashMap::new();
-    let mut thread_instants: HashMap<u32, Vec<&Instant>> = HashMap::new();
+    let mut thread_spans: FastMap<u32, Vec<&Span>> = FastMap::default();
+    let mut thread_instants: FastMap<u32, Vec<&Instant>> = FastMap::default();
     for span in &timeline.spans {
         match span.placement {
             Placement::Thread { .. } => thread_spans.entry(span.tid).or_default().push(span),
@@ -235,8 +235,8 @@ fn close_before(open: &mut Vec<u64>, time_ns: u64, track: u64, items: &mut Vec<I
 #[derive(Default)]
 struct Encoder {
     out: Vec<u8>,
-    event_names: HashMap<String, u64>,
-    annotation_names: HashMap<String, u64>,
+    event_names: FastMap<String, u64>,
+    annotation_names: FastMap<String, u64>,
 }
 
 impl Encoder {

@@ -3,12 +3,13 @@
 //! each span on a thread track (at its depth) or a process-level lane.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::{
     Instant, LostMarker, Placement, Process, Span, Thread, Timeline, SPAN_BEGIN, SPAN_DURATION_NS, SPAN_END, SPAN_START_NS,
     UNFINISHED,
 };
+use crate::fast_hash::FastMap;
 use crate::record::{EventRecord, Record, Value};
 
 pub(super) fn build(records: &[Record]) -> Timeline {
@@ -88,9 +89,9 @@ struct ProcessInfo {
 struct Builder {
     processes: BTreeMap<u32, ProcessInfo>,
     threads: BTreeMap<u32, Thread>,
-    open: HashMap<(u32, u64), Open>,
+    open: FastMap<(u32, u64), Open>,
     /// Per thread, the keys of its open spans, innermost last.
-    stacks: HashMap<u32, Vec<(u32, u64)>>,
+    stacks: FastMap<u32, Vec<(u32, u64)>>,
     closed: Vec<Closed>,
     instants: Vec<Instant>,
     lost: Vec<LostMarker>,
@@ -130,12 +131,15 @@ impl Builder {
     fn event(&mut self, e: &EventRecord) {
         let info = self.processes.entry(e.pid).or_default();
         info.events += 1;
-        if info.event_name.is_none() || e.tid == e.pid {
+        // Compared first: names rarely change, so most events copy none.
+        if (info.event_name.is_none() || e.tid == e.pid) && info.event_name.as_deref() != Some(e.process.as_str()) {
             info.event_name = Some(e.process.clone());
         }
         let thread = self.threads.entry(e.tid).or_insert_with(|| Thread { tid: e.tid, pid: e.pid, name: String::new() });
         thread.pid = e.pid;
-        thread.name.clone_from(&e.comm);
+        if thread.name != e.comm {
+            thread.name.clone_from(&e.comm);
+        }
         match kind(e) {
             Kind::Begin(id) => {
                 if self.open.contains_key(&(e.pid, id)) {
@@ -283,14 +287,19 @@ impl Builder {
 }
 
 /// Gives thread spans their depth and async spans their lane; returns all
-/// spans by start time.
+/// spans by start time. Sorts indices, not the spans, which are large.
 fn place(mut closed: Vec<Closed>) -> Vec<Span> {
+    let mut order: Vec<usize> = (0..closed.len()).collect();
     // Depth: in begin order per thread, the spans still open when this one
     // began (closed after it began) enclose it. Thread spans nest properly
     // by construction, so a stack suffices.
-    closed.sort_by_key(|c| c.begin_seq);
-    let mut stacks: HashMap<u32, Vec<u64>> = HashMap::new();
-    for c in closed.iter_mut().filter(|c| c.on_thread) {
+    order.sort_unstable_by_key(|&i| closed[i].begin_seq);
+    let mut stacks: FastMap<u32, Vec<u64>> = FastMap::default();
+    for &i in &order {
+        let c = &mut closed[i];
+        if !c.on_thread {
+            continue;
+        }
         let stack = stacks.entry(c.span.tid).or_default();
         while stack.last().is_some_and(|&close| close < c.begin_seq) {
             stack.pop();
@@ -299,9 +308,13 @@ fn place(mut closed: Vec<Closed>) -> Vec<Span> {
         stack.push(c.close_seq);
     }
     // Lanes: the first lane of the process free by the span's start.
-    closed.sort_by_key(|c| (c.span.start_ns, Reverse(c.span.end_ns), c.begin_seq));
-    let mut lanes: HashMap<u32, Vec<u64>> = HashMap::new();
-    for c in closed.iter_mut().filter(|c| !c.on_thread) {
+    order.sort_unstable_by_key(|&i| (closed[i].span.start_ns, Reverse(closed[i].span.end_ns), closed[i].begin_seq));
+    let mut lanes: FastMap<u32, Vec<u64>> = FastMap::default();
+    for &i in &order {
+        let c = &mut closed[i];
+        if c.on_thread {
+            continue;
+        }
         let ends = lanes.entry(c.span.pid).or_default();
         let lane = match ends.iter().position(|&end| end <= c.span.start_ns) {
             Some(lane) => lane,
@@ -313,6 +326,7 @@ fn place(mut closed: Vec<Closed>) -> Vec<Span> {
         ends[lane] = c.span.end_ns;
         c.span.placement = Placement::Async { lane: lane as u32 };
     }
-    closed.sort_by_key(|c| (c.span.start_ns, c.begin_seq));
-    closed.into_iter().map(|c| c.span).collect()
+    order.sort_unstable_by_key(|&i| (closed[i].span.start_ns, closed[i].begin_seq));
+    let mut slots: Vec<Option<Span>> = closed.into_iter().map(|c| Some(c.span)).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }

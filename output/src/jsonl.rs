@@ -87,6 +87,7 @@
 //! report need: names, times, ids, span ids and durations (integers), and
 //! every field value as it would be shown.
 //!
+//! [`Record`]: crate::Record
 //! [`EventRecord`]: crate::EventRecord
 //! [`ProcessRecord`]: crate::ProcessRecord
 //! [`ExitRecord`]: crate::ExitRecord

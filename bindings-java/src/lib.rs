@@ -12,6 +12,7 @@
 
 mod baseline;
 mod boundary;
+mod span;
 mod status;
 mod tables;
 mod tracepoint;
@@ -19,4 +20,4 @@ mod values;
 
 /// Bumped whenever a native signature or the value encoding changes, so a
 /// jar never runs against a library built for another version of it.
-pub const ABI_VERSION: i32 = 2;
+pub const ABI_VERSION: i32 = 3;

@@ -12,7 +12,7 @@ use usertrace::{Availability, ErrorKind, FieldType};
 
 use crate::boundary::{Result, Throw};
 
-fn strings<'local>(env: &mut Env<'local>, rows: Vec<String>) -> Result<JObjectArray<'local, JString<'local>>> {
+pub(crate) fn strings<'local>(env: &mut Env<'local>, rows: Vec<String>) -> Result<JObjectArray<'local, JString<'local>>> {
     let array = JObjectArray::<JString>::new(env, rows.len(), JString::default())?;
     for (i, row) in rows.into_iter().enumerate() {
         let s = env.new_string(row)?;

@@ -17,29 +17,42 @@
 use jni::objects::{JByteBuffer, JClass, JIntArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
-use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value, MAX_FIELDS};
+use usertrace::{Definition, DynamicTracepoint, Field, FieldType, RegisterOptions, Value, MAX_FIELDS};
 
 use crate::boundary::{Failure, Result, Throw};
 use crate::values;
 
 /// # Safety
 /// `handle` must come from `create0` and not be freed (see module docs).
-unsafe fn tracepoint<'a>(handle: jlong) -> &'a DynamicTracepoint {
+pub(crate) unsafe fn tracepoint<'a>(handle: jlong) -> &'a DynamicTracepoint {
     // SAFETY: by the caller's contract the box is live; only shared
     // references are ever made from a handle until `free0`.
     unsafe { &*(handle as usize as *const DynamicTracepoint) }
 }
 
-/// Checks the definition `<provider>_<event>` in the core; registers
-/// nothing. Field types are `dev.usertrace.FieldType` codes, which are the
-/// core's ([`FieldType::from_code`]); `field_lengths` holds each N of
-/// `char[N]` (0 for the other types). Returns the handle.
+/// What `create0` defines: `dev.usertrace.Tracepoint.Kind`'s codes. The
+/// core adds the span convention's fields; Java passes only the event's own.
+mod tracepoint_kind {
+    pub(super) const EVENT: i32 = 0;
+    /// `span_begin`, then the fields: [`Definition::span_begin`].
+    pub(super) const SPAN_BEGIN: i32 = 1;
+    /// The provider's `span_end` event; `event` and fields are ignored: [`Definition::span_end`].
+    pub(super) const SPAN_END: i32 = 2;
+    /// `span_start_ns`, `span_duration_ns`, then the fields: [`Definition::completed_span`].
+    pub(super) const COMPLETED_SPAN: i32 = 3;
+}
+
+/// Checks the definition `<provider>_<event>` of `kind` (see [`tracepoint_kind`]) in
+/// the core; registers nothing. Field types are `dev.usertrace.FieldType`
+/// codes, which are the core's ([`FieldType::from_code`]); `field_lengths`
+/// holds each N of `char[N]` (0 for the other types). Returns the handle.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_usertrace_internal_Native_create0<'caller>(
     mut env: EnvUnowned<'caller>,
     _class: JClass<'caller>,
     provider: JString<'caller>,
     event: JString<'caller>,
+    kind: jint,
     field_names: JObjectArray<'caller, JString<'caller>>,
     field_types: JIntArray<'caller>,
     field_lengths: JIntArray<'caller>,
@@ -70,7 +83,14 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_create0<'caller>(
             })?;
             fields.push(Field::owned(field_name, ty));
         }
-        let tp = owner.with_options(RegisterOptions { multi_format, persist }).define(&event, fields)?;
+        let definition = match kind {
+            tracepoint_kind::EVENT => Definition::with_provider(owner.name(), &event, fields)?,
+            tracepoint_kind::SPAN_BEGIN => Definition::span_begin(owner.name(), &event, fields)?,
+            tracepoint_kind::SPAN_END => Definition::span_end(owner.name())?,
+            tracepoint_kind::COMPLETED_SPAN => Definition::completed_span(owner.name(), &event, fields)?,
+            other => return Err(Failure::IllegalArgument(format!("create0: {other} is not a tracepoint kind"))),
+        };
+        let tp = DynamicTracepoint::from_definition(definition, RegisterOptions { multi_format, persist });
         Ok(Box::into_raw(Box::new(tp)) as usize as jlong)
     })
     .resolve::<Throw>()
@@ -222,11 +242,27 @@ unsafe fn with_values(
     length: jint,
     f: impl FnOnce(&[Value<'_>]) -> std::result::Result<(), usertrace::Error>,
 ) -> Result<()> {
+    // SAFETY: by the caller's contract.
+    unsafe { with_values_of(tp.fields(), address, length, f) }
+}
+
+/// [`with_values`] for the values of `fields` only (a span's own fields,
+/// after the `span_begin` id the core puts in front).
+///
+/// # Safety
+/// As [`with_values`].
+#[inline]
+pub(crate) unsafe fn with_values_of<R>(
+    fields: &[Field],
+    address: jlong,
+    length: jint,
+    f: impl FnOnce(&[Value<'_>]) -> std::result::Result<R, usertrace::Error>,
+) -> Result<R> {
     let len = usize::try_from(length).map_err(|_| Failure::IllegalArgument("negative length".into()))?;
     // SAFETY: by the caller's contract.
     let buf = unsafe { std::slice::from_raw_parts(address as usize as *const u8, len) };
     let mut storage = [Value::U8(0); MAX_FIELDS];
-    let n = values::decode(tp.fields(), buf, &mut storage)?;
+    let n = values::decode(fields, buf, &mut storage)?;
     Ok(f(&storage[..n])?)
 }
 

@@ -40,6 +40,8 @@ public final class EventWriter {
     private final long address = Native.isLoaded() ? Native.bufferAddress0(buf) : 0;
     private Tracepoint owner;
     private int next;
+    /** This thread's span writer, which writes through this one. */
+    private final SpanWriter spans = new SpanWriter(this);
 
     private EventWriter() {}
 
@@ -58,6 +60,21 @@ public final class EventWriter {
     public void emit() {
         Tracepoint tp = finish();
         tp.write(this, address, buf.position());
+    }
+
+    /** Begins the span whose begin event this is; returns its id, or 0 if nothing was emitted. */
+    long beginSpan() {
+        Tracepoint tp = finish();
+        return tp.beginSpan(address, buf.position());
+    }
+
+    SpanWriter spanWriter(SpanTracepoint span) {
+        return spans.of(span);
+    }
+
+    /** Whether the event in progress is {@code tp}'s. */
+    boolean isFor(Tracepoint tp) {
+        return owner == tp;
     }
 
     /** Checks the values as an emit would (see {@link Tracepoint#validate}); ends the event. */

@@ -28,6 +28,8 @@ public final class Provider implements AutoCloseable {
     private final Options options;
     private final List<WeakReference<Tracepoint>> tracepoints = new ArrayList<>();
     private boolean closed;
+    /** Guarded by {@link #tracepoints}; strong, as open spans end on it. */
+    private Tracepoint spanEnd;
 
     public Provider(String name) {
         this(name, Options.DEFAULT);
@@ -58,7 +60,48 @@ public final class Provider implements AutoCloseable {
      */
     public Tracepoint tracepoint(String event, Field... fields) {
         Objects.requireNonNull(event, "event name");
-        Tracepoint tp = new Tracepoint(name, event, fields, options);
+        return track(new Tracepoint(name, event, Tracepoint.Kind.EVENT, fields, options));
+    }
+
+    /**
+     * Defines the span {@code <provider>_<event>}, whose begin event carries
+     * {@code span_begin} (the span's id) and then {@code fields}, and
+     * registers it, with this provider's {@code <provider>_span_end} event
+     * (see {@link SpanTracepoint}).
+     *
+     * @throws UsertraceException as {@link #tracepoint}
+     */
+    public SpanTracepoint span(String event, Field... fields) {
+        Objects.requireNonNull(event, "event name");
+        Tracepoint begin = track(new Tracepoint(name, event, Tracepoint.Kind.SPAN_BEGIN, fields, options));
+        return new SpanTracepoint(begin, spanEnd());
+    }
+
+    /**
+     * Defines a completed span {@code <provider>_<event>}: an event reported
+     * after the fact (a GC pause), whose fields are {@code span_start_ns}
+     * (its start, CLOCK_MONOTONIC ns, the clock of {@link System#nanoTime()}
+     * on Linux) and {@code span_duration_ns}, then {@code fields}. Emit it as
+     * any tracepoint, the two first: {@code tp.emit(startNs, durationNs, ...)}.
+     *
+     * @throws UsertraceException as {@link #tracepoint}
+     */
+    public Tracepoint completedSpan(String event, Field... fields) {
+        Objects.requireNonNull(event, "event name");
+        return track(new Tracepoint(name, event, Tracepoint.Kind.COMPLETED_SPAN, fields, options));
+    }
+
+    /** This provider's {@code <provider>_span_end}, made with its first span. */
+    private Tracepoint spanEnd() {
+        synchronized (tracepoints) {
+            if (spanEnd == null) {
+                spanEnd = track(new Tracepoint(name, Span.END_EVENT, Tracepoint.Kind.SPAN_END, new Field[0], options));
+            }
+            return spanEnd;
+        }
+    }
+
+    private Tracepoint track(Tracepoint tp) {
         synchronized (tracepoints) {
             if (closed) {
                 tp.close();

@@ -50,7 +50,44 @@ public final class Tracepoint implements AutoCloseable {
         return t;
     });
 
+    /**
+     * What the native library defines (the span convention's fields are its
+     * to add). Java writes the values of {@link #fields}: all of the event's
+     * but a span begin event's {@code span_begin} id, which the library
+     * takes from the core and puts in front.
+     */
+    enum Kind {
+        EVENT(0),
+        SPAN_BEGIN(1),
+        SPAN_END(2),
+        COMPLETED_SPAN(3);
+
+        final int code;
+
+        Kind(int code) {
+            this.code = code;
+        }
+
+        /** The fields Java writes values for, given the event's own. */
+        Field[] written(Field[] own) {
+            switch (this) {
+                case SPAN_END:
+                    return new Field[] {Field.u64(Span.END_FIELD)};
+                case COMPLETED_SPAN: {
+                    Field[] all = new Field[own.length + 2];
+                    all[0] = Field.u64(Span.START_NS_FIELD);
+                    all[1] = Field.u64(Span.DURATION_NS_FIELD);
+                    System.arraycopy(own, 0, all, 2, own.length);
+                    return all;
+                }
+                default:
+                    return own;
+            }
+        }
+    }
+
     private final String name;
+    private final Kind kind;
     private final Field[] fields;
     /** The native object, or 0 in no-op mode. Valid while {@link #word} is reachable. */
     final long handle;
@@ -78,12 +115,14 @@ public final class Tracepoint implements AutoCloseable {
      * bounds, format length), as it does for every binding; without the
      * library there is nothing to check against, and nothing is registered.
      */
-    Tracepoint(String provider, String event, Field[] fields, Provider.Options options) {
+    Tracepoint(String provider, String event, Kind kind, Field[] fields, Provider.Options options) {
         this.name = provider + "_" + event;
-        this.fields = Objects.requireNonNull(fields, "fields").clone();
-        for (int i = 0; i < this.fields.length; i++) {
-            Objects.requireNonNull(this.fields[i], "field " + i + " of event " + name);
+        this.kind = kind;
+        Field[] own = Objects.requireNonNull(fields, "fields").clone();
+        for (int i = 0; i < own.length; i++) {
+            Objects.requireNonNull(own[i], "field " + i + " of event " + name);
         }
+        this.fields = kind.written(own);
         if (!Native.isLoaded()) {
             handle = 0;
             word = EnableWord.zero();
@@ -91,15 +130,16 @@ public final class Tracepoint implements AutoCloseable {
             registrationError = unavailable();
             return;
         }
-        String[] names = new String[this.fields.length];
-        int[] types = new int[this.fields.length];
-        int[] lengths = new int[this.fields.length];
+        String[] names = new String[own.length];
+        int[] types = new int[own.length];
+        int[] lengths = new int[own.length];
         for (int i = 0; i < names.length; i++) {
-            names[i] = this.fields[i].name();
-            types[i] = this.fields[i].type().code();
-            lengths[i] = this.fields[i].length();
+            names[i] = own[i].name();
+            types[i] = own[i].type().code();
+            lengths[i] = own[i].length();
         }
-        long h = Native.create0(provider, event, names, types, lengths, options.multiFormat(), options.persist());
+        long h = Native.create0(provider, event, kind.code, names, types, lengths, options.multiFormat(),
+                options.persist());
         EnableWord w;
         try {
             ByteBuffer view = Native.enableWord0(h);
@@ -187,6 +227,9 @@ public final class Tracepoint implements AutoCloseable {
     }
 
     void write(EventWriter w, long address, int length) {
+        if (kind == Kind.SPAN_BEGIN) {
+            throw new IllegalStateException(name + " begins spans: begin one with SpanTracepoint.begin");
+        }
         if (handle != 0 && isEnabled() && !closed) {
             Native.emit0(handle, address, length);
             // The word (and so the native object) must outlive the call.
@@ -194,9 +237,31 @@ public final class Tracepoint implements AutoCloseable {
         }
     }
 
+    /** Begins a span with the values encoded at {@code address}; its id, or 0 if nothing was emitted. */
+    long beginSpan(long address, int length) {
+        if (handle != 0 && isEnabled() && !closed) {
+            long id = Native.beginSpan0(handle, address, length);
+            Reference.reachabilityFence(word);
+            return id;
+        }
+        return 0;
+    }
+
+    /** Ends span {@code id} on this {@code span_end} event; nothing for 0, or while disabled. */
+    void endSpan(long id) {
+        if (id != 0 && handle != 0 && isEnabled() && !closed) {
+            Native.endSpan0(handle, id);
+            Reference.reachabilityFence(word);
+        }
+    }
+
     void check(long address, int length) {
         if (handle != 0) {
-            Native.validate0(handle, address, length);
+            if (kind == Kind.SPAN_BEGIN) {
+                Native.validateSpanBegin0(handle, address, length);
+            } else {
+                Native.validate0(handle, address, length);
+            }
             Reference.reachabilityFence(word);
         }
     }

@@ -10,7 +10,8 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
- * FieldType, ErrorKind and Availability are the core's code tables, exactly:
+ * FieldType, ErrorKind and Availability are the core's code tables, and Span's
+ * names the core's span convention, exactly:
  * renumbering, renaming or adding an entry on either side fails here. The
  * tables come from the JNI library, which takes them from the core.
  */
@@ -37,6 +38,12 @@ class JavaEnumsAreTheNativeTablesTest {
             assertEquals(k, ErrorKind.of(k.code()));
         }
         assertEquals(rows(Native.errorKinds0()), java);
+    }
+
+    @Test
+    void span_names_are_the_cores() {
+        assertEquals(rows(Native.spanNames0()), List.of(Span.BEGIN_FIELD, Span.END_FIELD, Span.END_EVENT,
+                Span.START_NS_FIELD, Span.DURATION_NS_FIELD));
     }
 
     @Test

@@ -43,6 +43,20 @@ class WithoutUserEventsTracepointsAreDisabledTest {
     }
 
     @Test
+    void a_span_is_created_disabled_with_its_registration_error() {
+        try (Provider p = new Provider("hosttest")) {
+            SpanTracepoint span = p.span("request", Field.string("path"));
+            assertFalse(span.isEnabled());
+            assertFalse(span.isRegistered());
+            assertEquals(ErrorKind.UNAVAILABLE, span.registrationError().kind());
+            assertEquals(ErrorKind.UNAVAILABLE, p.completedSpan("pause").registrationError().kind());
+            try (Span s = span.begin("/")) {
+                assertEquals(0, s.id());
+            }
+        }
+    }
+
+    @Test
     void close_is_idempotent_and_leaves_the_tracepoint_disabled() {
         Provider p = new Provider("hosttest");
         Tracepoint tp = p.tracepoint("closing", Field.u8("n"));

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  */
 public final class Native {
     /** Must equal the library's {@code ABI_VERSION}; checked at load. */
-    static final int ABI_VERSION = 2;
+    static final int ABI_VERSION = 3;
 
     private static final Throwable LOAD_ERROR = NativeLoader.load();
 
@@ -39,10 +39,12 @@ public final class Native {
     /**
      * Checks the definition {@code <provider>_<event>} (names, field count and
      * types, {@code char[N]} bounds, format length) and makes the native
-     * tracepoint, unregistered. Types are {@code FieldType} codes; lengths the
-     * N of each {@code char[N]}, else 0.
+     * tracepoint, unregistered. {@code kind}: 0 an event, 1 a span's begin
+     * event, 2 the provider's {@code span_end} event, 3 a completed span; the
+     * library adds the span fields, the arrays hold the event's own only.
+     * Types are {@code FieldType} codes; lengths the N of each {@code char[N]}, else 0.
      */
-    public static native long create0(String provider, String event, String[] fieldNames, int[] fieldTypes,
+    public static native long create0(String provider, String event, int kind, String[] fieldNames, int[] fieldTypes,
             int[] fieldLengths, boolean multiFormat, boolean persist);
 
     public static native void register0(long handle);
@@ -61,6 +63,22 @@ public final class Native {
 
     /** Checks the encoded values as an emit would, enabled or not; writes nothing. */
     public static native void validate0(long handle, long address, int length);
+
+    /**
+     * Begins a span on a span's begin event: the library takes a new id and
+     * emits it before the span's own values, encoded at {@code address}.
+     * Returns the id (unsigned), or 0 if nobody listens (nothing emitted).
+     */
+    public static native long beginSpan0(long handle, long address, int length);
+
+    /** Checks a span's own values as {@link #beginSpan0} would, enabled or not. */
+    public static native void validateSpanBegin0(long handle, long address, int length);
+
+    /** Ends span {@code id} on a provider's {@code span_end} event; nothing for 0. */
+    public static native void endSpan0(long handle, long id);
+
+    /** The span convention's names: span_begin, span_end (field), span_end (event), span_start_ns, span_duration_ns. */
+    public static native String[] spanNames0();
 
     /** Unregisters if needed and frees; exactly once per handle. */
     public static native void free0(long handle);

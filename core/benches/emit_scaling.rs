@@ -16,19 +16,20 @@
 //!    iovecs it builds on the stack) writes nothing another thread touches.
 //!
 //! Other jobs share the 2 cores, so a round is short (a few milliseconds,
-//! about one time slice) and there are many: some run with both threads on
-//! their cores throughout, and the best round is one of those. Its figure
-//! is its slower thread's, by the wall clock. (A thread's CPU clock would
-//! not count the time another job held its core, but it would not see a
-//! round where the two threads took turns rather than overlapped either:
-//! that hides the bounce.) Configurations take turns within each round, so
-//! a burst of load hits them alike.
+//! about one time slice) and there are many; only clean rounds count: those
+//! in which every thread ran on its core from the round's first call to its
+//! last (its CPU time is at least 95% of the round's wall time). A round in
+//! which the two threads took turns, or one waited for another job, would
+//! hide the bounce or add the other job's time. A round's figure is its
+//! wall time (first thread's start to last thread's end) per call on each
+//! thread; the best clean round is reported. Configurations take turns
+//! within each round, so a burst of load hits them alike.
 
 use std::hint::black_box;
 use std::ptr::NonNull;
 use std::sync::atomic::AtomicU32;
 use std::sync::Barrier;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use usertrace::{Definition, EmitScope, ExternalTracepoint, Field, FieldType, RegisterOptions, Value};
 
@@ -60,7 +61,7 @@ mod shared_pair {
     }
 }
 
-const ROUNDS: usize = 60;
+const ROUNDS: usize = 100;
 /// About 2.5 ms per round from one thread.
 const ITERATIONS: u64 = 500_000;
 
@@ -75,11 +76,21 @@ fn pin_to(cpu: usize) {
     assert_eq!(rc, 0, "sched_setaffinity: {}", std::io::Error::last_os_error());
 }
 
+/// This thread's CPU time.
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime: {}", std::io::Error::last_os_error());
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
 /// Nanoseconds per call of `f` on each of `threads` threads running it
-/// `iterations` times at once; the slowest thread's figure.
-fn per_event(threads: usize, cpus: usize, iterations: u64, f: &(dyn Fn() + Sync)) -> f64 {
+/// `iterations` times at once, or None if the round was not clean (see the
+/// module doc).
+fn per_event(threads: usize, cpus: usize, iterations: u64, f: &(dyn Fn() + Sync)) -> Option<f64> {
     let start = Barrier::new(threads);
-    std::thread::scope(|s| {
+    let runs: Vec<(Instant, Instant, Duration)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|i| {
                 let start = &start;
@@ -88,16 +99,23 @@ fn per_event(threads: usize, cpus: usize, iterations: u64, f: &(dyn Fn() + Sync)
                     // The thread's first emit claims its slot: not timed.
                     f();
                     start.wait();
+                    let cpu = thread_cpu_time();
                     let begin = Instant::now();
                     for _ in 0..iterations {
                         f();
                     }
-                    begin.elapsed().as_nanos() as f64 / iterations as f64
+                    let end = Instant::now();
+                    (begin, end, thread_cpu_time() - cpu)
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).fold(0.0, f64::max)
-    })
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let begin = runs.iter().map(|r| r.0).min().unwrap();
+    let end = runs.iter().map(|r| r.1).max().unwrap();
+    let wall = end - begin;
+    let clean = runs.iter().all(|r| r.2.as_secs_f64() >= 0.95 * wall.as_secs_f64());
+    clean.then(|| wall.as_nanos() as f64 / iterations as f64)
 }
 
 fn load_average() -> String {
@@ -141,20 +159,24 @@ fn main() {
     ];
 
     let load_before = load_average();
-    // best[config][threads - 1]
+    // best[config][threads - 1], and how many rounds were clean
     let mut best = [[f64::INFINITY; 2]; 3];
+    let mut clean = [[0usize; 2]; 3];
     for _ in 0..ROUNDS {
         for (c, (_, iterations, f)) in configs.iter().enumerate() {
             for threads in [1, 2] {
-                best[c][threads - 1] = best[c][threads - 1].min(per_event(threads, cpus, *iterations, *f));
+                if let Some(ns) = per_event(threads, cpus, *iterations, *f) {
+                    best[c][threads - 1] = best[c][threads - 1].min(ns);
+                    clean[c][threads - 1] += 1;
+                }
             }
         }
     }
-    println!("emit_scaling: best of {ROUNDS} rounds of about 2.5 ms per thread; {cpus} CPUs");
+    println!("emit_scaling: best clean round of {ROUNDS}, each about 2.5 ms per thread; {cpus} CPUs");
     println!("load average before {load_before}, after {}", load_average());
-    println!("{:<46} {:>10} {:>10} {:>7}", "per event, on each thread", "1 thread", "2 threads", "ratio");
-    for ((name, _, _), [one, two]) in configs.iter().zip(best) {
-        println!("{name:<46} {one:>7.2} ns {two:>7.2} ns {:>7.2}", two / one);
+    println!("{:<46} {:>10} {:>10} {:>7}   clean rounds", "per event, on each thread", "1 thread", "2 threads", "ratio");
+    for (((name, _, _), [one, two]), [clean1, clean2]) in configs.iter().zip(best).zip(clean) {
+        println!("{name:<46} {one:>7.2} ns {two:>7.2} ns {:>7.2}   {clean1}, {clean2}", two / one);
     }
     println!(
         "per-thread slots against the control: {:.2} from 1 thread, {:.2} from 2 threads",

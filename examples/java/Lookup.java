@@ -1,0 +1,59 @@
+import dev.usertrace.Field;
+import dev.usertrace.Provider;
+import dev.usertrace.Span;
+import dev.usertrace.SpanTracepoint;
+import dev.usertrace.Tracepoint;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Java stage of the four-language demo (harness/demo), the last one.
+ *
+ * Reads requests ({@code ID PATH} lines) on stdin, looks each up inside a
+ * span {@code demo_java_lookup}, and answers {@code ID RESULT} on stdout.
+ * Run it with the agent, so the JVM's own GC pauses join the timeline as
+ * spans too. See examples/rust/src/bin/demo-front.rs for the whole chain.
+ */
+public final class Lookup {
+    public static void main(String[] args) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream out = new PrintStream(System.out, true, "UTF-8");
+        Map<String, Integer> hits = new HashMap<>();
+        List<byte[]> garbage = new ArrayList<>();
+        try (Provider demo = new Provider("demo_java")) {
+            SpanTracepoint lookup = demo.span("lookup", Field.u64("request_id"), Field.string("path"));
+            Tracepoint found = demo.tracepoint("found", Field.u64("request_id"), Field.i32("hits"), Field.f64("score"));
+            String line;
+            while ((line = in.readLine()) != null) {
+                int space = line.indexOf(' ');
+                long id = Long.parseUnsignedLong(line.substring(0, space));
+                String path = line.substring(space + 1);
+                String result;
+                try (Span s = lookup.begin(id, path)) {
+                    int n = hits.merge(path, 1, Integer::sum);
+                    // Enough allocation that the collector runs now and then:
+                    // its pauses show up beside the requests.
+                    for (int i = 0; i < 200; i++) {
+                        garbage.add(new byte[16 * 1024]);
+                    }
+                    if (garbage.size() > 2_000) {
+                        garbage.clear();
+                        System.gc();
+                    }
+                    if (found.isEnabled()) {
+                        found.emit(id, n, n / (double) (n + 1));
+                    }
+                    result = path.startsWith("/api") ? "error:unavailable" : "ok:" + n;
+                }
+                out.println(id + " " + result);
+            }
+        }
+    }
+}

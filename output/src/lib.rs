@@ -13,6 +13,7 @@ pub mod atomic_file;
 pub mod chrome;
 mod fast_hash;
 pub mod jsonl;
+pub mod otlp;
 pub mod perfetto;
 pub mod record;
 pub mod report;

@@ -1,0 +1,49 @@
+//! OTLP export: a recording's spans and events, sent to an OpenTelemetry
+//! pipeline (a Collector, Jaeger, Tempo, a vendor) over OTLP/HTTP with
+//! protobuf bodies, live while recording or from a JSON-lines file.
+//!
+//! The message types are the `opentelemetry-proto` crate's (prost); the
+//! HTTP client is ureq (rustls). [`mapping`] turns records into OTLP,
+//! [`live`] does it batch by batch, [`queue`], [`backoff`], [`transport`]
+//! and [`exporter`] get the batches out without ever making the recorder
+//! wait, and [`config`] reads the endpoint and the standard variables.
+//!
+//! # The mapping
+//!
+//! | usertrace | OTLP | how |
+//! | --- | --- | --- |
+//! | a span (a `span_begin`/`span_end` pair, or `span_start_ns` + `span_duration_ns`; see [`crate::timeline`]) | `Span`, kind INTERNAL | name: the begin event's name; start and end: the begin's and end's times |
+//! | the span's identity | `span_id` | XXH3-64 of (pid, span id or 0, tid, start ns, name): the same recording always gives the same ids |
+//! | the span's parent | `parent_span_id` | its `span_parent` field (a span id of the same process), else the innermost span open on its thread when it began (thread nesting); a completed span (a GC pause) has none |
+//! | the span's trace | `trace_id` | its parent's; for a root span, XXH3-128 of the same tuple |
+//! | the span's fields (begin's, then end's) | `Span.attributes` | typed as below; `thread.id`, `thread.name` added; `unfinished` when the timeline closed it (thread or process exit, end of recording) |
+//! | an `error` field on the span | `Span.status` | code ERROR, message: the field's value |
+//! | an event that is not part of a span | `LogRecord` | `event_name` and `body`: the event's name; `time_unix_nano` and `observed_time_unix_nano`: its time; attributes: its fields, typed, then `thread.id`, `thread.name`; `trace_id`/`span_id`: the innermost span open on its thread, if any |
+//! | an undecodable payload | `LogRecord` attribute `error` | the decoder's message |
+//! | u8…u64, i8…i64 | `int_value` | a u64 above `i64::MAX` as `string_value` (its decimal) |
+//! | bool, f32/f64, string, bytes | `bool_value`, `double_value`, `string_value`, `bytes_value` | |
+//! | a process | `Resource` (one `ResourceSpans` and one `ResourceLogs` per process) | `service.name`: `--service`, else `OTEL_SERVICE_NAME`, else `service.name` in `OTEL_RESOURCE_ATTRIBUTES`, else the process's name; `host.name`; `process.pid`; `process.executable.name` (the timeline's best name); `process.executable.path`; `process.command_line` (argv joined by spaces) |
+//! | the process's namespaces (recorded with CAP_PERFMON) | `Resource` attributes `linux.namespace.{net,uts,ipc,pid,user,mnt,cgroup}` | the inode numbers `/proc/PID/ns/*` shows, nonzero ones only |
+//! | `OTEL_RESOURCE_ATTRIBUTES` | `Resource` attributes | added unless the recording set the key |
+//! | who made them | `InstrumentationScope` | `usertrace`, the crate's version |
+//! | times (CLOCK_MONOTONIC) | Unix ns | plus CLOCK_REALTIME − CLOCK_MONOTONIC at export time ([`mapping::Clock`]) |
+//!
+//! Lost records, process and exit records are not exported themselves:
+//! they shape the spans (closing them, naming processes).
+
+pub mod backoff;
+pub mod config;
+pub mod exporter;
+pub mod ids;
+pub mod live;
+pub mod mapping;
+pub mod queue;
+pub mod transport;
+
+pub use config::{Compression, ConfigError, Endpoint, EndpointArgs};
+pub use exporter::{ExportSummary, Exporter, ExporterSettings};
+pub use mapping::{map_records, Clock, Otlp, ResourceSettings};
+pub use queue::QueueLimits;
+
+/// The message types, for callers that inspect what is sent.
+pub use opentelemetry_proto::tonic as proto;

@@ -1,0 +1,277 @@
+//! The exporter thread: takes sealed batches from the [`BatchQueue`], maps
+//! them ([`BatchMapper`]) and sends them ([`Transport`]), retrying with
+//! [`Backoff`] while the collector is throttling or away.
+//!
+//! The recorder calls [`Exporter::push`], which never blocks on the
+//! network: it takes the queue's mutex, which the thread holds only to
+//! move a batch in or out. A collector that is down at start, or dies
+//! mid-run, costs retries and, once the queue is full, its oldest
+//! batches, but never the recording. At the end, [`Exporter::finish`]
+//! gives the thread a grace period to send what is queued; what is still
+//! unsent then is counted, so exported + dropped + failed = recorded.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::backoff::Backoff;
+use super::config::Endpoint;
+use super::live::BatchMapper;
+use super::mapping::{Clock, Otlp, ResourceSettings};
+use super::queue::{Batch, BatchQueue, QueueLimits};
+use super::transport::{Outcome, Transport};
+use crate::record::Record;
+
+/// Everything the exporter needs.
+#[derive(Debug, Clone)]
+pub struct ExporterSettings {
+    /// Where to send.
+    pub endpoint: Endpoint,
+    /// What every resource carries.
+    pub resource: ResourceSettings,
+    /// From the recording's clock to Unix time.
+    pub clock: Clock,
+    /// Batch sizes and the memory cap.
+    pub limits: QueueLimits,
+    /// The first retry's delay; it doubles per attempt.
+    pub initial_backoff: Duration,
+    /// The longest delay between attempts.
+    pub max_backoff: Duration,
+}
+
+impl ExporterSettings {
+    /// Defaults for all but what only the caller knows.
+    pub fn new(endpoint: Endpoint, resource: ResourceSettings, clock: Clock) -> ExporterSettings {
+        ExporterSettings {
+            endpoint,
+            resource,
+            clock,
+            limits: QueueLimits::default(),
+            initial_backoff: Duration::from_millis(200),
+            max_backoff: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What became of the events the exporter was given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportSummary {
+    /// Events pushed.
+    pub recorded_events: u64,
+    /// Events in batches the collector took.
+    pub exported_events: u64,
+    /// Events in batches dropped because the queue was full, or still
+    /// queued when the grace period ran out.
+    pub dropped_events: u64,
+    /// Events in batches the collector refused, or whose retries the end
+    /// of the grace period cut short.
+    pub failed_events: u64,
+    /// Spans the collector took.
+    pub spans: u64,
+    /// Log records the collector took.
+    pub logs: u64,
+    /// Requests sent again after a retryable failure.
+    pub retries: u64,
+    /// The most memory the queue held.
+    pub peak_queue_bytes: usize,
+    /// The last failure seen, if any.
+    pub last_error: Option<String>,
+}
+
+impl std::fmt::Display for ExportSummary {
+    /// The stderr summary line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "OTLP: {} events exported ({} spans, {} log records), {} dropped (queue full or unsent at exit), {} failed; {} retries; peak queue {} KiB",
+            self.exported_events,
+            self.spans,
+            self.logs,
+            self.dropped_events,
+            self.failed_events,
+            self.retries,
+            self.peak_queue_bytes.div_ceil(1024)
+        )?;
+        if let Some(e) = &self.last_error {
+            write!(f, "; last error: {e}")?;
+        }
+        Ok(())
+    }
+}
+
+struct State {
+    queue: BatchQueue,
+    recorded_events: u64,
+    /// Set by `finish`: send what is left until then, then stop.
+    deadline: Option<Instant>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic on the exporter thread must not take the recorder down.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// A running exporter.
+pub struct Exporter {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<ExportSummary>>,
+}
+
+impl Exporter {
+    /// Starts the exporter thread. Nothing is sent until batches are due,
+    /// so a collector that is not up yet is no error here.
+    pub fn start(settings: ExporterSettings) -> std::io::Result<Exporter> {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State { queue: BatchQueue::new(settings.limits), recorded_events: 0, deadline: None }),
+            wake: Condvar::new(),
+        });
+        let thread_shared = Arc::clone(&shared);
+        let thread = std::thread::Builder::new().name("usertrace-otlp".into()).spawn(move || run(&thread_shared, settings))?;
+        Ok(Exporter { shared, thread: Some(thread) })
+    }
+
+    /// Queues `record`; never waits on the network.
+    pub fn push(&self, record: Record) {
+        let mut state = self.shared.lock();
+        state.recorded_events += u64::from(matches!(record, Record::Event(_)));
+        state.queue.push(record, Instant::now());
+        drop(state);
+        self.shared.wake.notify_one();
+    }
+
+    /// Sends what is queued, for at most `grace`, and stops.
+    pub fn finish(mut self, grace: Duration) -> ExportSummary {
+        self.stop(grace)
+    }
+
+    fn stop(&mut self, grace: Duration) -> ExportSummary {
+        {
+            let mut state = self.shared.lock();
+            state.queue.seal();
+            state.deadline = Some(Instant::now() + grace);
+        }
+        self.shared.wake.notify_one();
+        let summary = self.thread.take().map(|t| t.join());
+        let state = self.shared.lock();
+        let mut summary = match summary {
+            Some(Ok(summary)) => summary,
+            Some(Err(_)) => ExportSummary { last_error: Some("the exporter thread panicked".into()), ..Default::default() },
+            None => ExportSummary::default(),
+        };
+        summary.recorded_events = state.recorded_events;
+        summary.dropped_events = state.queue.dropped_events();
+        summary.peak_queue_bytes = state.queue.peak_bytes();
+        // What the thread never took (it panicked) failed too.
+        summary.failed_events = state.recorded_events.saturating_sub(summary.exported_events + summary.dropped_events);
+        summary
+    }
+}
+
+impl Drop for Exporter {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            self.stop(Duration::ZERO);
+        }
+    }
+}
+
+fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
+    let transport = Transport::new(settings.endpoint.clone());
+    let mut mapper = BatchMapper::new(settings.resource.clone(), settings.clock);
+    let mut summary = ExportSummary::default();
+    while let Some(batch) = next_batch(shared) {
+        let Batch { records, events, .. } = batch;
+        let otlp = mapper.map_batch(&records);
+        drop(records);
+        if deliver(shared, &transport, &settings, &otlp, &mut summary) {
+            summary.exported_events += events;
+        }
+    }
+    // Spans still open at the end of the recording go out closed there.
+    let rest = mapper.finish();
+    deliver(shared, &transport, &settings, &rest, &mut summary);
+    summary
+}
+
+/// The next batch to send, waiting for one; `None` once finishing and
+/// nothing is left, or the grace period is over (what is left is then
+/// counted as dropped).
+fn next_batch(shared: &Shared) -> Option<Batch> {
+    let mut state = shared.lock();
+    loop {
+        let now = Instant::now();
+        if state.deadline.is_some_and(|d| now >= d) {
+            state.queue.drop_all();
+            return None;
+        }
+        state.queue.seal_if_due(now);
+        if let Some(batch) = state.queue.pop() {
+            return Some(batch);
+        }
+        if state.deadline.is_some() {
+            return None;
+        }
+        let wait = state.queue.due_at().map_or(Duration::from_secs(1), |due| due.saturating_duration_since(now));
+        state = shared.wake.wait_timeout(state, wait).map_or_else(|p| p.into_inner().0, |(s, _)| s);
+    }
+}
+
+/// Sends both requests of a batch, retrying each until it is taken,
+/// refused, or the grace period ends. Whether both were taken.
+fn deliver(shared: &Shared, transport: &Transport, settings: &ExporterSettings, otlp: &Otlp, summary: &mut ExportSummary) -> bool {
+    let endpoint = transport.endpoint();
+    let traces = (otlp.span_count() > 0).then(|| send(shared, transport, settings, &endpoint.traces_url, &otlp.traces, summary));
+    let logs = (otlp.log_count() > 0).then(|| send(shared, transport, settings, &endpoint.logs_url, &otlp.logs, summary));
+    if traces == Some(true) {
+        summary.spans += otlp.span_count() as u64;
+    }
+    if logs == Some(true) {
+        summary.logs += otlp.log_count() as u64;
+    }
+    traces != Some(false) && logs != Some(false)
+}
+
+fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url: &str, message: &impl prost::Message, summary: &mut ExportSummary) -> bool {
+    let mut backoff = Backoff::new(settings.initial_backoff, settings.max_backoff);
+    loop {
+        match transport.send(url, message) {
+            Outcome::Sent => return true,
+            Outcome::Rejected { why } => {
+                summary.last_error = Some(format!("{url}: {why}"));
+                return false;
+            }
+            Outcome::Retry { why, retry_after } => {
+                summary.last_error = Some(format!("{url}: {why}"));
+                let delay = backoff.next_delay(retry_after, fastrand::f64());
+                if !sleep_unless_past_deadline(shared, delay) {
+                    return false;
+                }
+                summary.retries += 1;
+            }
+        }
+    }
+}
+
+/// Waits `delay`; false if the grace period ends first.
+fn sleep_unless_past_deadline(shared: &Shared, delay: Duration) -> bool {
+    let until = Instant::now() + delay;
+    let mut state = shared.lock();
+    loop {
+        let now = Instant::now();
+        if state.deadline.is_some_and(|d| until > d) {
+            // The wait would outlast the grace period: give up now.
+            return false;
+        }
+        if now >= until {
+            return true;
+        }
+        state = shared.wake.wait_timeout(state, until - now).map_or_else(|p| p.into_inner().0, |(s, _)| s);
+    }
+}

@@ -1,0 +1,335 @@
+//! Records to OTLP messages, by the table in [the module doc](super): the
+//! [`Timeline`] pairs span begins and ends and knows each thread's nesting;
+//! this file turns its spans into OTLP spans with parents, its instants
+//! into log records, and its processes into resources.
+
+use std::collections::BTreeMap;
+
+use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
+use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSpans, Span, Status};
+
+use super::ids::SpanKey;
+use crate::record::{Namespaces, Record, Value};
+use crate::timeline::{self, Placement, Process, Timeline};
+
+/// The arg that names a span's parent explicitly: the id of a span of the
+/// same process that began before it. It wins over nesting, so a span
+/// begun on a worker thread can hang under the request that queued it.
+pub const SPAN_PARENT: &str = "span_parent";
+
+/// What the resources say besides what the recording tells.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResourceSettings {
+    /// `service.name` of every process (`--service`, else
+    /// `OTEL_SERVICE_NAME`); `None`: `service.name` from
+    /// `OTEL_RESOURCE_ATTRIBUTES`, else each process's name.
+    pub service_name: Option<String>,
+    /// `host.name`.
+    pub host_name: String,
+    /// `OTEL_RESOURCE_ATTRIBUTES`, in order; added to every resource
+    /// unless the recording already set the key.
+    pub attributes: Vec<(String, String)>,
+}
+
+/// Converts CLOCK_MONOTONIC (the recording's clock) to Unix time (OTLP's).
+///
+/// The recording has no wall-clock anchor, so the offset is the one in
+/// force when exporting: exact for a live export, and for a file exported
+/// on the machine that recorded it, before it rebooted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns.
+    pub unix_minus_monotonic_ns: i128,
+}
+
+impl Clock {
+    /// The Unix time of the monotonic time `ns` (0 if before 1970).
+    pub fn unix_ns(&self, ns: u64) -> u64 {
+        u64::try_from(i128::from(ns) + self.unix_minus_monotonic_ns).unwrap_or(0)
+    }
+}
+
+/// One recording (or one live batch) as the two OTLP export requests.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Otlp {
+    /// Spans, one `ResourceSpans` per process.
+    pub traces: ExportTraceServiceRequest,
+    /// Log records, one `ResourceLogs` per process.
+    pub logs: ExportLogsServiceRequest,
+}
+
+impl Otlp {
+    /// How many spans it holds.
+    pub fn span_count(&self) -> usize {
+        self.traces.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum()
+    }
+
+    /// How many log records it holds.
+    pub fn log_count(&self) -> usize {
+        self.logs.resource_logs.iter().flat_map(|r| &r.scope_logs).map(|s| s.log_records.len()).sum()
+    }
+}
+
+/// Maps a whole recording.
+pub fn map_records(records: &[Record], resource: &ResourceSettings, clock: Clock) -> Otlp {
+    map_timeline(&Timeline::build(records), &namespaces_by_pid(records), resource, clock, |_| true)
+}
+
+/// The latest namespaces each process's events carried.
+pub(super) fn namespaces_by_pid(records: &[Record]) -> BTreeMap<u32, Namespaces> {
+    let mut out = BTreeMap::new();
+    for r in records {
+        if let Record::Event(e) = r {
+            if let Some(ns) = e.namespaces {
+                out.insert(e.pid, ns);
+            }
+        }
+    }
+    out
+}
+
+/// Where each span stands in its trace.
+struct Lineage {
+    span_id: [u8; 8],
+    trace_id: [u8; 16],
+    parent: Option<[u8; 8]>,
+}
+
+/// Maps `timeline`, exporting only the spans `export` accepts (a live
+/// batch holds back spans still open) but deriving every parent.
+pub(super) fn map_timeline(
+    timeline: &Timeline,
+    namespaces: &BTreeMap<u32, Namespaces>,
+    resource: &ResourceSettings,
+    clock: Clock,
+    export: impl Fn(&timeline::Span) -> bool,
+) -> Otlp {
+    let lineage = lineage(timeline);
+    let scope = InstrumentationScope { name: "usertrace".into(), version: env!("CARGO_PKG_VERSION").into(), ..Default::default() };
+
+    let mut spans_by_pid: BTreeMap<u32, Vec<Span>> = BTreeMap::new();
+    for (s, l) in timeline.spans.iter().zip(&lineage) {
+        if export(s) {
+            spans_by_pid.entry(s.pid).or_default().push(span(s, l, timeline, clock));
+        }
+    }
+    let mut logs_by_pid: BTreeMap<u32, Vec<LogRecord>> = BTreeMap::new();
+    let enclosing = Enclosing::new(timeline);
+    for i in &timeline.instants {
+        let mut attributes = attributes(&i.args);
+        attributes.extend(thread_attributes(i.tid, timeline));
+        let (trace_id, span_id) = match enclosing.innermost(i.tid, i.time_ns) {
+            Some(k) => (lineage[k].trace_id.to_vec(), lineage[k].span_id.to_vec()),
+            None => (Vec::new(), Vec::new()),
+        };
+        logs_by_pid.entry(i.pid).or_default().push(LogRecord {
+            time_unix_nano: clock.unix_ns(i.time_ns),
+            observed_time_unix_nano: clock.unix_ns(i.time_ns),
+            event_name: i.name.clone(),
+            body: Some(string(&i.name)),
+            attributes,
+            trace_id,
+            span_id,
+            ..Default::default()
+        });
+    }
+
+    let resource_of = |pid: u32| process_resource(timeline.processes.get(&pid), pid, namespaces.get(&pid), resource);
+    Otlp {
+        traces: ExportTraceServiceRequest {
+            resource_spans: spans_by_pid
+                .into_iter()
+                .map(|(pid, spans)| ResourceSpans {
+                    resource: Some(resource_of(pid)),
+                    scope_spans: vec![ScopeSpans { scope: Some(scope.clone()), spans, schema_url: String::new() }],
+                    schema_url: String::new(),
+                })
+                .collect(),
+        },
+        logs: ExportLogsServiceRequest {
+            resource_logs: logs_by_pid
+                .into_iter()
+                .map(|(pid, log_records)| ResourceLogs {
+                    resource: Some(resource_of(pid)),
+                    scope_logs: vec![ScopeLogs { scope: Some(scope.clone()), log_records, schema_url: String::new() }],
+                    schema_url: String::new(),
+                })
+                .collect(),
+        },
+    }
+}
+
+/// Ids and parents of every span of `timeline`, in its order (by start,
+/// so a parent always comes before its children).
+fn lineage(timeline: &Timeline) -> Vec<Lineage> {
+    let mut out: Vec<Lineage> = Vec::with_capacity(timeline.spans.len());
+    // Per thread, the chain of thread spans open at the latest start seen
+    // (indices into `out`), outermost first.
+    let mut chains: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    // The latest span begun under each (pid, span id), for `span_parent`.
+    let mut by_id: BTreeMap<(u32, u64), usize> = BTreeMap::new();
+    for (k, s) in timeline.spans.iter().enumerate() {
+        let chain = chains.entry(s.tid).or_default();
+        // A span that ended before this one began encloses nothing after.
+        while chain.last().is_some_and(|&p| timeline.spans[p].end_ns < s.start_ns) {
+            chain.pop();
+        }
+        let nested = match s.placement {
+            Placement::Thread { depth } => {
+                chain.truncate(depth as usize);
+                chain.last().copied()
+            }
+            // A span ended on another thread began inside what was open on
+            // its own; a completed span (a GC pause) ran on no thread of
+            // ours, so nothing encloses it.
+            Placement::Async { .. } if s.id.is_some() => chain.last().copied(),
+            Placement::Async { .. } => None,
+        };
+        let linked = s
+            .args
+            .iter()
+            .find(|(n, _)| n == SPAN_PARENT)
+            .and_then(|(_, v)| v.as_u64())
+            .and_then(|id| by_id.get(&(s.pid, id)).copied());
+        let parent = linked.or(nested);
+        let key = SpanKey { pid: s.pid, id: s.id.unwrap_or(0), tid: s.tid, start_ns: s.start_ns, name: &s.name };
+        let trace_id = parent.map_or_else(|| key.trace_id(), |p| out[p].trace_id);
+        let parent = parent.map(|p| out[p].span_id);
+        out.push(Lineage { span_id: key.span_id(), trace_id, parent });
+        if let Placement::Thread { .. } = s.placement {
+            chains.entry(s.tid).or_default().push(k);
+        }
+        if let Some(id) = s.id {
+            by_id.insert((s.pid, id), k);
+        }
+    }
+    out
+}
+
+/// Finds the innermost thread span enclosing a moment on a thread, to
+/// give a log record its trace and span.
+struct Enclosing {
+    /// Per thread, its thread spans' (start, end, index), by start.
+    by_tid: BTreeMap<u32, Vec<(u64, u64, usize)>>,
+}
+
+impl Enclosing {
+    fn new(timeline: &Timeline) -> Enclosing {
+        let mut by_tid: BTreeMap<u32, Vec<(u64, u64, usize)>> = BTreeMap::new();
+        for (k, s) in timeline.spans.iter().enumerate() {
+            if s.placement.is_thread() {
+                by_tid.entry(s.tid).or_default().push((s.start_ns, s.end_ns, k));
+            }
+        }
+        Enclosing { by_tid }
+    }
+
+    /// Thread spans nest properly, so of the spans that began by `t`, the
+    /// latest begun that still runs at `t` is the innermost.
+    fn innermost(&self, tid: u32, t: u64) -> Option<usize> {
+        let spans = self.by_tid.get(&tid)?;
+        let begun = spans.partition_point(|&(start, _, _)| start <= t);
+        spans[..begun].iter().rev().find(|&&(_, end, _)| end >= t).map(|&(_, _, k)| k)
+    }
+}
+
+fn span(s: &timeline::Span, l: &Lineage, timeline: &Timeline, clock: Clock) -> Span {
+    let mut attributes = attributes(s.args.iter().filter(|(n, _)| n != SPAN_PARENT).cloned().collect::<Vec<_>>().as_slice());
+    attributes.extend(thread_attributes(s.tid, timeline));
+    // An `error` field (a span_error end, say) marks the span failed.
+    let status = s.args.iter().find(|(n, _)| n == "error").map(|(_, v)| Status {
+        message: v.to_string(),
+        code: status::StatusCode::Error as i32,
+    });
+    Span {
+        trace_id: l.trace_id.to_vec(),
+        span_id: l.span_id.to_vec(),
+        parent_span_id: l.parent.map(|p| p.to_vec()).unwrap_or_default(),
+        name: s.name.clone(),
+        kind: span::SpanKind::Internal as i32,
+        start_time_unix_nano: clock.unix_ns(s.start_ns),
+        end_time_unix_nano: clock.unix_ns(s.end_ns),
+        attributes,
+        status,
+        ..Default::default()
+    }
+}
+
+fn thread_attributes(tid: u32, timeline: &Timeline) -> Vec<KeyValue> {
+    let mut out = vec![key_value("thread.id", int(i64::from(tid)))];
+    if let Some(t) = timeline.threads.get(&tid).filter(|t| !t.name.is_empty()) {
+        out.push(key_value("thread.name", string(&t.name)));
+    }
+    out
+}
+
+fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Namespaces>, settings: &ResourceSettings) -> Resource {
+    let name = process.map(|p| p.name.as_str()).filter(|n| !n.is_empty());
+    let from_env = settings.attributes.iter().find(|(k, _)| k == "service.name").map(|(_, v)| v.as_str());
+    let service = settings.service_name.as_deref().or(from_env).or(name).unwrap_or("unknown_service");
+    let mut attributes = vec![key_value("service.name", string(service))];
+    if !settings.host_name.is_empty() {
+        attributes.push(key_value("host.name", string(&settings.host_name)));
+    }
+    attributes.push(key_value("process.pid", int(i64::from(pid))));
+    if let Some(name) = name {
+        attributes.push(key_value("process.executable.name", string(name)));
+    }
+    if let Some(path) = process.and_then(|p| p.executable.as_deref()) {
+        attributes.push(key_value("process.executable.path", string(path)));
+    }
+    if let Some(argv) = process.and_then(|p| p.command_line.as_ref()).filter(|a| !a.is_empty()) {
+        attributes.push(key_value("process.command_line", string(&argv.join(" "))));
+    }
+    if let Some(ns) = namespaces {
+        let kinds = [("net", ns.net), ("uts", ns.uts), ("ipc", ns.ipc), ("pid", ns.pid), ("user", ns.user), ("mnt", ns.mnt), ("cgroup", ns.cgroup)];
+        for (kind, inode) in kinds.into_iter().filter(|&(_, inode)| inode != 0) {
+            attributes.push(key_value(&format!("linux.namespace.{kind}"), int(inode as i64)));
+        }
+    }
+    for (k, v) in &settings.attributes {
+        if !attributes.iter().any(|a| &a.key == k) {
+            attributes.push(key_value(k, string(v)));
+        }
+    }
+    Resource { attributes, ..Default::default() }
+}
+
+/// Fields as typed attributes. OTLP integers are signed 64-bit, so a u64
+/// above `i64::MAX` goes as its decimal string rather than wrapping.
+fn attributes(args: &[(String, Value)]) -> Vec<KeyValue> {
+    args.iter()
+        .map(|(name, v)| {
+            let value = match v {
+                Value::Unsigned(u) => i64::try_from(*u).map_or_else(|_| string(&u.to_string()), int),
+                Value::Signed(i) => int(*i),
+                Value::Bool(b) => AnyValue { value: Some(any_value::Value::BoolValue(*b)) },
+                Value::F32(f) => AnyValue { value: Some(any_value::Value::DoubleValue(f64::from(*f))) },
+                Value::F64(f) => AnyValue { value: Some(any_value::Value::DoubleValue(*f)) },
+                Value::Str(s) => string(s),
+                Value::Bytes(b) => AnyValue { value: Some(any_value::Value::BytesValue(b.clone())) },
+            };
+            KeyValue { key: name.clone(), value: Some(value), ..Default::default() }
+        })
+        .collect()
+}
+
+fn key_value(key: &str, value: AnyValue) -> KeyValue {
+    KeyValue { key: key.into(), value: Some(value), ..Default::default() }
+}
+
+fn string(s: &str) -> AnyValue {
+    AnyValue { value: Some(any_value::Value::StringValue(s.into())) }
+}
+
+fn int(i: i64) -> AnyValue {
+    AnyValue { value: Some(any_value::Value::IntValue(i)) }
+}
+
+#[cfg(test)]
+#[path = "mapping_tests.rs"]
+mod tests;

@@ -1,0 +1,243 @@
+use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use opentelemetry_proto::tonic::logs::v1::LogRecord;
+
+use super::*;
+use crate::otlp::ids::SpanKey;
+use crate::otlp::live::BatchMapper;
+use crate::record::EventRecord;
+use crate::test_records::*;
+
+const CLOCK: Clock = Clock { unix_minus_monotonic_ns: 1_700_000_000_000_000_000 };
+
+fn settings() -> ResourceSettings {
+    ResourceSettings { service_name: None, host_name: "node-1".into(), attributes: vec![("deployment.environment".into(), "test".into())] }
+}
+
+fn spans(o: &Otlp) -> Vec<&Span> {
+    o.traces.resource_spans.iter().flat_map(|r| &r.scope_spans).flat_map(|s| &s.spans).collect()
+}
+
+fn logs(o: &Otlp) -> Vec<&LogRecord> {
+    o.logs.resource_logs.iter().flat_map(|r| &r.scope_logs).flat_map(|s| &s.log_records).collect()
+}
+
+fn named<'a>(o: &'a Otlp, name: &str) -> &'a Span {
+    spans(o).into_iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no span {name}"))
+}
+
+fn attr(attributes: &[KeyValue], key: &str) -> Option<Any> {
+    attributes.iter().find(|a| a.key == key).and_then(|a| a.value.clone()).and_then(|v| v.value)
+}
+
+fn id(pid: u32, span: u64, tid: u32, start_ns: u64, name: &str) -> SpanKey<'_> {
+    SpanKey { pid, id: span, tid, start_ns, name }
+}
+
+#[test]
+fn nested_spans_get_derived_ids_and_their_parents() {
+    let o = map_records(
+        &[begin(10, 1, 1, "outer", 1), begin(20, 1, 1, "inner", 2), end(30, 1, 1, "inner", 2), end(40, 1, 1, "outer", 1)],
+        &settings(),
+        CLOCK,
+    );
+    let (outer, inner) = (named(&o, "outer"), named(&o, "inner"));
+    let outer_key = id(1, 1, 1, 10, "outer");
+    assert_eq!(outer.span_id, outer_key.span_id());
+    assert_eq!(outer.trace_id, outer_key.trace_id());
+    assert!(outer.parent_span_id.is_empty());
+    assert_eq!(inner.span_id, id(1, 2, 1, 20, "inner").span_id());
+    assert_eq!(inner.parent_span_id, outer.span_id);
+    assert_eq!(inner.trace_id, outer.trace_id);
+    assert_eq!((inner.start_time_unix_nano, inner.end_time_unix_nano), (1_700_000_000_000_000_020, 1_700_000_000_000_000_030));
+    // Derived, so stable: the same recording maps to the same ids.
+    assert_ne!(outer.span_id, inner.span_id);
+    let again = map_records(&[begin(10, 1, 1, "outer", 1), end(40, 1, 1, "outer", 1)], &settings(), CLOCK);
+    assert_eq!(named(&again, "outer").span_id, outer.span_id);
+}
+
+#[test]
+fn a_span_ended_on_another_thread_hangs_under_what_was_open_where_it_began() {
+    let o = map_records(
+        &[begin(10, 1, 1, "request", 1), begin(20, 1, 1, "handoff", 2), end(50, 1, 2, "handoff", 2), end(60, 1, 1, "request", 1)],
+        &settings(),
+        CLOCK,
+    );
+    let (request, handoff) = (named(&o, "request"), named(&o, "handoff"));
+    assert_eq!(handoff.parent_span_id, request.span_id);
+    assert_eq!(handoff.trace_id, request.trace_id);
+    assert_eq!(attr(&handoff.attributes, "thread.id"), Some(Any::IntValue(1)));
+}
+
+#[test]
+fn a_span_parent_field_wins_over_nesting() {
+    let o = map_records(
+        &[
+            begin(10, 1, 1, "request", 7),
+            event(20, 1, 2, "work", &[("span_begin", Value::Unsigned(8)), ("span_parent", Value::Unsigned(7))]),
+            end(30, 1, 2, "work", 8),
+            end(40, 1, 1, "request", 7),
+        ],
+        &settings(),
+        CLOCK,
+    );
+    let (request, work) = (named(&o, "request"), named(&o, "work"));
+    assert_eq!(work.parent_span_id, request.span_id);
+    assert_eq!(work.trace_id, request.trace_id);
+    assert_eq!(attr(&work.attributes, "span_parent"), None, "the link is not repeated as an attribute");
+}
+
+#[test]
+fn spans_of_other_threads_and_completed_spans_are_roots_of_their_own_traces() {
+    let o = map_records(
+        &[
+            begin(10, 1, 1, "a", 1),
+            begin(15, 1, 2, "b", 2),
+            event(20, 1, 3, "gc_pause", &[("span_start_ns", Value::Unsigned(12)), ("span_duration_ns", Value::Unsigned(5))]),
+            end(30, 1, 2, "b", 2),
+            end(40, 1, 1, "a", 1),
+        ],
+        &settings(),
+        CLOCK,
+    );
+    let (a, b, gc) = (named(&o, "a"), named(&o, "b"), named(&o, "gc_pause"));
+    assert!(a.parent_span_id.is_empty() && b.parent_span_id.is_empty() && gc.parent_span_id.is_empty());
+    assert_ne!(a.trace_id, b.trace_id);
+    assert_eq!(gc.span_id, id(1, 0, 3, 12, "gc_pause").span_id());
+    assert_eq!(gc.end_time_unix_nano - gc.start_time_unix_nano, 5);
+}
+
+#[test]
+fn fields_become_typed_attributes_and_an_error_sets_the_status() {
+    let o = map_records(
+        &[
+            event(
+                10,
+                1,
+                1,
+                "req",
+                &[
+                    ("span_begin", Value::Unsigned(1)),
+                    ("path", Value::Str("/a".into())),
+                    ("n", Value::Signed(-3)),
+                    ("big", Value::Unsigned(u64::MAX)),
+                    ("ok", Value::Bool(true)),
+                    ("ratio", Value::F32(0.5)),
+                    ("ms", Value::F64(1.25)),
+                    ("raw", Value::Bytes(vec![1, 2])),
+                ],
+            ),
+            event(20, 1, 1, "req_error", &[("span_end", Value::Unsigned(1)), ("error", Value::Str("Timeout".into()))]),
+        ],
+        &settings(),
+        CLOCK,
+    );
+    let s = named(&o, "req");
+    let a = &s.attributes;
+    assert_eq!(attr(a, "path"), Some(Any::StringValue("/a".into())));
+    assert_eq!(attr(a, "n"), Some(Any::IntValue(-3)));
+    assert_eq!(attr(a, "big"), Some(Any::StringValue("18446744073709551615".into())));
+    assert_eq!(attr(a, "ok"), Some(Any::BoolValue(true)));
+    assert_eq!(attr(a, "ratio"), Some(Any::DoubleValue(0.5)));
+    assert_eq!(attr(a, "ms"), Some(Any::DoubleValue(1.25)));
+    assert_eq!(attr(a, "raw"), Some(Any::BytesValue(vec![1, 2])));
+    assert_eq!(attr(a, "thread.name"), Some(Any::StringValue("thread1".into())));
+    let status = s.status.clone().expect("a status");
+    assert_eq!((status.code, status.message.as_str()), (status::StatusCode::Error as i32, "Timeout"));
+}
+
+#[test]
+fn events_become_log_records_inside_the_span_open_on_their_thread() {
+    let o = map_records(
+        &[
+            event(5, 1, 1, "boot", &[("version", Value::Unsigned(3))]),
+            begin(10, 1, 1, "outer", 1),
+            begin(20, 1, 1, "inner", 2),
+            end(30, 1, 1, "inner", 2),
+            event(35, 1, 1, "cache_miss", &[("key", Value::Str("k".into()))]),
+            end(40, 1, 1, "outer", 1),
+        ],
+        &settings(),
+        CLOCK,
+    );
+    let logs = logs(&o);
+    assert_eq!(logs.len(), 2, "span begins and ends are not logs");
+    let (boot, miss) = (logs[0], logs[1]);
+    assert_eq!((boot.event_name.as_str(), boot.time_unix_nano), ("boot", 1_700_000_000_000_000_005));
+    assert_eq!(attr(&boot.attributes, "version"), Some(Any::IntValue(3)));
+    assert!(boot.trace_id.is_empty() && boot.span_id.is_empty());
+    let outer = named(&o, "outer");
+    assert_eq!((&miss.trace_id, &miss.span_id), (&outer.trace_id, &outer.span_id), "inner had ended");
+    assert_eq!(attr(&miss.attributes, "key"), Some(Any::StringValue("k".into())));
+    assert_eq!(o.log_count(), 2);
+    assert_eq!(o.span_count(), 2);
+}
+
+#[test]
+fn each_process_is_a_resource_with_its_identity() {
+    let mut with_ns = event(10, 2, 2, "tick", &[]);
+    if let Record::Event(EventRecord { namespaces, .. }) = &mut with_ns {
+        *namespaces = Some(Namespaces { pid: 4026531836, mnt: 4026531841, ..Default::default() });
+    }
+    let records = [process(1, 1, "/usr/bin/api-server", &["api-server", "--port", "80"]), event(10, 1, 1, "tick", &[]), with_ns];
+    let o = map_records(&records, &settings(), CLOCK);
+    let resources: Vec<&Resource> = o.logs.resource_logs.iter().filter_map(|r| r.resource.as_ref()).collect();
+    assert_eq!(resources.len(), 2);
+    let keys: Vec<&str> = resources[0].attributes.iter().map(|a| a.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "service.name",
+            "host.name",
+            "process.pid",
+            "process.executable.name",
+            "process.executable.path",
+            "process.command_line",
+            "deployment.environment"
+        ]
+    );
+    let a = &resources[0].attributes;
+    assert_eq!(attr(a, "service.name"), Some(Any::StringValue("api-server".into())));
+    assert_eq!(attr(a, "host.name"), Some(Any::StringValue("node-1".into())));
+    assert_eq!(attr(a, "process.pid"), Some(Any::IntValue(1)));
+    assert_eq!(attr(a, "process.command_line"), Some(Any::StringValue("api-server --port 80".into())));
+    let b = &resources[1].attributes;
+    assert_eq!(attr(b, "service.name"), Some(Any::StringValue("proc2".into())), "no exec seen: the events' process name");
+    assert_eq!(attr(b, "linux.namespace.pid"), Some(Any::IntValue(4026531836)));
+    assert_eq!(attr(b, "linux.namespace.mnt"), Some(Any::IntValue(4026531841)));
+    assert_eq!(attr(b, "linux.namespace.net"), None, "unknown namespaces are left out");
+
+    let named_service = ResourceSettings { service_name: Some("checkout".into()), ..settings() };
+    let o = map_records(&records, &named_service, CLOCK);
+    let services: Vec<Option<Any>> =
+        o.logs.resource_logs.iter().map(|r| attr(&r.resource.as_ref().unwrap().attributes, "service.name")).collect();
+    assert_eq!(services, [Some(Any::StringValue("checkout".into())), Some(Any::StringValue("checkout".into()))]);
+    let from_env = ResourceSettings { attributes: vec![("service.name".into(), "env-svc".into())], ..settings() };
+    let o = map_records(&records, &from_env, CLOCK);
+    assert_eq!(attr(&o.logs.resource_logs[0].resource.as_ref().unwrap().attributes, "service.name"), Some(Any::StringValue("env-svc".into())));
+}
+
+#[test]
+fn batches_hold_open_spans_back_until_their_end_and_keep_their_ids() {
+    let records = [
+        begin(10, 1, 1, "outer", 1),
+        begin(20, 1, 1, "inner", 2),
+        end(30, 1, 1, "inner", 2),
+        event(35, 1, 1, "note", &[]),
+        end(40, 1, 1, "outer", 1),
+        begin(50, 1, 1, "tail", 3),
+    ];
+    let whole = map_records(&records[..5], &settings(), CLOCK);
+    let mut mapper = BatchMapper::new(settings(), CLOCK);
+    let first = mapper.map_batch(&records[..4]);
+    assert_eq!(spans(&first).iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["inner"]);
+    assert_eq!(named(&first, "inner"), named(&whole, "inner"), "same ids and parent as in one piece");
+    assert_eq!(logs(&first).len(), 1);
+    assert_eq!(mapper.open_spans(), 1);
+    let second = mapper.map_batch(&records[4..]);
+    assert_eq!(named(&second, "outer"), named(&whole, "outer"));
+    assert!(logs(&second).is_empty(), "the carried begin is not logged again");
+    let last = mapper.finish();
+    let tail = named(&last, "tail");
+    assert_eq!(attr(&tail.attributes, "unfinished"), Some(Any::StringValue("recording ended".into())));
+    assert_eq!(mapper.open_spans(), 0);
+}

@@ -1,0 +1,117 @@
+//! One OTLP/HTTP request: a protobuf body, gzip'd if asked, POSTed with
+//! the configured headers; the answer sorted into sent, retry later, or
+//! rejected for good.
+//!
+//! References: the OTLP specification, "OTLP/HTTP" (protocol/otlp.md):
+//! `Content-Type: application/x-protobuf`; 429, 502, 503 and 504 are
+//! retryable, with `Retry-After`; other 4xx and 5xx are not.
+
+use std::io::Write;
+use std::time::Duration;
+
+use flate2::write::GzEncoder;
+use prost::Message;
+
+use super::backoff::parse_retry_after;
+use super::config::{Compression, Endpoint};
+
+/// What became of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The collector took it (2xx).
+    Sent,
+    /// Try again later: throttled, unavailable, or unreachable.
+    Retry {
+        /// What happened, for the summary.
+        why: String,
+        /// How long the collector asked us to wait.
+        retry_after: Option<Duration>,
+    },
+    /// The collector refused it for good (a bad request, say).
+    Rejected {
+        /// What happened, for the summary.
+        why: String,
+    },
+}
+
+/// An HTTP client for one endpoint.
+pub struct Transport {
+    agent: ureq::Agent,
+    endpoint: Endpoint,
+}
+
+impl Transport {
+    /// A client with the endpoint's timeout per request.
+    pub fn new(endpoint: Endpoint) -> Transport {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(endpoint.timeout))
+            // A 429 or 503 is an answer to read (Retry-After), not an error.
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Transport { agent, endpoint }
+    }
+
+    /// The endpoint it sends to.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// Sends `message` to `url` (the endpoint's traces or logs URL).
+    pub fn send(&self, url: &str, message: &impl Message) -> Outcome {
+        let mut body = message.encode_to_vec();
+        let mut request = self.agent.post(url).header("Content-Type", "application/x-protobuf");
+        if self.endpoint.compression == Compression::Gzip {
+            let mut gz = GzEncoder::new(Vec::with_capacity(body.len() / 4), flate2::Compression::default());
+            // Writing to a Vec cannot fail.
+            let _ = gz.write_all(&body);
+            body = gz.finish().unwrap_or_default();
+            request = request.header("Content-Encoding", "gzip");
+        }
+        for (name, value) in &self.endpoint.headers {
+            request = request.header(name, value);
+        }
+        match request.send(&body[..]) {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
+                classify(status, retry_after)
+            }
+            Err(e) => classify_error(&e),
+        }
+    }
+}
+
+fn classify(status: u16, retry_after: Option<Duration>) -> Outcome {
+    match status {
+        200..=299 => Outcome::Sent,
+        429 | 502 | 503 | 504 => Outcome::Retry { why: format!("HTTP {status}"), retry_after },
+        _ => Outcome::Rejected { why: format!("HTTP {status}") },
+    }
+}
+
+/// A collector that is down, restarting or slow is retried; anything
+/// else (a TLS error, say) would fail the same way every time.
+fn classify_error(e: &ureq::Error) -> Outcome {
+    use ureq::Error as E;
+    match e {
+        E::Io(_) | E::Timeout(_) | E::ConnectionFailed | E::HostNotFound | E::Protocol(_) | E::BodyStalled => {
+            Outcome::Retry { why: e.to_string(), retry_after: None }
+        }
+        _ => Outcome::Rejected { why: e.to_string() },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn throttling_and_unavailability_are_retried_other_errors_are_not() {
+        assert_eq!(classify(200, None), Outcome::Sent);
+        assert_eq!(classify(429, Some(Duration::from_secs(2))), Outcome::Retry { why: "HTTP 429".into(), retry_after: Some(Duration::from_secs(2)) });
+        assert!(matches!(classify(503, None), Outcome::Retry { .. }));
+        assert_eq!(classify(400, None), Outcome::Rejected { why: "HTTP 400".into() });
+        assert!(matches!(classify(500, None), Outcome::Rejected { .. }));
+    }
+}

@@ -5,7 +5,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::{convert::ConvertArgs, list::ListArgs, record::RecordArgs, report::ReportArgs, stat::StatArgs, status::StatusArgs};
+use crate::{convert::ConvertArgs, export::ExportArgs, list::ListArgs, record::RecordArgs, report::ReportArgs, stat::StatArgs, status::StatusArgs};
 
 /// What `usertrace --help` shows under the commands.
 const EXIT_STATUS: &str = "\
@@ -44,6 +44,7 @@ pub enum Command {
     Record(RecordArgs),
     Stat(StatArgs),
     Convert(ConvertArgs),
+    Export(ExportArgs),
     Report(ReportArgs),
 }
 
@@ -101,7 +102,7 @@ mod tests {
 
     #[test]
     fn every_command_has_help_both_ways() {
-        for cmd in ["status", "list", "record", "stat", "convert", "report"] {
+        for cmd in ["status", "list", "record", "stat", "convert", "export", "report"] {
             let e = error(&["help", cmd]);
             assert_eq!(e.kind(), ErrorKind::DisplayHelp, "help {cmd}");
             assert!(e.to_string().contains(&format!("usertrace {cmd}")), "help {cmd}: {e}");

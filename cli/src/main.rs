@@ -1,12 +1,13 @@
 //! `usertrace`: inspect, record and count user_events.
 //!
 //! One file per subcommand (`status`, `list`, `record`, `stat`, `convert`,
-//! `report`), each with its clap options; `args` ties them into the
+//! `export`, `report`), each with its clap options; `args` ties them into the
 //! command line, `run` is what `record` and `stat` share, `records` turns
 //! what a session yields into `usertrace_output` records, `text` and
 //! `trace_format` are the formats a recording is written in, and `json`
 //! holds every other `--format json` line and documents them as a public
-//! contract.
+//! contract; `otlp_args` holds the OTLP options `export` and `record`
+//! share.
 //!
 //! # Exit status
 //!
@@ -26,9 +27,11 @@
 
 mod args;
 mod convert;
+mod export;
 mod json;
 mod launch;
 mod list;
+mod otlp_args;
 mod record;
 mod records;
 mod report;
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Record(a) => record::run_record(a),
         Command::Stat(a) => stat::run_stat(a),
         Command::Convert(a) => convert::run(a),
+        Command::Export(a) => export::run(a),
         Command::Report(a) => report::run(a),
     }
 }

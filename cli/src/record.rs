@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use usertrace_output::otlp::Exporter;
 use usertrace_output::{check_writable, AtomicFile, Record, Report};
 
+use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use crate::records::to_record;
 use crate::run::{print_summary, run, RunArgs};
 use crate::trace_format::{self, write_streamed, TraceFormat};
@@ -69,6 +71,13 @@ pub struct RecordArgs {
     /// on stderr
     #[arg(long)]
     pub report: bool,
+
+    /// With --otlp, events and spans are also sent live to an OTLP/HTTP
+    /// endpoint; without -o or --format nothing is printed then. Sending
+    /// never holds up recording: when the endpoint is slow or down, the
+    /// oldest queued batches are dropped and counted in the summary
+    #[command(flatten, next_help_heading = "OTLP export")]
+    pub otlp: OtlpArgs,
 }
 
 impl RecordArgs {
@@ -97,6 +106,24 @@ impl Sink {
 }
 
 pub fn run_record(args: &RecordArgs) -> ExitCode {
+    // Checked before recording starts, like -o: a bad URL is no reason to
+    // find out after the fact.
+    let exporter = match args.otlp.url.is_some().then(|| args.otlp.settings()) {
+        None => None,
+        Some(Err(e)) => {
+            eprintln!("usertrace record: {e}");
+            return ExitCode::from(2);
+        }
+        Some(Ok(settings)) => match Exporter::start(settings) {
+            Ok(exporter) => Some(exporter),
+            Err(e) => {
+                eprintln!("usertrace record: cannot start the OTLP exporter thread: {e}");
+                return ExitCode::from(1);
+            }
+        },
+    };
+    // With --otlp alone, the events go there rather than to the terminal.
+    let prints = exporter.is_none() || args.output.is_some() || args.format.is_some();
     let format = args.chosen_format();
     if format == TraceFormat::Perfetto && args.output.is_none() {
         eprintln!("usertrace record: a Perfetto trace is a binary file: give it a name with -o FILE.pftrace");
@@ -117,7 +144,8 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
                 return ExitCode::from(1);
             }
         },
-        (None, true) => Sink::Stdout(std::io::BufWriter::new(std::io::stdout().lock())),
+        (None, true) if prints => Sink::Stdout(std::io::BufWriter::new(std::io::stdout().lock())),
+        (None, true) => Sink::None,
         (_, false) => Sink::None,
     };
     let keep = !format.streams() || args.report;
@@ -126,6 +154,9 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     let mut line = Vec::new();
     let result = run(&args.run, "record", |output| {
         let Some(record) = to_record(output) else { return };
+        if let Some(exporter) = &exporter {
+            exporter.push(record.clone());
+        }
         if format.streams() {
             line.clear();
             write_streamed(format, &record, &mut line);
@@ -145,11 +176,16 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Err(code) => return code,
     };
     print_summary("record", &summary);
+    if let Some(exporter) = exporter {
+        eprintln!("usertrace record: {}", exporter.finish(RECORD_GRACE));
+    }
     if let Some(e) = write_failed {
         eprintln!("usertrace record: writing events failed: {e}");
         return ExitCode::from(1);
     }
-    if let Err(message) = finish(sink, format, args.output.as_deref(), &kept) {
+    if !prints {
+        // Nothing to print: the events went to the OTLP endpoint.
+    } else if let Err(message) = finish(sink, format, args.output.as_deref(), &kept) {
         eprintln!("usertrace record: {message}");
         return ExitCode::from(1);
     }

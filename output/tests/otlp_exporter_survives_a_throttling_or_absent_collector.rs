@@ -1,0 +1,183 @@
+//! The exporter against a collector that throttles (429 with Retry-After),
+//! is unavailable (503), is absent at start, or never comes: every event
+//! is exported or counted as dropped, and the queue stays under its cap.
+//!
+//! The collector here is a local stub on 127.0.0.1 (tiny_http) that
+//! answers what each test scripts, because a real collector cannot be
+//! made to answer 429 or 503 on demand. The real collectors (Jaeger) are
+//! tested in the CLI's tests.
+
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use prost::Message;
+use usertrace_output::otlp::proto::collector::logs::v1::ExportLogsServiceRequest;
+use usertrace_output::otlp::{Clock, Compression, Endpoint, Exporter, ExporterSettings, QueueLimits, ResourceSettings};
+use usertrace_output::{EventRecord, Record, Value};
+
+/// One request as the stub saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    at: Instant,
+    path: String,
+    gzip: bool,
+    body: Vec<u8>,
+}
+
+/// A stub collector answering the scripted statuses (then 200s), each
+/// with its `Retry-After` if given.
+struct Stub {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    server: Arc<tiny_http::Server>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Stub {
+    fn start(addr: &str, script: Vec<(u16, Option<&'static str>)>) -> Stub {
+        let server = Arc::new(tiny_http::Server::http(addr).expect("stub listens"));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (s, log) = (Arc::clone(&server), Arc::clone(&seen));
+        let thread = std::thread::spawn(move || {
+            let mut script = script.into_iter();
+            for mut request in s.incoming_requests() {
+                let mut body = Vec::new();
+                request.as_reader().read_to_end(&mut body).unwrap();
+                let gzip = request.headers().iter().any(|h| h.field.equiv("Content-Encoding") && h.value == "gzip");
+                log.lock().unwrap().push(Seen { at: Instant::now(), path: request.url().to_owned(), gzip, body });
+                let (status, retry_after) = script.next().unwrap_or((200, None));
+                let mut response = tiny_http::Response::empty(status);
+                if let Some(v) = retry_after {
+                    response.add_header(tiny_http::Header::from_bytes("Retry-After", v).unwrap());
+                }
+                let _ = request.respond(response);
+            }
+        });
+        Stub { seen, server, thread: Some(thread) }
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+use std::io::Read;
+
+fn free_addr() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
+
+fn settings(addr: &str, compression: Compression, limits: QueueLimits) -> ExporterSettings {
+    let endpoint = Endpoint {
+        traces_url: format!("http://{addr}/v1/traces"),
+        logs_url: format!("http://{addr}/v1/logs"),
+        headers: vec![("x-tenant".into(), "t1".into())],
+        timeout: Duration::from_secs(2),
+        compression,
+    };
+    let resource = ResourceSettings { service_name: Some("stub-test".into()), host_name: "h".into(), attributes: vec![] };
+    ExporterSettings {
+        limits,
+        initial_backoff: Duration::from_millis(50),
+        max_backoff: Duration::from_millis(200),
+        ..ExporterSettings::new(endpoint, resource, Clock { unix_minus_monotonic_ns: 0 })
+    }
+}
+
+fn event(n: u64) -> Record {
+    Record::Event(EventRecord {
+        time_ns: 1_000 + n,
+        cpu: 0,
+        pid: 7,
+        tid: 7,
+        comm: "worker".into(),
+        process: "worker".into(),
+        namespaces: None,
+        event: "job_done".into(),
+        fields: vec![("n".into(), Value::Unsigned(n)), ("pad".into(), Value::Str("x".repeat(200)))],
+        error: None,
+    })
+}
+
+fn log_count(body: &[u8], gzip: bool) -> usize {
+    let body = if gzip {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(body).read_to_end(&mut out).unwrap();
+        out
+    } else {
+        body.to_vec()
+    };
+    let request = ExportLogsServiceRequest::decode(&body[..]).expect("a protobuf logs request");
+    request.resource_logs.iter().flat_map(|r| &r.scope_logs).map(|s| s.log_records.len()).sum()
+}
+
+#[test]
+fn throttling_is_retried_after_the_collectors_retry_after_and_unavailability_with_backoff() {
+    let addr = free_addr();
+    let stub = Stub::start(&addr, vec![(429, Some("1")), (503, None)]);
+    let limits = QueueLimits { max_batch_records: 1000, max_batch_age: Duration::from_millis(50), memory_cap_bytes: 16 << 20 };
+    let exporter = Exporter::start(settings(&addr, Compression::Gzip, limits)).unwrap();
+    for n in 0..10 {
+        exporter.push(event(n));
+    }
+    let summary = exporter.finish(Duration::from_secs(10));
+    assert_eq!((summary.recorded_events, summary.exported_events, summary.dropped_events, summary.failed_events), (10, 10, 0, 0), "{summary}");
+    assert_eq!(summary.retries, 2, "{summary}");
+    let seen = stub.seen();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert!(seen.iter().all(|s| s.path == "/v1/logs" && s.gzip));
+    let after_429 = seen[1].at - seen[0].at;
+    assert!(after_429 >= Duration::from_secs(1), "Retry-After: 1 not honoured: {after_429:?}");
+    let after_503 = seen[2].at - seen[1].at;
+    assert!(after_503 >= Duration::from_millis(50) && after_503 < Duration::from_secs(1), "{after_503:?}");
+    assert_eq!(log_count(&seen[2].body, true), 10);
+}
+
+#[test]
+fn a_collector_absent_at_start_gets_everything_once_it_comes() {
+    let addr = free_addr();
+    let limits = QueueLimits { max_batch_records: 5, max_batch_age: Duration::from_millis(20), memory_cap_bytes: 16 << 20 };
+    let exporter = Exporter::start(settings(&addr, Compression::None, limits)).unwrap();
+    for n in 0..20 {
+        exporter.push(event(n));
+    }
+    std::thread::sleep(Duration::from_millis(400));
+    let stub = Stub::start(&addr, vec![]);
+    let summary = exporter.finish(Duration::from_secs(10));
+    assert_eq!((summary.exported_events, summary.dropped_events, summary.failed_events), (20, 0, 0), "{summary}");
+    assert!(summary.retries >= 1, "it was down at first: {summary}");
+    let sent: usize = stub.seen().iter().map(|s| log_count(&s.body, false)).sum();
+    assert_eq!(sent, 20);
+}
+
+#[test]
+fn a_collector_that_never_comes_costs_the_oldest_batches_and_memory_stays_capped() {
+    let addr = free_addr();
+    let one = usertrace_output::otlp::queue::approx_bytes(&event(0));
+    let cap = 50 * one;
+    let limits = QueueLimits { max_batch_records: 10, max_batch_age: Duration::from_millis(10), memory_cap_bytes: cap };
+    let exporter = Exporter::start(settings(&addr, Compression::None, limits)).unwrap();
+    let started = Instant::now();
+    for n in 0..1000 {
+        exporter.push(event(n));
+    }
+    assert!(started.elapsed() < Duration::from_secs(1), "pushing waited on the network: {:?}", started.elapsed());
+    let summary = exporter.finish(Duration::from_millis(300));
+    assert_eq!(summary.exported_events, 0);
+    assert_eq!(summary.recorded_events, 1000);
+    assert_eq!(summary.exported_events + summary.dropped_events + summary.failed_events, 1000, "{summary}");
+    assert!(summary.dropped_events >= 900, "{summary}");
+    assert!(summary.peak_queue_bytes <= cap, "{} > {cap}", summary.peak_queue_bytes);
+    assert!(summary.last_error.is_some());
+}

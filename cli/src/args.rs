@@ -220,6 +220,22 @@ mod tests {
     }
 
     #[test]
+    fn export_takes_its_file_and_otlp_options_and_record_takes_them_too() {
+        match parse(&["export", "r.jsonl", "--otlp", "http://c:4318", "--service", "shop", "--compression", "gzip", "--timeout", "5"]) {
+            Ok(Command::Export(e)) => {
+                assert_eq!(e.input.to_str(), Some("r.jsonl"));
+                assert_eq!(e.otlp.url.as_deref(), Some("http://c:4318"));
+                assert_eq!((e.otlp.service.as_deref(), e.otlp.compression.as_deref(), e.timeout), (Some("shop"), Some("gzip"), 5));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(error(&["export"]).exit_code(), 2);
+        let r = record(&["-e", "a", "--otlp=http://c:4318", "-o", "r.jsonl", "prog"]);
+        assert_eq!((r.otlp.url.as_deref(), r.run.command.as_slice()), (Some("http://c:4318"), &["prog".to_owned()][..]));
+        assert_eq!(record(&["-e", "a"]).otlp.url, None);
+    }
+
+    #[test]
     fn a_double_dash_still_starts_the_command() {
         let r = record(&["-e", "a", "--", "prog", "--help"]);
         assert_eq!(r.run.command, ["prog", "--help"]);

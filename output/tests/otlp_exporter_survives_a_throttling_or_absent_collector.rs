@@ -181,3 +181,31 @@ fn a_collector_that_never_comes_costs_the_oldest_batches_and_memory_stays_capped
     assert!(summary.peak_queue_bytes <= cap, "{} > {cap}", summary.peak_queue_bytes);
     assert!(summary.last_error.is_some());
 }
+
+#[test]
+fn a_collector_killed_mid_run_and_restarted_gets_what_came_meanwhile() {
+    let addr = free_addr();
+    let limits = QueueLimits { max_batch_records: 5, max_batch_age: Duration::from_millis(20), memory_cap_bytes: 16 << 20 };
+    let first = Stub::start(&addr, vec![]);
+    let exporter = Exporter::start(settings(&addr, Compression::None, limits)).unwrap();
+    for n in 0..10 {
+        exporter.push(event(n));
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while first.seen().len() < 2 {
+        assert!(Instant::now() < deadline, "the first collector got {:?}", first.seen().len());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let before: usize = first.seen().iter().map(|s| log_count(&s.body, false)).sum();
+    drop(first);
+    for n in 10..30 {
+        exporter.push(event(n));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let second = Stub::start(&addr, vec![]);
+    let summary = exporter.finish(Duration::from_secs(10));
+    assert_eq!((summary.recorded_events, summary.exported_events, summary.dropped_events, summary.failed_events), (30, 30, 0, 0), "{summary}");
+    assert!(summary.retries >= 1, "{summary}");
+    let after: usize = second.seen().iter().map(|s| log_count(&s.body, false)).sum();
+    assert_eq!((before, after), (10, 20));
+}

@@ -5,6 +5,7 @@
 mod convert;
 mod enabled;
 mod errors;
+mod span;
 mod status;
 mod tables;
 mod tracepoint;
@@ -13,6 +14,12 @@ use pyo3::prelude::*;
 
 #[pymodule]
 mod _native {
+    #[pymodule_export]
+    use crate::span::span_event_name;
+    #[pymodule_export]
+    use crate::span::Span;
+    #[pymodule_export]
+    use crate::span::SpanTracepoint;
     #[pymodule_export]
     use crate::status::status;
     #[pymodule_export]

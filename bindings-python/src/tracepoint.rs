@@ -5,15 +5,15 @@ use std::sync::Mutex;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use usertrace::{DynamicTracepoint, Error, ErrorKind, Field, FieldType, RegisterOptions, Value};
+use usertrace::{Definition, DynamicTracepoint, Error, ErrorKind, Field, FieldType, RegisterOptions, Value};
 
 use crate::convert::{convert, Arg};
 use crate::errors::{to_pyerr, usertrace_error};
 
 /// One user_events tracepoint, named `<provider>_<event>`. Made by
 /// `Provider.tracepoint`; unregistered by `close()`, by its provider's
-/// `close()`, or when garbage-collected.
-#[pyclass(frozen, weakref, module = "usertrace")]
+/// `close()`, or when garbage-collected. `SpanTracepoint` extends it.
+#[pyclass(frozen, subclass, weakref, module = "usertrace")]
 pub struct Tracepoint {
     inner: DynamicTracepoint,
     provider: String,
@@ -35,13 +35,70 @@ impl Tracepoint {
         self.inner.enabled()
     }
 
+    /// The core's tracepoint, for the span methods.
+    pub(crate) fn inner(&self) -> &DynamicTracepoint {
+        &self.inner
+    }
+
+    /// A tracepoint for the definition `define(provider, event, fields)`
+    /// makes, registered. If user_events is unavailable it is disabled and
+    /// `registration_error` says why; any other failure raises.
+    pub(crate) fn define(
+        py: Python<'_>,
+        provider: &str,
+        event: &str,
+        fields: Vec<(String, String)>,
+        options: RegisterOptions,
+        define: impl FnOnce(&str, &str, Vec<Field>) -> Result<Definition, Error>,
+    ) -> PyResult<Self> {
+        // A bad provider is named before any field: the fields' errors name the event.
+        usertrace::validate_name("provider", provider).map_err(|e| to_pyerr(py, &e))?;
+        let mut parsed = Vec::with_capacity(fields.len());
+        for (name, ty) in fields {
+            let Some(parsed_ty) = FieldType::parse(&ty) else {
+                let (event, given) = (format!("{provider}_{event}"), format!("\"{}\"", ty.escape_debug()));
+                return Err(to_pyerr(py, &Error::UnknownFieldType { event, field: name, given }));
+            };
+            parsed.push(Field::owned(name, parsed_ty));
+        }
+        let definition = define(provider, event, parsed).map_err(|e| to_pyerr(py, &e))?;
+        let inner = DynamicTracepoint::from_definition(definition, options);
+        let mut state = State::default();
+        match inner.register() {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::Unavailable => state.error = Some(e),
+            Err(e) => return Err(to_pyerr(py, &e)),
+        }
+        Ok(Tracepoint { inner, provider: provider.to_owned(), event: event.to_owned(), state: Mutex::new(state) })
+    }
+
+    /// `<usertrace.CLASS name (fields) state>`.
+    pub(crate) fn describe(&self, class: &str) -> String {
+        let state = if self.state().closed {
+            "closed"
+        } else if self.inner.enabled() {
+            "enabled"
+        } else if self.inner.is_registered() {
+            "disabled"
+        } else {
+            "unregistered"
+        };
+        format!("<usertrace.{class} {} ({}) {state}>", self.inner.name(), field_names(self.inner.fields()))
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Matches positional and keyword arguments to the fields, in order.
-    fn bind<'py>(&self, args: &Bound<'py, PyTuple>, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Vec<Arg<'py>>> {
-        let fields = self.inner.fields();
+    /// Matches positional and keyword arguments to the fields after the
+    /// first `skip` (which the binding fills in, like a span's id), in order.
+    pub(crate) fn bind<'py>(
+        &self,
+        skip: usize,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Vec<Arg<'py>>> {
+        let fields = &self.inner.fields()[skip..];
         let event = self.inner.name();
         if args.len() > fields.len() {
             return Err(PyTypeError::new_err(format!(
@@ -117,24 +174,27 @@ impl Tracepoint {
         persist: bool,
         multi_format: bool,
     ) -> PyResult<Self> {
-        let owner = usertrace::Provider::new(provider).map_err(|e| to_pyerr(py, &e))?;
-        let mut parsed = Vec::with_capacity(fields.len());
-        for (name, ty) in fields {
-            let Some(parsed_ty) = FieldType::parse(&ty) else {
-                let (event, given) = (owner.event_name(event), format!("\"{}\"", ty.escape_debug()));
-                return Err(to_pyerr(py, &Error::UnknownFieldType { event, field: name, given }));
-            };
-            parsed.push(Field::owned(name, parsed_ty));
-        }
         let options = RegisterOptions { persist, multi_format };
-        let inner = owner.with_options(options).define(event, parsed).map_err(|e| to_pyerr(py, &e))?;
-        let mut state = State::default();
-        match inner.register() {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::Unavailable => state.error = Some(e),
-            Err(e) => return Err(to_pyerr(py, &e)),
-        }
-        Ok(Tracepoint { inner, provider: provider.to_owned(), event: event.to_owned(), state: Mutex::new(state) })
+        Tracepoint::define(py, provider, event, fields, options, Definition::with_provider)
+    }
+
+    /// `<provider>_span_end(span_end u64)`, which ends the provider's spans.
+    #[staticmethod]
+    #[pyo3(signature = (provider, *, persist = false, multi_format = false))]
+    fn span_end(py: Python<'_>, provider: &str, persist: bool, multi_format: bool) -> PyResult<Self> {
+        let options = RegisterOptions { persist, multi_format };
+        let event = usertrace::span::SPAN_END_EVENT;
+        Tracepoint::define(py, provider, event, Vec::new(), options, |p, _, _| Definition::span_end(p))
+    }
+
+    /// `<provider>_span_error(span_end u64, error str)`, which ends the
+    /// provider's spans because of an error.
+    #[staticmethod]
+    #[pyo3(signature = (provider, *, persist = false, multi_format = false))]
+    fn span_error(py: Python<'_>, provider: &str, persist: bool, multi_format: bool) -> PyResult<Self> {
+        let options = RegisterOptions { persist, multi_format };
+        let event = usertrace::span::SPAN_ERROR_EVENT;
+        Tracepoint::define(py, provider, event, Vec::new(), options, |p, _, _| Definition::span_error(p))
     }
 
     /// The kernel's event name, `<provider>_<event>`.
@@ -210,7 +270,7 @@ impl Tracepoint {
         if !self.inner.enabled() {
             return Ok(());
         }
-        let bound = self.bind(args, kwargs)?;
+        let bound = self.bind(0, args, kwargs)?;
         let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
         self.inner.emit(&values).map_err(|e| to_pyerr(args.py(), &e))
     }
@@ -219,22 +279,13 @@ impl Tracepoint {
     /// the tracepoint is enabled, and writes nothing.
     #[pyo3(signature = (*args, **kwargs))]
     fn validate(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        let bound = self.bind(args, kwargs)?;
+        let bound = self.bind(0, args, kwargs)?;
         let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
         self.inner.validate(&values).map_err(|e| to_pyerr(args.py(), &e))
     }
 
     fn __repr__(&self) -> String {
-        let state = if self.state().closed {
-            "closed"
-        } else if self.inner.enabled() {
-            "enabled"
-        } else if self.inner.is_registered() {
-            "disabled"
-        } else {
-            "unregistered"
-        };
-        format!("<usertrace.Tracepoint {} ({}) {state}>", self.inner.name(), field_names(self.inner.fields()))
+        self.describe("Tracepoint")
     }
 }
 

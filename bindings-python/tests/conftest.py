@@ -15,7 +15,7 @@ import re
 import struct
 import time
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Union
+from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 import pytest
 
@@ -104,19 +104,23 @@ class Ftrace:
     def events(self, tp: usertrace.Tracepoint) -> List[Dict[str, str]]:
         """Each event as {field: text as ftrace printed it}."""
         names = [n for n, _ in tp.fields]
-        out = []
-        for line in self.lines(tp):
-            fields: Dict[str, str] = {}
-            rest = line
-            for i, name in enumerate(names):
-                assert rest.startswith(f"{name}="), (line, name)
-                rest = rest[len(name) + 1 :]
-                if i + 1 < len(names):
-                    end = rest.find(f" {names[i + 1]}=")
-                    fields[name], rest = rest[:end], rest[end + 1 :]
-                else:
-                    fields[name] = rest
-            out.append(fields)
+        return [split_fields(line, names) for line in self.lines(tp)]
+
+    def sequence(self, *tps: usertrace.Tracepoint) -> List[Tuple[str, int, Dict[str, object]]]:
+        """The events of all of ``tps`` in the trace's order, each as
+        (event name, thread id, {field: Python value})."""
+        text = (self.root / "trace").read_bytes().decode("utf-8", "backslashreplace")
+        out: List[Tuple[str, int, Dict[str, object]]] = []
+        for line in text.splitlines():
+            for tp in tps:
+                marker = f" {tp.name}: "
+                if marker in line:
+                    head, rest = line.split(marker, 1)
+                    tid = int(re.match(r"\s*.*?-(\d+)\s", head).group(1))  # type: ignore[union-attr]
+                    types = dict(tp.fields)
+                    texts = split_fields(rest, list(types))
+                    out.append((tp.name, tid, {k: decode(types[k], v) for k, v in texts.items()}))
+                    break
         return out
 
     def values(self, tp: usertrace.Tracepoint) -> List[Dict[str, object]]:
@@ -130,6 +134,21 @@ class Ftrace:
                 (self._event(name) / "enable").write_text("0")
             except OSError:
                 pass
+
+
+def split_fields(line: str, names: List[str]) -> Dict[str, str]:
+    """``a=1 b=x y`` as {field: text}, for fields ``names`` in order."""
+    fields: Dict[str, str] = {}
+    rest = line
+    for i, name in enumerate(names):
+        assert rest.startswith(f"{name}="), (line, name)
+        rest = rest[len(name) + 1 :]
+        if i + 1 < len(names):
+            end = rest.find(f" {names[i + 1]}=")
+            fields[name], rest = rest[:end], rest[end + 1 :]
+        else:
+            fields[name] = rest
+    return fields
 
 
 _SIZES = {"8": 1, "16": 2, "32": 4, "64": 8}

@@ -3,6 +3,8 @@ and status() and registration_error say why."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 
 import pytest
@@ -68,9 +70,62 @@ def test_traced_and_function_tracing_run_as_no_ops(provider: usertrace.Provider)
     def work(x: int) -> int:
         return x + 1
 
-    with usertrace.traced("block", provider=provider):
+    with usertrace.traced("block", provider=provider) as block:
+        assert block is usertrace.traced("block", provider=provider)
         assert work(1) == 2
     with usertrace.trace_functions(provider) as tracer:
         assert tracer.running
         assert work(2) == 3
     assert not tracer.running
+
+
+def test_traced_functions_return_and_raise_as_undecorated_while_disabled(provider: usertrace.Provider) -> None:
+    @usertrace.traced(provider=provider)
+    def fails() -> None:
+        raise KeyError("x")
+
+    @usertrace.traced("coro", provider=provider)
+    async def coro(x: int) -> int:
+        await asyncio.sleep(0)
+        return x * 2
+
+    with pytest.raises(KeyError):
+        fails()
+    assert asyncio.run(coro(21)) == 42
+    assert fails.__name__ == "fails" and inspect.iscoroutinefunction(coro)
+    with pytest.raises(KeyError):
+        with usertrace.traced("block", provider=provider):
+            raise KeyError
+
+
+def test_begin_while_disabled_returns_one_span_that_was_not_begun(provider: usertrace.Provider) -> None:
+    tp = provider.span("handle", request_id="u64", path=str)
+    assert not tp.enabled
+    span = tp.begin(7, "/x")
+    # One shared object: beginning while disabled allocates no span.
+    assert tp.begin(8, "/y") is span and provider.span("other").begin() is span
+    assert span.id == 0 and not span.open
+    assert repr(span) == "<usertrace.Span not begun>"
+    span.end()
+    span.end(error="KeyError")
+    with span as entered:
+        assert entered is span
+    with pytest.raises(KeyError):
+        with tp.begin(9, "/z"):
+            raise KeyError
+
+
+def test_begin_checks_nothing_while_disabled_and_validate_does(provider: usertrace.Provider) -> None:
+    tp = provider.span("handle", request_id="u64")
+    tp.begin(-1)
+    tp.begin("not a number", extra=1)
+    with pytest.raises(OverflowError, match="field request_id"):
+        tp.validate(-1)
+
+
+def test_span_end_events_are_declared_disabled_with_the_reason(provider: usertrace.Provider) -> None:
+    tp = provider.span("handle")
+    for event in (tp, tp.end_event, tp.error_event):
+        assert not event.enabled and not event.registered
+        error = event.registration_error
+        assert isinstance(error, UsertraceError) and error.kind is ErrorKind.UNAVAILABLE

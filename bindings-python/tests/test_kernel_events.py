@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import logging
@@ -12,6 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, Dict, List
 
 import pytest
 
@@ -187,26 +189,181 @@ def test_the_logging_handler_emits_each_record(provider: usertrace.Provider, ftr
     ]
 
 
-def test_traced_emits_start_and_stop_with_a_duration(provider: usertrace.Provider, ftrace: Ftrace) -> None:
-    @usertrace.traced(provider=provider)
-    def work() -> None:
-        time.sleep(0.01)
+def enable_span(ftrace: Ftrace, *tps: usertrace.SpanTracepoint) -> None:
+    """Enables each span's begin event and its provider's two end events."""
+    for tp in tps:
+        ftrace.enable(tp)
+    ftrace.enable(tps[0].end_event)
+    ftrace.enable(tps[0].error_event)
 
-    from usertrace._traced import _span_tracepoints
 
-    start, stop = _span_tracepoints(provider)
-    ftrace.enable(start)
-    ftrace.enable(stop)
-    work()
-    with pytest.raises(KeyError):
-        with usertrace.traced("block", provider=provider):
-            raise KeyError
-    starts, stops = ftrace.values(start), ftrace.values(stop)
-    assert [e["name"] for e in starts] == [work.__qualname__, "block"]
-    assert [(e["name"], e["span"], e["error"]) for e in stops] == [
-        (work.__qualname__, starts[0]["span"], False), ("block", starts[1]["span"], True),
+def test_nested_spans_arrive_in_order_with_exact_values(provider: usertrace.Provider, ftrace: Ftrace) -> None:
+    outer = provider.span("outer", big="u64", neg="i64", text=str, ratio="f64")
+    inner = provider.span("inner", n="i32", flag="bool")
+    enable_span(ftrace, outer, inner)
+    with outer.begin(2**63 + 5, -(2**63), "héllo ✓", -0.25) as o:
+        with inner.begin(n=-7, flag=True) as i:
+            assert i.open and i.id not in (0, o.id)
+        assert not i.open and o.open
+    assert not o.open
+    end, tid = outer.end_event.name, threading.get_native_id()
+    assert ftrace.sequence(outer, inner, outer.end_event, outer.error_event) == [
+        (outer.name, tid, {"span_begin": o.id, "big": 2**63 + 5, "neg": -(2**63), "text": "héllo ✓", "ratio": -0.25}),
+        (inner.name, tid, {"span_begin": i.id, "n": -7, "flag": True}),
+        (end, tid, {"span_end": i.id}),
+        (end, tid, {"span_end": o.id}),
     ]
-    assert stops[0]["duration_ns"] >= 10_000_000  # type: ignore[operator]
+
+
+def test_a_span_begun_on_one_thread_ends_on_another(provider: usertrace.Provider, ftrace: Ftrace) -> None:
+    tp = provider.span("handoff", who=str)
+    enable_span(ftrace, tp)
+    span = tp.begin("main")
+    ender = threading.Thread(target=span.end)
+    ender.start()
+    ender.join()
+    assert ender.native_id is not None and ender.native_id != threading.get_native_id()
+    span.end()  # already ended on the other thread: writes nothing
+    assert ftrace.sequence(tp, tp.end_event, tp.error_event) == [
+        (tp.name, threading.get_native_id(), {"span_begin": span.id, "who": "main"}),
+        (tp.end_event.name, ender.native_id, {"span_end": span.id}),
+    ]
+
+
+def test_an_exception_ends_the_span_with_its_type_name_once(provider: usertrace.Provider, ftrace: Ftrace) -> None:
+    class Refused(Exception):
+        pass
+
+    tp = provider.span("work", n="u8")
+    enable_span(ftrace, tp)
+    with pytest.raises(KeyError):
+        with tp.begin(1) as first:
+            raise KeyError("x")
+    with pytest.raises(Refused):
+        with tp.begin(2) as second:
+            raise Refused
+    third = tp.begin(3)
+    third.end(error="timed out: 5 s")
+    third.end()
+    fourth = tp.begin(4)
+    del fourth  # garbage: ends then
+    error, end = tp.error_event.name, tp.end_event.name
+    events = [(name, fields) for name, _, fields in ftrace.sequence(tp, tp.end_event, tp.error_event)]
+    ids = [fields["span_begin"] for name, fields in events if name == tp.name]
+    assert events == [
+        (tp.name, {"span_begin": first.id, "n": 1}),
+        (error, {"span_end": first.id, "error": "KeyError"}),
+        (tp.name, {"span_begin": second.id, "n": 2}),
+        (error, {"span_end": second.id, "error": f"{__name__}.{Refused.__qualname__}"}),
+        (tp.name, {"span_begin": third.id, "n": 3}),
+        (error, {"span_end": third.id, "error": "timed out: 5 s"}),
+        (tp.name, {"span_begin": ids[3], "n": 4}),
+        (end, {"span_end": ids[3]}),
+    ]
+    assert len(set(ids)) == 4 and 0 not in ids
+
+
+def test_traced_functions_blocks_and_coroutines_are_spans(provider: usertrace.Provider, ftrace: Ftrace) -> None:
+    @usertrace.traced(provider=provider)
+    def work() -> int:
+        with usertrace.traced("step.<inner>", provider=provider):
+            return 1
+
+    @usertrace.traced(provider=provider)
+    async def coro() -> int:
+        await asyncio.sleep(0)
+        return 2
+
+    @usertrace.traced("fails", provider=provider)
+    def fails() -> None:
+        raise ValueError("no")
+
+    spans = [usertrace.traced(name, provider=provider).tracepoint for name in (work.__qualname__, "step.<inner>", coro.__qualname__, "fails")]
+    assert all(spans)
+    tps = [tp for tp in spans if tp is not None]
+    enable_span(ftrace, *tps)
+    assert work() == 1 and asyncio.run(coro()) == 2
+    with pytest.raises(ValueError):
+        fails()
+    work_tp, step_tp, coro_tp, fails_tp = tps
+    assert work_tp.event.endswith("_locals_work") and step_tp.event == "step_inner"
+    events = [(name, fields) for name, _, fields in ftrace.sequence(*tps, tps[0].end_event, tps[0].error_event)]
+    ids = [next(iter(fields.values())) for _, fields in events]
+    end, error = tps[0].end_event.name, tps[0].error_event.name
+    assert events == [
+        (work_tp.name, {"span_begin": ids[0]}),
+        (step_tp.name, {"span_begin": ids[1]}),
+        (end, {"span_end": ids[1]}),
+        (end, {"span_end": ids[0]}),
+        (coro_tp.name, {"span_begin": ids[4]}),
+        (end, {"span_end": ids[4]}),
+        (fails_tp.name, {"span_begin": ids[6]}),
+        (error, {"span_end": ids[6], "error": "ValueError"}),
+    ]
+    assert len({ids[0], ids[1], ids[4], ids[6]}) == 4
+
+
+def test_a_span_whose_end_event_nobody_traces_ends_silently(provider: usertrace.Provider, ftrace: Ftrace) -> None:
+    tp = provider.span("ev")
+    ftrace.enable(tp)
+    with tp.begin() as span:
+        pass
+    assert not span.open and span.id != 0
+    assert ftrace.sequence(tp, tp.end_event) == [(tp.name, threading.get_native_id(), {"span_begin": span.id})]
+
+
+def test_spans_are_recorded_under_the_process_name(tmp_path: Path) -> None:
+    # A fresh interpreter under `usertrace record`: every event of its spans,
+    # with their values and ids, in order, under its command name and pid.
+    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", str(REPO / "target")), "debug", "usertrace"
+    )
+    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
+    name = f"pyspan{os.getpid()}"
+    ids_file = tmp_path / "ids.json"
+    script = (
+        "import asyncio, json, threading, usertrace\n"
+        f"p = usertrace.Provider({name!r})\n"
+        "req = p.span('request', id='u64', neg='i64', path=str, ratio='f64')\n"
+        "@usertrace.traced(provider=p)\n"
+        "async def fetch():\n"
+        "    await asyncio.sleep(0)\n"
+        "    raise TimeoutError\n"
+        "with req.begin(2**64 - 2, -3, 'h\\u00e9llo \\u2713', 0.5) as outer:\n"
+        "    try:\n"
+        "        asyncio.run(fetch())\n"
+        "    except TimeoutError:\n"
+        "        pass\n"
+        "    handed = req.begin(1, 0, '/other', -1.5)\n"
+        "t = threading.Thread(target=handed.end)\n"
+        "t.start(); t.join()\n"
+        f"open({str(ids_file)!r}, 'w').write(json.dumps([outer.id, handed.id, t.native_id]))\n"
+    )
+    out = subprocess.run(
+        [cli, "record", "--format", "json", "-e", f"{name}_*", "--", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    outer, handed, other_tid = json.loads(ids_file.read_text())
+    events = recorded_events(out.stdout)
+    pid = events[0]["pid"]
+    assert pid != os.getpid()
+    comm = os.path.basename(sys.executable)[:15]
+    seen = [(e["event"], e["fields"]) for e in events]
+    fetch_id = events[1]["fields"]["span_begin"]
+    assert seen == [
+        (f"{name}_request", {"span_begin": outer, "id": 2**64 - 2, "neg": -3, "path": "héllo ✓", "ratio": 0.5}),
+        (f"{name}_fetch", {"span_begin": fetch_id}),
+        (f"{name}_span_error", {"span_end": fetch_id, "error": "TimeoutError"}),
+        (f"{name}_request", {"span_begin": handed, "id": 1, "neg": 0, "path": "/other", "ratio": -1.5}),
+        (f"{name}_span_end", {"span_end": outer}),
+        (f"{name}_span_end", {"span_end": handed}),
+    ], out.stdout
+    assert len({outer, handed, fetch_id}) == 3 and 0 not in (outer, handed, fetch_id)
+    assert all(e["pid"] == pid for e in events)
+    assert [e["tid"] for e in events] == [pid] * 5 + [other_tid]
+    assert all(e["comm"] == comm for e in events[:5])
+    assert all(e["process"] == comm for e in events)
 
 
 def test_function_tracing_emits_entry_and_exit(provider: usertrace.Provider, ftrace: Ftrace) -> None:
@@ -254,6 +411,13 @@ def test_perf_script_shows_the_exact_values(provider: usertrace.Provider, tmp_pa
     ], (script.stdout, err)
 
 
+def recorded_events(json_lines: str) -> List[Dict[str, Any]]:
+    """The event lines of ``usertrace record --format json`` (a line without
+    ``type`` is an event; process, exit and lost lines are skipped)."""
+    lines = [json.loads(line) for line in json_lines.splitlines() if line.strip()]
+    return [line for line in lines if line.get("type", "event") == "event"]
+
+
 def test_usertrace_record_shows_the_exact_values_under_the_process_name() -> None:
     # The recorder launches a fresh interpreter; its provider announces the
     # event on registration and waits for the recorder to attach, so the
@@ -274,7 +438,7 @@ def test_usertrace_record_shows_the_exact_values_under_the_process_name() -> Non
         capture_output=True, text=True, timeout=300,
     )
     assert out.returncode == 0, out.stderr
-    events = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    events = recorded_events(out.stdout)
     assert len(events) == 1, (out.stdout, out.stderr)
     event = events[0]
     assert event["event"] == f"{name}_ev"

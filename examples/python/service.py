@@ -25,13 +25,16 @@ import usertrace.logging
 
 shop = usertrace.Provider("shop")
 job_done = shop.tracepoint("job", id="u64", kind=str, items="u16", micros="u64", ok=bool)
+# shop_handle(span_begin, job_id, kind), ended by shop_span_end(span_end) or,
+# when an exception leaves it, shop_span_error(span_end, error).
+handling = shop.span("handle", job_id="u64", kind=str)
 
 log = logging.getLogger("shop")
 log.addHandler(usertrace.logging.Handler(shop))  # emits shop_log events
 log.setLevel(logging.DEBUG)
 
 
-@usertrace.traced(provider=shop)  # shop_span_start / shop_span_stop
+@usertrace.traced(provider=shop)  # the span shop_price
 def price(items: int) -> float:
     time.sleep(0.001 * items)
     return round(items * 9.99, 2)
@@ -41,7 +44,7 @@ def handle(job_id: int, kind: str, items: int) -> None:
     started = time.perf_counter_ns()
     ok = True
     try:
-        with usertrace.traced("checkout", provider=shop):
+        with handling.begin(job_id, kind), usertrace.traced("checkout", provider=shop):
             total = price(items)
             if kind == "refund" and items > 4:
                 raise ValueError("refunds over 4 items need approval")

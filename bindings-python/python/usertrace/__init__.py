@@ -8,6 +8,13 @@
     if request.enabled:                      # about an attribute read
         request.emit(path, 200, micros)      # or emit(path=..., status=...)
 
+    handle = app.span("handle", request_id="u64", path=str)
+    with handle.begin(7, "/x"):              # myapp_handle(span_begin, 7, "/x")
+        ...                                  # then myapp_span_end(span_end)
+
+    @usertrace.traced                        # python_<qualified name>, mapped
+    def work(): ...                          # by usertrace.span_event_name
+
 While no tracer (perf, ftrace, ``usertrace record``) is attached,
 ``enabled`` is False and ``emit`` returns at once. When one is, each emit is
 one ``writev`` into the kernel's trace buffers: no daemon, no ctypes, no
@@ -23,10 +30,10 @@ from importlib.metadata import version as _distribution_version
 
 from ._errors import ErrorKind, UsertraceError
 from ._functions import FunctionTracer, trace_functions
-from ._native import MAX_FIELDS, Tracepoint
+from ._native import MAX_FIELDS, Span, SpanTracepoint, Tracepoint
 from ._provider import FieldSpec, Provider, default_provider
 from ._status import Availability, Status, status
-from ._traced import Traced, traced
+from ._traced import Traced, span_event_name, traced
 
 # The installed distribution's version, which maturin takes from Cargo.toml.
 try:
@@ -41,11 +48,14 @@ __all__ = [
     "FieldSpec",
     "FunctionTracer",
     "Provider",
+    "Span",
+    "SpanTracepoint",
     "Status",
     "Traced",
     "Tracepoint",
     "UsertraceError",
     "default_provider",
+    "span_event_name",
     "status",
     "trace_functions",
     "traced",

@@ -1,9 +1,15 @@
 # Stubs of the private native module; checked with `python -m mypy.stubtest usertrace._native`.
-from typing import Any, Final, List, Optional, Sequence, Tuple, final
+from types import TracebackType
+from typing import Any, Final, List, Literal, Optional, Sequence, Tuple, Type, final
+
+from typing_extensions import disjoint_base
 
 from ._errors import UsertraceError
 
-__all__ = ["AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS", "Tracepoint", "check_name", "status"]
+__all__ = [
+    "AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS",
+    "Span", "SpanTracepoint", "Tracepoint", "check_name", "span_event_name", "status",
+]
 
 MAX_FIELDS: Final[int]
 # The core's code tables as (name, code) pairs, in code order.
@@ -13,7 +19,12 @@ AVAILABILITIES: Final[Tuple[Tuple[str, int], ...]]
 
 def status() -> Tuple[str, Optional[str], List[str], Optional[int], str]: ...
 def check_name(what: str, name: str) -> None: ...
-@final
+def span_event_name(name: str) -> str:
+    """The event name of a span named ``name``: itself if valid, else each run of
+    characters outside [A-Za-z0-9_] becomes one ``_``, dropped at either end."""
+
+# Subclassable (SpanTracepoint extends it), with a native layout of its own.
+@disjoint_base
 class Tracepoint:
     def __new__(
         cls,
@@ -24,6 +35,12 @@ class Tracepoint:
         persist: bool = False,
         multi_format: bool = False,
     ) -> Tracepoint: ...
+    @staticmethod
+    def span_end(provider: str, *, persist: bool = False, multi_format: bool = False) -> Tracepoint:
+        """``<provider>_span_end(span_end u64)``, which ends the provider's spans."""
+    @staticmethod
+    def span_error(provider: str, *, persist: bool = False, multi_format: bool = False) -> Tracepoint:
+        """``<provider>_span_error(span_end u64, error str)``: ends a span because of an error."""
     @property
     def enabled(self) -> bool:
         """True while a tracer is attached: one load of the word the kernel writes."""
@@ -47,3 +64,42 @@ class Tracepoint:
     def close(self) -> None: ...
     def emit(self, *args: Any, **kwargs: Any) -> None: ...
     def validate(self, *args: Any, **kwargs: Any) -> None: ...
+
+@final
+class SpanTracepoint(Tracepoint):
+    def __new__(
+        cls,
+        provider: str,
+        event: str,
+        fields: Sequence[Tuple[str, str]],
+        end: Tracepoint,
+        error: Tracepoint,
+        *,
+        persist: bool = False,
+        multi_format: bool = False,
+    ) -> SpanTracepoint: ...
+    def begin(self, *args: Any, **kwargs: Any) -> Span:
+        """Begins a span with these values after its id; while disabled, returns a
+        span that was not begun (id 0) and checks nothing."""
+    def validate(self, *args: Any, **kwargs: Any) -> None: ...
+    @property
+    def end_event(self) -> Tracepoint: ...
+    @property
+    def error_event(self) -> Tracepoint: ...
+
+@final
+class Span:
+    @property
+    def id(self) -> int:
+        """The id its events carry; 0 if it was not begun."""
+    @property
+    def open(self) -> bool: ...
+    def end(self, error: Optional[str] = None) -> None:
+        """``<provider>_span_end``, or with ``error`` ``<provider>_span_error``; once."""
+    def __enter__(self) -> Span: ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        _exc: Optional[BaseException],
+        _tb: Optional[TracebackType],
+    ) -> Literal[False]: ...

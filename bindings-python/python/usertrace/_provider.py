@@ -6,10 +6,13 @@ import os
 import threading
 import weakref
 from types import TracebackType
-from typing import Iterable, List, Mapping, Optional, Tuple, Type, Union
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from . import _native
-from ._native import Tracepoint
+from ._native import SpanTracepoint, Tracepoint
+
+if TYPE_CHECKING:
+    from ._traced import Traced
 
 __all__ = ["FieldSpec", "Provider", "default_provider"]
 
@@ -20,6 +23,9 @@ FieldSpec = Union[str, Type[int], Type[float], Type[bool], Type[str], Type[bytes
 ``str``, ``bytes``."""
 
 _PYTHON_TYPES = {bool: "bool", int: "i64", float: "f64", str: "str", bytes: "bytes"}
+
+Fields = Union[Mapping[str, FieldSpec], Iterable[Tuple[str, FieldSpec]]]
+T = TypeVar("T", bound=Tracepoint)
 
 
 def _type_name(event: str, field: str, spec: FieldSpec) -> str:
@@ -50,6 +56,11 @@ class Provider:
         self._lock = threading.Lock()
         self._tracepoints: "weakref.WeakSet[Tracepoint]" = weakref.WeakSet()
         self._closed = False
+        # <provider>_span_end and <provider>_span_error, declared with the first span.
+        self._span_ends: Optional[Tuple[Tracepoint, Tracepoint]] = None
+        # usertrace.traced(name) objects by name, so a `with traced("x"):`
+        # in a loop declares its span once (filled by _traced.py).
+        self._traced: "Dict[str, Traced]" = {}
 
     @property
     def name(self) -> str:
@@ -65,13 +76,7 @@ class Provider:
         with self._lock:
             return list(self._tracepoints)
 
-    def tracepoint(
-        self,
-        event: str,
-        fields: Union[Mapping[str, FieldSpec], Iterable[Tuple[str, FieldSpec]]] = (),
-        /,
-        **kwfields: FieldSpec,
-    ) -> Tracepoint:
+    def tracepoint(self, event: str, fields: Fields = (), /, **kwfields: FieldSpec) -> Tracepoint:
         """Declares and registers ``<provider>_<event>`` with typed fields, in
         order: ``p.tracepoint("request", path=str, status="u16")``. Fields may
         also come as a mapping or as ``(name, type)`` pairs.
@@ -81,14 +86,53 @@ class Provider:
         and ``tp.register()`` retries. A bad name or type raises, and so does
         a name already registered with other fields (``UsertraceError``).
         """
+        declared = self._declared(event, fields, kwfields)
+        return self._add(
+            lambda: Tracepoint(
+                self._name, event, declared, persist=self._persist, multi_format=self._multi_format
+            )
+        )
+
+    def span(self, event: str, fields: Fields = (), /, **kwfields: FieldSpec) -> SpanTracepoint:
+        """Declares and registers a span ``<provider>_<event>``: its begin
+        event's first field is the span id (``span_begin``), then the typed
+        fields given as for ``tracepoint``. ``tp.begin(...)`` begins one and
+        returns a ``Span``; the span ends with ``<provider>_span_end``, or
+        ``<provider>_span_error`` (declared with the provider's first span).
+        """
+        declared = self._declared(event, fields, kwfields)
+        end, error = self._span_end_events()
+        return self._add(
+            lambda: SpanTracepoint(
+                self._name, event, declared, end, error,
+                persist=self._persist, multi_format=self._multi_format,
+            )
+        )
+
+    def _span_end_events(self) -> Tuple[Tracepoint, Tracepoint]:
+        """``<provider>_span_end`` and ``<provider>_span_error``, declared once."""
+        with self._lock:
+            ends = self._span_ends
+        if ends is None:
+            options = dict(persist=self._persist, multi_format=self._multi_format)
+            made = (
+                self._add(lambda: Tracepoint.span_end(self._name, **options)),
+                self._add(lambda: Tracepoint.span_error(self._name, **options)),
+            )
+            with self._lock:
+                ends = self._span_ends = self._span_ends or made
+        return ends
+
+    def _declared(self, event: str, fields: Fields, kwfields: Mapping[str, FieldSpec]) -> List[Tuple[str, str]]:
         if self._closed:
             raise ValueError(f"provider {self._name} is closed")
         pairs = list(fields.items()) if isinstance(fields, Mapping) else list(fields)
         pairs.extend(kwfields.items())
-        declared = [(name, _type_name(event, name, spec)) for name, spec in pairs]
-        tp = Tracepoint(
-            self._name, event, declared, persist=self._persist, multi_format=self._multi_format
-        )
+        return [(name, _type_name(event, name, spec)) for name, spec in pairs]
+
+    def _add(self, make: Callable[[], T]) -> T:
+        """Makes a tracepoint and keeps it, to close with the provider."""
+        tp = make()
         with self._lock:
             if self._closed:  # closed meanwhile by another thread
                 tp.close()

@@ -1,79 +1,60 @@
-"""``traced``: start/stop events with a duration, around a block or a call."""
+"""``traced``: a span around a block or a call, as the core's span events.
+
+``traced("name")`` under provider ``p`` is the span ``p.span(event)``,
+whose event is ``span_event_name("name")``: the name itself when it is a
+valid event name, else the core's one mapping (``Foo.bar`` → ``Foo_bar``,
+``outer.<locals>.inner`` → ``outer_locals_inner``, ``<lambda>`` →
+``lambda``). Entering begins it (``<p>_<event>(span_begin)``); leaving ends
+it with ``<p>_span_end(span_end)``, or, when an exception leaves it, with
+``<p>_span_error(span_end, error)`` naming the exception's type.
+"""
 
 from __future__ import annotations
 
 import functools
 import inspect
-import itertools
 import threading
-import time
-import weakref
 from types import TracebackType
-from typing import Any, Callable, List, Optional, Tuple, Type, TypeVar, Union, cast, overload
+from typing import Any, Callable, List, Optional, Type, TypeVar, Union, cast, overload
 
-from ._native import Tracepoint
+from ._native import Span, SpanTracepoint, span_event_name
 from ._provider import Provider, default_provider
 
-__all__ = ["Traced", "traced"]
+__all__ = ["Traced", "span_event_name", "traced"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-_span_ids = itertools.count(1)
-_spans: "weakref.WeakKeyDictionary[Provider, Tuple[Tracepoint, Tracepoint]]" = weakref.WeakKeyDictionary()
-_spans_lock = threading.Lock()
-
-
-def _span_tracepoints(provider: Provider) -> Tuple[Tracepoint, Tracepoint]:
-    """``<provider>_span_start`` and ``<provider>_span_stop``, declared once."""
-    with _spans_lock:
-        pair = _spans.get(provider)
-        if pair is None or pair[0].closed:
-            start = provider.tracepoint("span_start", name=str, span="u64")
-            stop = provider.tracepoint(
-                "span_stop", name=str, span="u64", duration_ns="u64", error="bool"
-            )
-            pair = _spans[provider] = (start, stop)
-        return pair
-
-
-def _provider_of(t: Traced) -> Provider:
-    return t._provider
 
 
 class Traced:
     """A named span: a decorator and a (re-entrant, thread-safe) context
-    manager. Emits ``span_start(name, span)`` on entry and ``span_stop(name,
-    span, duration_ns, error)`` on exit, where ``span`` pairs the two and
-    ``error`` says whether an exception left the block. While neither event
-    is enabled it costs two enabled checks."""
+    manager. While its begin event is disabled, a decorated call costs one
+    ``enabled`` check more than the call, and a ``with`` block two list
+    operations; neither allocates."""
 
     def __init__(self, name: Optional[str], provider: Optional[Provider] = None) -> None:
         self.name = name
         """The span's name; None until it decorates a function (then its
         qualified name)."""
         self._provider = provider or default_provider()
-        self._start, self._stop = _span_tracepoints(self._provider)
+        self.tracepoint: Optional[SpanTracepoint] = None
+        """The span's begin event ``<provider>_<span_event_name(name)>``;
+        None while the name is."""
+        if name is not None:
+            self.tracepoint = self._provider.span(span_event_name(name))
+        # Per thread, the spans of the `with` blocks open on this object:
+        # None for a block entered while the span was disabled.
         self._local = threading.local()
 
-    def _begin(self) -> Optional[Tuple[int, int]]:
-        if not (self._start.enabled or self._stop.enabled):
-            return None
-        span = next(_span_ids)
-        self._start.emit(self.name or "", span)
-        return span, time.perf_counter_ns()
-
-    def _end(self, begun: Optional[Tuple[int, int]], error: bool) -> None:
-        if begun is not None and self._stop.enabled:
-            span, t0 = begun
-            self._stop.emit(self.name or "", span, time.perf_counter_ns() - t0, error)
-
     def __enter__(self) -> Traced:
-        if self.name is None:
+        tp = self.tracepoint
+        if tp is None:
             raise TypeError("a traced block needs a name: with traced('name'): ...")
-        stack: Optional[List[Optional[Tuple[int, int]]]] = getattr(self._local, "stack", None)
-        if stack is None:
-            stack = self._local.stack = []
-        stack.append(self._begin())
+        span = tp.begin() if tp.enabled else None
+        try:
+            self._local.stack.append(span)
+        except AttributeError:  # this thread's first block on this object
+            stack: List[Optional[Span]] = [span]
+            self._local.stack = stack
         return self
 
     def __exit__(
@@ -82,41 +63,46 @@ class Traced:
         exc: Optional[BaseException],
         tb: Optional[TracebackType],
     ) -> None:
-        self._end(self._local.stack.pop(), exc_type is not None)
+        span = self._local.stack.pop()
+        if span is not None:
+            span.__exit__(exc_type, exc, tb)
 
     def __call__(self, func: F) -> F:
-        if self.name is None:
-            return Traced(func.__qualname__, _provider_of(self))(func)
+        tp = self.tracepoint
+        if tp is None:
+            return Traced(func.__qualname__, self._provider)(func)
         if inspect.iscoroutinefunction(func):
 
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                begun = self._begin()
-                try:
-                    result = await func(*args, **kwargs)
-                except BaseException:
-                    self._end(begun, True)
-                    raise
-                self._end(begun, False)
-                return result
+                if not tp.enabled:
+                    return await func(*args, **kwargs)
+                with tp.begin():
+                    return await func(*args, **kwargs)
 
             return cast(F, async_wrapper)
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            begun = self._begin()
-            try:
-                result = func(*args, **kwargs)
-            except BaseException:
-                self._end(begun, True)
-                raise
-            self._end(begun, False)
-            return result
+            if not tp.enabled:
+                return func(*args, **kwargs)
+            with tp.begin():
+                return func(*args, **kwargs)
 
         return cast(F, wrapper)
 
     def __repr__(self) -> str:
         return f"<usertrace.Traced {self.name}>"
+
+
+def _traced_named(name: str, provider: Optional[Provider]) -> Traced:
+    """The provider's one ``Traced`` for ``name``, so a ``with traced(name):``
+    declares its span once, not on every entry."""
+    provider = provider or default_provider()
+    found = provider._traced.get(name)
+    if found is None or found.tracepoint is None or found.tracepoint.closed:
+        found = provider._traced[name] = Traced(name, provider)
+    return found
 
 
 @overload
@@ -133,4 +119,6 @@ def traced(
     """
     if callable(name):
         return Traced(name.__qualname__, provider)(name)
-    return Traced(name, provider)
+    if name is None:
+        return Traced(None, provider)
+    return _traced_named(name, provider)

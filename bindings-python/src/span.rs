@@ -1,0 +1,265 @@
+//! Spans: `SpanTracepoint.begin(...)` returns a `Span`, ended by `end()`,
+//! by leaving its `with` block, or when it is garbage-collected.
+//!
+//! The convention (a begin event whose first field is the `span_begin`
+//! id, `<provider>_span_end` and `<provider>_span_error` to end it) and
+//! the ids are the core's (`usertrace::span`); this module only holds a
+//! Python object per open span and converts the arguments.
+//!
+//! While the begin event is disabled, `begin` returns one shared span
+//! that was never begun, so it allocates nothing; ending that does nothing.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+use usertrace::{Definition, RegisterOptions, Value};
+
+use crate::convert::{convert, Arg};
+use crate::errors::to_pyerr;
+use crate::tracepoint::Tracepoint;
+
+/// A span's begin event `<provider>_<event>(span_begin u64, fields...)`,
+/// with the provider's end events. Made by `Provider.span`.
+#[pyclass(frozen, extends = Tracepoint, module = "usertrace")]
+pub struct SpanTracepoint {
+    end: Py<Tracepoint>,
+    error: Py<Tracepoint>,
+}
+
+/// Raises unless `given` is the event `definition` of `provider` describes.
+fn check_end_event(
+    py: Python<'_>,
+    argument: &str,
+    given: &Tracepoint,
+    definition: Result<Definition, usertrace::Error>,
+    maker: &str,
+) -> PyResult<()> {
+    let definition = definition.map_err(|e| to_pyerr(py, &e))?;
+    if given.inner().name() == definition.name() && given.inner().fields() == definition.fields() {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(format!(
+        "{argument} must be the event {} (made by Tracepoint.{maker}), not {}",
+        definition.name(),
+        given.inner().name()
+    )))
+}
+
+#[pymethods]
+impl SpanTracepoint {
+    /// Defines the begin event `<provider>_<event>` with `fields` after the
+    /// id and registers it; `end` and `error` are the provider's
+    /// `Tracepoint.span_end` and `Tracepoint.span_error`.
+    #[new]
+    #[pyo3(signature = (provider, event, fields, end, error, *, persist = false, multi_format = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        provider: &str,
+        event: &str,
+        fields: Vec<(String, String)>,
+        end: Py<Tracepoint>,
+        error: Py<Tracepoint>,
+        persist: bool,
+        multi_format: bool,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        // Checked first: a refused span must not leave its begin event registered.
+        check_end_event(py, "end", end.get(), Definition::span_end(provider), "span_end")?;
+        check_end_event(py, "error", error.get(), Definition::span_error(provider), "span_error")?;
+        let options = RegisterOptions { persist, multi_format };
+        let begin = Tracepoint::define(py, provider, event, fields, options, Definition::span_begin)?;
+        Ok(PyClassInitializer::from(begin).add_subclass(SpanTracepoint { end, error }))
+    }
+
+    /// Begins a span: emits the begin event with a new id, then the values
+    /// (by position, in field order, or by name), and returns the `Span`.
+    /// While disabled it checks nothing and returns a span that was not
+    /// begun (`id` 0), whose end emits nothing.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn begin(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<Span>> {
+        let py = slf.py();
+        let begin = slf.as_super().get();
+        if !begin.enabled() {
+            return not_begun(py);
+        }
+        let bound = begin.bind(1, args, kwargs)?;
+        let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
+        let id = begin.inner().begin_span(&values).map_err(|e| to_pyerr(py, &e))?;
+        if id == 0 {
+            // Disabled between the check and the emit: nothing was written.
+            return not_begun(py);
+        }
+        Py::new(py, Span { id, open: AtomicBool::new(true), tracepoint: Some(slf.clone().unbind()) })
+    }
+
+    /// Checks the span's values as `begin` would, raising the same errors,
+    /// whether or not the tracepoint is enabled, and writes nothing.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn validate(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let begin = slf.as_super().get();
+        let bound = begin.bind(1, args, kwargs)?;
+        let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
+        usertrace::span::with_leading_value(Value::U64(0), &values, |all| begin.inner().validate(all))
+            .map_err(|e| to_pyerr(slf.py(), &e))
+    }
+
+    /// `<provider>_span_end`, which `Span.end()` emits.
+    #[getter]
+    fn end_event(&self, py: Python<'_>) -> Py<Tracepoint> {
+        self.end.clone_ref(py)
+    }
+
+    /// `<provider>_span_error`, which `Span.end(error=...)` emits.
+    #[getter]
+    fn error_event(&self, py: Python<'_>) -> Py<Tracepoint> {
+        self.error.clone_ref(py)
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> String {
+        slf.as_super().get().describe("SpanTracepoint")
+    }
+}
+
+/// The span `begin` returns while nobody listens; shared, never begun.
+static NOT_BEGUN: PyOnceLock<Py<Span>> = PyOnceLock::new();
+
+fn not_begun(py: Python<'_>) -> PyResult<Py<Span>> {
+    let span = NOT_BEGUN.get_or_try_init(py, || {
+        Py::new(py, Span { id: 0, open: AtomicBool::new(false), tracepoint: None })
+    })?;
+    Ok(span.clone_ref(py))
+}
+
+/// One span, open until `end()`, the end of its `with` block, or its
+/// garbage collection, whichever comes first; it ends once. Any thread may
+/// end it.
+#[pyclass(frozen, module = "usertrace")]
+pub struct Span {
+    /// 0 when the span was not begun.
+    id: u64,
+    /// True until the span's one end event is written (or skipped).
+    open: AtomicBool,
+    /// None when the span was not begun.
+    tracepoint: Option<Py<SpanTracepoint>>,
+}
+
+impl Span {
+    /// Whether this call is the one that ends the span.
+    fn close(&self) -> Option<&SpanTracepoint> {
+        // ATOMICS: the swap makes exactly one caller see `true`, so two
+        // threads ending one span write one end event. It orders nothing
+        // else, hence Relaxed.
+        if !self.open.swap(false, Ordering::Relaxed) {
+            return None;
+        }
+        self.tracepoint.as_ref().map(|tp| tp.get())
+    }
+}
+
+/// The name Python's tracebacks give an exception type: `KeyError`,
+/// `json.decoder.JSONDecodeError`, `Outer.Error` in `__main__`.
+fn type_name(ty: &Bound<'_, PyAny>) -> PyResult<String> {
+    let qualname = match ty.cast::<PyType>() {
+        Ok(t) => t.qualname()?.to_string(),
+        Err(_) => return Ok(ty.repr()?.to_string()),
+    };
+    let module: String = ty.getattr("__module__").and_then(|m| m.extract()).unwrap_or_default();
+    Ok(match module.as_str() {
+        "" | "builtins" | "__main__" => qualname,
+        _ => format!("{module}.{qualname}"),
+    })
+}
+
+#[pymethods]
+impl Span {
+    /// The id the span's events carry (`span_begin`, `span_end`); 0 if it
+    /// was not begun because nobody listened.
+    #[getter]
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// True until the span ends; a span that was not begun is never open.
+    #[getter]
+    fn open(&self) -> bool {
+        self.open.load(Ordering::Relaxed)
+    }
+
+    /// Ends the span: `<provider>_span_end`, or with `error` (a str)
+    /// `<provider>_span_error`. Only the first end of a span writes; later
+    /// ones, and ending a span that was not begun, do nothing.
+    #[pyo3(signature = (error = None))]
+    fn end(&self, py: Python<'_>, error: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let Some(error) = error else {
+            let Some(tp) = self.close() else { return Ok(()) };
+            return tp.end.get().inner().end_span(self.id).map_err(|e| to_pyerr(py, &e));
+        };
+        // Converted before the span is closed, so a bad value leaves it open.
+        let Some(tp) = self.tracepoint.as_ref().map(|tp| tp.get()) else { return Ok(()) };
+        let error_event = tp.error.get().inner();
+        let arg = convert(error_event.name(), &error_event.fields()[1], error)?;
+        if self.close().is_none() {
+            return Ok(());
+        }
+        error_event.end_span_with(self.id, &[arg.value()]).map_err(|e| to_pyerr(py, &e))
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Ends the span; with the exception's type name if one left the block.
+    /// Never suppresses the exception.
+    #[pyo3(signature = (exc_type, _exc, _tb))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: Option<&Bound<'_, PyAny>>,
+        _exc: Option<&Bound<'_, PyAny>>,
+        _tb: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        if !self.open.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
+        match exc_type {
+            None => self.end(py, None)?,
+            Some(ty) => self.end(py, Some(PyString::new(py, &type_name(ty)?).as_any()))?,
+        }
+        Ok(false)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        match &self.tracepoint {
+            None => "<usertrace.Span not begun>".to_owned(),
+            Some(tp) => {
+                let state = if self.open.load(Ordering::Relaxed) { "open" } else { "ended" };
+                let name = tp.bind(py).as_super().get().inner().name().to_owned();
+                format!("<usertrace.Span {name} {} {state}>", self.id)
+            }
+        }
+    }
+}
+
+impl Drop for Span {
+    /// A span dropped while open ends then, as the core's `Span` guard does.
+    fn drop(&mut self) {
+        if let Some(tp) = self.close() {
+            // A drop cannot report; a failed write means the tracer went away.
+            let _ = tp.end.get().inner().end_span(self.id);
+        }
+    }
+}
+
+/// The event name (after `<provider>_`) of a span named `name`: the core's
+/// one rule (`usertrace::span::event_name_for`), e.g. `Foo.bar` → `Foo_bar`.
+#[pyfunction]
+pub(crate) fn span_event_name(py: Python<'_>, name: &str) -> PyResult<String> {
+    usertrace::span::event_name_for(name).map(|n| n.into_owned()).map_err(|e| to_pyerr(py, &e))
+}

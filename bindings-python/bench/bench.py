@@ -6,8 +6,10 @@ where user_events exists, in one run:
 
 Under qemu without KVM absolute times are inflated: compare the ratios.
 Disabled: `tp.enabled` vs a plain attribute read vs a disabled
-`logging.debug`. Enabled (ftrace attached): `tp.emit` vs a raw `os.writev`
-to user_events_data of the same event layout, registered by hand.
+`logging.debug`; a span's begin and end vs two `tp.enabled` checks, and a
+`@traced` call vs the undecorated call. Enabled (ftrace attached): `tp.emit`
+vs a raw `os.writev` to user_events_data of the same event layout,
+registered by hand; a span's begin and end vs two such writevs.
 """
 
 from __future__ import annotations
@@ -51,7 +53,17 @@ def main() -> None:
     plain = Plain()
     log = logging.getLogger("bench")
     log.setLevel(logging.WARNING)
-    ns: Dict[str, object] = {"tp": tp, "plain": plain, "log": log}
+    span = provider.span("span", a="u32", b="u64")
+
+    def call() -> None:
+        pass
+
+    traced_call = usertrace.traced("call", provider=provider)(call)
+    block = usertrace.traced("block", provider=provider)
+    ns: Dict[str, object] = {
+        "tp": tp, "plain": plain, "log": log, "span": span,
+        "call": call, "traced_call": traced_call, "block": block,
+    }
 
     base = best_ns("plain.enabled", ns)
     rows = [
@@ -62,6 +74,21 @@ def main() -> None:
         ("log.debug('x %s', 1)  (level WARNING)", best_ns("log.debug('x %s', 1)", ns)),
     ]
     report("Disabled (ratios to a plain attribute read)", rows, base)
+
+    checks = best_ns("tp.enabled\ntp.enabled", ns)
+    rows = [
+        ("two checks: tp.enabled; tp.enabled", checks),
+        ("with span.begin(1, 2): pass", best_ns("with span.begin(1, 2): pass", ns)),
+        ("span.begin(1, 2).end()", best_ns("span.begin(1, 2).end()", ns)),
+        ("with block: pass  (traced('block'))", best_ns("with block: pass", ns)),
+    ]
+    report("Disabled spans (ratios to two tp.enabled checks)", rows, checks)
+    plain_call = best_ns("call()", ns)
+    rows = [
+        ("call()  (undecorated)", plain_call),
+        ("traced_call()  (@traced, disabled)", best_ns("traced_call()", ns)),
+    ]
+    report("Disabled @traced (ratio to the undecorated call)", rows, plain_call)
 
     if not status.available:
         print("\nuser_events unavailable: enabled benchmarks skipped")
@@ -79,10 +106,11 @@ def main() -> None:
     writev: Callable[..., int] = os.writev
     ns.update(fd=fd, index=index, pack=struct.pack, writev=writev, word=word)
 
-    for event in ("bench_ev", "bench_raw"):
+    enabled = ("bench_ev", "bench_raw", "bench_span", "bench_span_end")
+    for event in enabled:
         with open(os.path.join(events, event, "enable"), "w") as f:
             f.write("1")
-    assert tp.enabled and word.value
+    assert tp.enabled and span.enabled and span.end_event.enabled and word.value
     try:
         n = NUMBER // 4
         raw = best_ns("writev(fd, [index, pack('<IQ', 1, 2)])", ns, n)
@@ -93,8 +121,14 @@ def main() -> None:
             ("tp.emit(a=1, b=2)", best_ns("tp.emit(a=1, b=2)", ns, n)),
         ]
         report("Enabled, ftrace attached (ratios to a raw os.writev)", rows, raw)
+        raw2 = best_ns("writev(fd, [index, pack('<IQ', 1, 2)])\nwritev(fd, [index, pack('<IQ', 1, 2)])", ns, n)
+        rows = [
+            ("two raw os.writev(fd, [index, struct.pack(..)])", raw2),
+            ("with span.begin(1, 2): pass", best_ns("with span.begin(1, 2): pass", ns, n)),
+        ]
+        report("Enabled span, ftrace attached (ratios to two raw os.writev)", rows, raw2)
     finally:
-        for event in ("bench_ev", "bench_raw"):
+        for event in enabled:
             with open(os.path.join(events, event, "enable"), "w") as f:
                 f.write("0")
         unreg = struct.pack("<IBBHQ", 16, 0, 0, 0, ctypes.addressof(word))

@@ -7,7 +7,7 @@
 //! `trace_format` are the formats a recording is written in, and `json`
 //! holds every other `--format json` line and documents them as a public
 //! contract; `otlp_args` holds the OTLP options `export` and `record`
-//! share.
+//! share, and `config_file` their TOML file.
 //!
 //! # Exit status
 //!
@@ -26,6 +26,7 @@
 //! errors by the status alone; stderr lines of ours start `usertrace`.
 
 mod args;
+mod config_file;
 mod convert;
 mod export;
 mod json;

@@ -2,11 +2,14 @@
 //! the standard `OTEL_*` variables) into exporter settings before any
 //! recording or upload starts, so a bad URL is an error now.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 use usertrace_output::otlp::config::{self, parse_resource_attributes};
-use usertrace_output::otlp::{Clock, ConfigError, Endpoint, EndpointArgs, ExporterSettings, ResourceSettings};
+use usertrace_output::otlp::{Clock, ConfigError, Endpoint, EndpointArgs, ExporterSettings, QueueLimits, ResourceSettings};
+
+use crate::config_file::{ConfigFile, ConfigFileError};
 
 /// How long `record` gives the exporter, after the recording ends, to
 /// send what is queued; what is left then is counted as dropped.
@@ -29,19 +32,68 @@ pub struct OtlpArgs {
     /// gzip or none [default: $OTEL_EXPORTER_OTLP_COMPRESSION, else none]
     #[arg(long, value_name = "COMPRESSION")]
     pub compression: Option<String>,
+
+    /// A TOML file with the [otlp] endpoint, service, compression,
+    /// timeout_ms, headers, resource_attributes and [otlp.queue]
+    /// max_batch_records, max_batch_age_ms, memory_cap_mib; the command
+    /// line wins over it, it over the OTEL_* variables
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// Settings that cannot work, found before anything starts.
+#[derive(Debug)]
+pub enum SettingsError {
+    /// A bad value, wherever it came from.
+    Otlp(ConfigError),
+    /// The --config file.
+    File(ConfigFileError),
+}
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingsError::Otlp(e) => e.fmt(f),
+            SettingsError::File(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<ConfigError> for SettingsError {
+    fn from(e: ConfigError) -> SettingsError {
+        SettingsError::Otlp(e)
+    }
 }
 
 impl OtlpArgs {
-    /// The exporter settings, from these options then the environment.
-    pub fn settings(&self) -> Result<ExporterSettings, ConfigError> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    /// Whether OTLP export was asked for (--otlp or --config).
+    pub fn enabled(&self) -> bool {
+        self.url.is_some() || self.config.is_some()
+    }
+
+    /// The exporter settings: these options, then the --config file, then
+    /// the environment.
+    pub fn settings(&self) -> Result<ExporterSettings, SettingsError> {
+        let file = match &self.config {
+            Some(path) => ConfigFile::read(path).map_err(SettingsError::File)?,
+            None => ConfigFile::default(),
+        };
+        let var = |name: &str| file.var(name).or_else(|| std::env::var(name).ok().filter(|v| !v.is_empty()));
+        let service = self.service.clone().or_else(|| file.otlp.service.clone());
         let endpoint = Endpoint::resolve(&EndpointArgs { url: self.url.clone(), compression: self.compression.clone() }, var)?;
         let attributes = match var(config::RESOURCE_ATTRIBUTES_VAR) {
             Some(v) => parse_resource_attributes(&v)?,
             None => Vec::new(),
         };
-        let resource = ResourceSettings { service_name: self.service.clone().or_else(|| var(config::SERVICE_NAME_VAR)), host_name: host_name(), attributes };
-        Ok(ExporterSettings::new(endpoint, resource, clock()))
+        let resource = ResourceSettings { service_name: service.or_else(|| var(config::SERVICE_NAME_VAR)), host_name: host_name(), attributes };
+        let mut settings = ExporterSettings::new(endpoint, resource, clock());
+        let (q, default) = (&file.otlp.queue, QueueLimits::default());
+        settings.limits = QueueLimits {
+            max_batch_records: q.max_batch_records.unwrap_or(default.max_batch_records),
+            max_batch_age: q.max_batch_age_ms.map_or(default.max_batch_age, Duration::from_millis),
+            memory_cap_bytes: q.memory_cap_mib.map_or(default.memory_cap_bytes, |mib| mib.saturating_mul(1 << 20)),
+        };
+        Ok(settings)
     }
 }
 

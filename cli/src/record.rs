@@ -108,7 +108,7 @@ impl Sink {
 pub fn run_record(args: &RecordArgs) -> ExitCode {
     // Checked before recording starts, like -o: a bad URL is no reason to
     // find out after the fact.
-    let exporter = match args.otlp.url.is_some().then(|| args.otlp.settings()) {
+    let exporter = match args.otlp.enabled().then(|| args.otlp.settings()) {
         None => None,
         Some(Err(e)) => {
             eprintln!("usertrace record: {e}");

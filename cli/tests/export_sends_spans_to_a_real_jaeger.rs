@@ -305,8 +305,8 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
     // The Python worker: a failed child marks itself an error.
     let (py, _) = spans_of(&jaeger, "python3.11", 2);
     let job = op(&py, "worker_process_job");
-    assert_eq!(tag(&job, "job_id"), serde_json::json!({"type": "int64", "value": -7}));
-    assert_eq!(tag(&job, "queue"), serde_json::json!({"type": "string", "value": "default"}));
+    assert_eq!(tag(job, "job_id"), serde_json::json!({"type": "int64", "value": -7}));
+    assert_eq!(tag(job, "queue"), serde_json::json!({"type": "string", "value": "default"}));
     let fetch = op(&py, "worker_fetch");
     assert_eq!(parent(fetch).as_deref(), job["spanID"].as_str());
     assert_eq!(tag(fetch, "error"), serde_json::json!({"type": "bool", "value": true}), "Jaeger's mark of an ERROR status");

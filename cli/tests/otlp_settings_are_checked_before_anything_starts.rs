@@ -32,6 +32,13 @@ fn export_refuses_bad_settings_before_reading_the_file() {
     refused(&usertrace(&["export", missing], &[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h"), ("OTEL_EXPORTER_OTLP_HEADERS", "nokey")]), "OTEL_EXPORTER_OTLP_HEADERS has a bad entry \"nokey\"");
     refused(&usertrace(&["export", missing, "--otlp", "http://h"], &[("OTEL_EXPORTER_OTLP_TIMEOUT", "soon")]), "OTEL_EXPORTER_OTLP_TIMEOUT=\"soon\"");
     refused(&usertrace(&["export", missing, "--otlp", "http://h"], &[("OTEL_RESOURCE_ATTRIBUTES", "team")]), "OTEL_RESOURCE_ATTRIBUTES has a bad entry \"team\"");
+    refused(&usertrace(&["export", missing, "--config", "/nonexistent/usertrace.toml"], &[]), "cannot use the config file /nonexistent/usertrace.toml");
+    let bad = std::env::temp_dir().join(format!("usertrace-bad-config-{}.toml", std::process::id()));
+    std::fs::write(&bad, "[otlp]\nendpoint = \"http://h\"\ncompresion = \"gzip\"\n").unwrap();
+    refused(&usertrace(&["export", missing, "--config", bad.to_str().unwrap()], &[]), "compresion");
+    std::fs::write(&bad, "[otlp]\nendpoint = \"http://h\"\ncompression = \"lz4\"\n").unwrap();
+    refused(&usertrace(&["export", missing, "--config", bad.to_str().unwrap()], &[]), "unknown OTLP compression \"lz4\"");
+    let _ = std::fs::remove_file(&bad);
     // With good settings the file is what fails, with 1.
     let out = usertrace(&["export", missing, "--otlp", "http://127.0.0.1:9"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));

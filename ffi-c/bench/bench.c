@@ -56,7 +56,7 @@ static uint32_t raw_word __attribute__((aligned(8)));
 static int raw_fd;
 static uint32_t raw_index;
 
-static uint64_t samples[ITER];
+static uint64_t samples[ITER], samples_b[ITER];
 
 static inline uint64_t now_ns(void) {
   struct timespec ts;
@@ -69,15 +69,17 @@ static int cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static void report(const char *row) {
+static void report_samples(const char *row, uint64_t *s) {
   double sum = 0;
-  for (int i = 0; i < ITER; i++) sum += (double)samples[i];
-  qsort(samples, ITER, sizeof samples[0], cmp);
-  printf("| %s | %llu | %.0f | %llu | %llu | %llu | %llu |\n", row, (unsigned long long)samples[0], sum / ITER,
-         (unsigned long long)samples[ITER - 1], (unsigned long long)samples[ITER / 2],
-         (unsigned long long)samples[ITER * 99 / 100], (unsigned long long)samples[ITER * 999 / 1000]);
+  for (int i = 0; i < ITER; i++) sum += (double)s[i];
+  qsort(s, ITER, sizeof s[0], cmp);
+  printf("| %s | %llu | %.0f | %llu | %llu | %llu | %llu |\n", row, (unsigned long long)s[0], sum / ITER,
+         (unsigned long long)s[ITER - 1], (unsigned long long)s[ITER / 2],
+         (unsigned long long)s[ITER * 99 / 100], (unsigned long long)s[ITER * 999 / 1000]);
   fflush(stdout);
 }
+
+static void report(const char *row) { report_samples(row, samples); }
 
 #define MEASURE(row, op)                                 \
   do {                                                   \
@@ -88,6 +90,32 @@ static void report(const char *row) {
       samples[i] = now_ns() - t0;                        \
     }                                                    \
     report(row);                                         \
+  } while (0)
+
+/* Two rows timed in turns, ITER / TURNS events of each per turn, so that
+ * the host slowing down for a while (other guests, TCG retranslating)
+ * weighs on both alike: for a ratio, as the span's to the event's. Prints
+ * both rows, then the ratio of their p50s. */
+#define TURNS 20
+#define MEASURE_IN_TURNS(row_a, op_a, row_b, op_b)                                                  \
+  do {                                                                                               \
+    for (uint32_t turn = 0; turn < TURNS; turn++) {                                                  \
+      for (uint32_t i = turn * (ITER / TURNS); i < (turn + 1) * (ITER / TURNS); i++) {               \
+        uint64_t t0 = now_ns();                                                                      \
+        op_a;                                                                                        \
+        __asm__ volatile("" ::: "memory");                                                          \
+        samples[i] = now_ns() - t0;                                                                  \
+      }                                                                                              \
+      for (uint32_t i = turn * (ITER / TURNS); i < (turn + 1) * (ITER / TURNS); i++) {               \
+        uint64_t t0 = now_ns();                                                                      \
+        op_b;                                                                                        \
+        __asm__ volatile("" ::: "memory");                                                          \
+        samples_b[i] = now_ns() - t0;                                                                \
+      }                                                                                              \
+    }                                                                                                \
+    report_samples(row_a, samples);                                                                  \
+    report_samples(row_b, samples_b);                                                                \
+    p50_ratio = (double)samples_b[ITER / 2] / (double)samples[ITER / 2];                             \
   } while (0)
 
 /* The disabled path is below the clock's resolution per event: also time
@@ -149,6 +177,7 @@ int main(int argc, char **argv) {
   int with_lttng = argc > 2 ? atoi(argv[2]) : 1;
   char path[512];
   volatile uint32_t sink = 0;
+  double p50_ratio = 0;
   if (usertrace_provider_register(&bench) != USERTRACE_OK || raw_register() != 0) {
     char m[512];
     usertrace_last_error(m, sizeof m, NULL);
@@ -208,10 +237,11 @@ int main(int argc, char **argv) {
   MEASURE("(b) USDT probe + uprobe (ftrace)", DTRACE_PROBE1(usertrace_bench, probe4, i));
   MEASURE("(c) raw writev to user_events (ftrace)", raw_write(i));
   MEASURE("(d) usertrace from C, USERTRACE_EMIT (ftrace)", USERTRACE_EMIT(ev4, usertrace_u32(i)));
-  /* Two events per iteration: the begin (id + 4 bytes), the end (id). */
-  MEASURE("(f) usertrace span from C, USERTRACE_SPAN_BEGIN + USERTRACE_SPAN_END (ftrace)", span_begin_end(i));
-  MEASURE("(d') USERTRACE_EMIT again, after (f) (ftrace)", USERTRACE_EMIT(ev4, usertrace_u32(i)));
+  /* Two events per iteration of (f): the begin (id + 4 bytes), the end (id). */
+  MEASURE_IN_TURNS("(d') USERTRACE_EMIT, in turns with (f) (ftrace)", USERTRACE_EMIT(ev4, usertrace_u32(i)),
+                   "(f) usertrace span from C, USERTRACE_SPAN_BEGIN + USERTRACE_SPAN_END (ftrace)", span_begin_end(i));
   if (with_lttng) MEASURE("(e) LTTng-UST, active session", lttng_ust_tracepoint(usertrace_bench, ev, i));
+  printf("\np50 of (f) / p50 of (d'), timed in %d turns: %.2f\n", TURNS, p50_ratio);
   (void)sink;
   return 0;
 }

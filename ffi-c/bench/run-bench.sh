@@ -68,7 +68,7 @@ if [ "$lttng" = 1 ]; then
 fi
 # (ftrace's `trace` prints user events as "Unknown type N", so count entries.)
 entries=$(cat "$t"/per_cpu/cpu*/stats | awk '/^entries:/ {n += $2} /^overrun:/ {o += $2} END {print n " (overrun " o ")"}')
-echo "ftrace recorded: $(grep -c 'probe4_' "$t/trace") USDT uprobe hits; $entries entries in all (rows b, c, d, d': 80000 expected, and f: 40000 more)"
+echo "ftrace recorded: $(grep -c 'probe4_' "$t/trace") USDT uprobe hits; $entries entries in all (rows b, c, d, d': 80000 expected, f: 40000 more)"
 while read -r name _; do echo "-:${name#p:}" >>"$t/uprobe_events"; done <"$dir/uprobes"
 echo "per-event ns, 20000 events per row:"
 cat "$dir/table.md"

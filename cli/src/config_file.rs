@@ -131,6 +131,13 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_agent_config_is_valid() {
+        let file: ConfigFile = toml::from_str(include_str!("../../deploy/agent.toml")).unwrap();
+        assert_eq!(file.var(ENDPOINT_VAR).as_deref(), Some("http://127.0.0.1:4318"));
+        assert_eq!(file.otlp.queue.memory_cap_mib, Some(64));
+    }
+
+    #[test]
     fn an_unknown_key_or_unreadable_file_is_named() {
         let e = toml::from_str::<ConfigFile>("[otlp]\nendpoitn = \"x\"\n").unwrap_err();
         assert!(e.to_string().contains("endpoitn"), "{e}");

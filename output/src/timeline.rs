@@ -39,14 +39,12 @@ use std::collections::BTreeMap;
 
 use crate::record::{Record, Value};
 
-/// The first field of a span begin.
-pub const SPAN_BEGIN: &str = "span_begin";
-/// The first field of a span end.
-pub const SPAN_END: &str = "span_end";
-/// The first field of a completed span: its start.
-pub const SPAN_START_NS: &str = "span_start_ns";
-/// The second field of a completed span: its duration.
-pub const SPAN_DURATION_NS: &str = "span_duration_ns";
+/// The span convention's field names, as the core defines them for every
+/// language's producer (see `usertrace::span`).
+pub use usertrace::span::{
+    SPAN_BEGIN_FIELD as SPAN_BEGIN, SPAN_DURATION_NS_FIELD as SPAN_DURATION_NS, SPAN_END_FIELD as SPAN_END,
+    SPAN_START_NS_FIELD as SPAN_START_NS,
+};
 /// The arg that marks a span closed by the timeline rather than its end.
 pub const UNFINISHED: &str = "unfinished";
 

@@ -8,6 +8,13 @@
 //! `$USERTRACE_JAEGER`, else `${USERTRACE_CACHE:-$HOME/.cache/usertrace}/bin/jaeger`.
 //! Without it the test says so and passes on a developer's machine, but
 //! fails under CI (`CI` set), where harness/test-all builds it first.
+//!
+//! Jaeger v2 is an OpenTelemetry Collector distribution, so the same
+//! binary also checks log records through a real Collector pipeline: its
+//! OTLP receiver takes them and its `otlphttp` exporter forwards them to
+//! a local capture endpoint (tiny_http), where they are decoded and
+//! checked exactly. (Jaeger has no file exporter; the capture endpoint
+//! only records what the Collector sent.)
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -67,8 +74,16 @@ impl Drop for TempDir {
 impl Jaeger {
     /// Jaeger with in-memory storage, OTLP/HTTP and the query API only,
     /// every listener on 127.0.0.1 and a free port; ready when it returns.
-    fn start(binary: &Path) -> Jaeger {
-        let dir = TempDir::new("jaeger");
+    /// With `logs_to`, a logs pipeline forwards log records there.
+    fn start(binary: &Path, logs_to: Option<u16>) -> Jaeger {
+        let dir = TempDir::new(&format!("jaeger-{}", logs_to.unwrap_or(0)));
+        let (logs_pipeline, logs_exporter) = match logs_to {
+            Some(port) => (
+                "\n    logs:\n      receivers: [otlp]\n      exporters: [otlphttp/capture]".to_owned(),
+                format!("\n  otlphttp/capture:\n    endpoint: http://127.0.0.1:{port}\n    compression: none\n    retry_on_failure:\n      enabled: false"),
+            ),
+            None => (String::new(), String::new()),
+        };
         let (otlp_http, query, query_grpc) = (free_port(), free_port(), free_port());
         let config = format!(
             r#"
@@ -78,7 +93,7 @@ service:
     traces:
       receivers: [otlp]
       processors: [batch]
-      exporters: [jaeger_storage_exporter]
+      exporters: [jaeger_storage_exporter]{logs_pipeline}
   telemetry:
     metrics:
       level: none
@@ -107,7 +122,7 @@ processors:
     timeout: 100ms
 exporters:
   jaeger_storage_exporter:
-    trace_storage: memstore
+    trace_storage: memstore{logs_exporter}
 "#
         );
         let config_path = dir.0.join("jaeger.yaml");
@@ -251,7 +266,7 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
         eprintln!("SKIPPED: no Jaeger binary; build it with harness/build-otel-components");
         return;
     };
-    let jaeger = Jaeger::start(&binary);
+    let jaeger = Jaeger::start(&binary, None);
     let dir = TempDir::new("export-jaeger");
     let file = dir.0.join("recording.jsonl");
     let t0 = monotonic_now() - 5_000_000_000;
@@ -267,11 +282,21 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "export failed: {stderr}");
-    assert!(stderr.contains("16 events exported (8 spans, 1 log records), 0 dropped"), "{stderr}");
+    assert!(stderr.contains("16 events exported (8 spans, 0 log records), 0 dropped (queue full or unsent at exit), 0 failed"), "{stderr}");
+    // Jaeger takes traces, not logs.
+    assert!(stderr.contains(&format!("http://127.0.0.1:{}/v1/logs answered 404", jaeger.otlp_http)), "{stderr}");
 
-    let services = get(jaeger.query, "/api/services").unwrap();
-    let mut services: Vec<&str> = services["data"].as_array().unwrap().iter().filter_map(Json::as_str).collect();
-    services.sort_unstable();
+    // Jaeger stores what it received after its batch timeout.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let services = loop {
+        let got = get(jaeger.query, "/api/services").unwrap_or(Json::Null);
+        let mut services: Vec<String> = got["data"].as_array().into_iter().flatten().filter_map(|s| s.as_str().map(String::from)).collect();
+        services.sort_unstable();
+        if services.len() >= 3 || Instant::now() > deadline {
+            break services;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
     assert_eq!(services, ["java", "order-service", "python3.11"]);
 
     let us = |n: u64| t0 + n * 1_000;
@@ -309,8 +334,24 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
     assert_eq!(tag(job, "queue"), serde_json::json!({"type": "string", "value": "default"}));
     let fetch = op(&py, "worker_fetch");
     assert_eq!(parent(fetch).as_deref(), job["spanID"].as_str());
-    assert_eq!(tag(fetch, "error"), serde_json::json!({"type": "bool", "value": true}), "Jaeger's mark of an ERROR status");
-    assert_eq!(tag(fetch, "otel.status_description"), serde_json::json!({"type": "string", "value": "TimeoutError"}));
+    let tags: Vec<(String, Json)> =
+        fetch["tags"].as_array().unwrap().iter().map(|t| (t["key"].as_str().unwrap().to_owned(), t["value"].clone())).collect();
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        tags,
+        [
+            ("error".into(), serde_json::json!("TimeoutError")),
+            // Jaeger's own mark of a span whose OTLP status is ERROR.
+            ("error".into(), serde_json::json!(true)),
+            ("otel.scope.name".into(), serde_json::json!("usertrace")),
+            ("otel.scope.version".into(), serde_json::json!(version)),
+            ("otel.status_code".into(), serde_json::json!("ERROR")),
+            ("otel.status_description".into(), serde_json::json!("TimeoutError")),
+            ("span.kind".into(), serde_json::json!("internal")),
+            ("thread.id".into(), serde_json::json!(4200)),
+            ("thread.name".into(), serde_json::json!("python3.11")),
+        ]
+    );
 
     // The Java app: nesting, typed values, and a GC pause on its own.
     let (java, _) = spans_of(&jaeger, "java", 3);
@@ -326,4 +367,99 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
     assert_eq!(gc["spanID"], span_id(4300, 0, 4302, us(70), "jvm_gc_pause"));
     assert_eq!(gc["duration"], 5);
     assert_eq!(tag(gc, "gc"), serde_json::json!({"type": "string", "value": "G1 Young"}));
+}
+
+/// Captures what the Collector forwards to `/v1/logs`.
+struct Capture {
+    server: std::sync::Arc<tiny_http::Server>,
+    bodies: std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Capture {
+    fn start() -> (Capture, u16) {
+        let server = std::sync::Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let port = server.server_addr().to_ip().unwrap().port();
+        let bodies = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (s, b) = (std::sync::Arc::clone(&server), std::sync::Arc::clone(&bodies));
+        let thread = std::thread::spawn(move || {
+            for mut request in s.incoming_requests() {
+                let mut body = Vec::new();
+                let _ = std::io::Read::read_to_end(request.as_reader(), &mut body);
+                if request.url() == "/v1/logs" {
+                    b.lock().unwrap().push(body);
+                }
+                let _ = request.respond(tiny_http::Response::empty(200));
+            }
+        });
+        (Capture { server, bodies, thread: Some(thread) }, port)
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[test]
+fn log_records_pass_a_real_collector_with_their_attributes_and_resource() {
+    use prost::Message;
+    use usertrace_output::otlp::proto::collector::logs::v1::ExportLogsServiceRequest;
+    use usertrace_output::otlp::proto::common::v1::{any_value::Value as Any, KeyValue};
+
+    let Some(binary) = jaeger_binary() else {
+        assert!(std::env::var_os("CI").is_none(), "CI must build Jaeger first: harness/build-otel-components");
+        eprintln!("SKIPPED: no Jaeger binary; build it with harness/build-otel-components");
+        return;
+    };
+    let (capture, capture_port) = Capture::start();
+    let jaeger = Jaeger::start(&binary, Some(capture_port));
+    let dir = TempDir::new("export-collector");
+    let file = dir.0.join("recording.jsonl");
+    let t0 = monotonic_now() - 5_000_000_000;
+    jsonl::write_file(&file, &recording(t0)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_usertrace"))
+        .args(["export", file.to_str().unwrap(), "--otlp", &format!("http://127.0.0.1:{}", jaeger.otlp_http), "--service", "shop"])
+        .env_remove("OTEL_SERVICE_NAME")
+        .env("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci,team=a%2Cb")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "export failed: {}", String::from_utf8_lossy(&out.stderr));
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let request = loop {
+        if let Some(body) = capture.bodies.lock().unwrap().first() {
+            break ExportLogsServiceRequest::decode(&body[..]).expect("the Collector sends OTLP protobuf");
+        }
+        assert!(Instant::now() < deadline, "the Collector forwarded no logs in 20 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let find = |attributes: &[KeyValue], key: &str| attributes.iter().find(|a| a.key == key).and_then(|a| a.value.clone()?.value);
+    assert_eq!(request.resource_logs.len(), 1, "{request:#?}");
+    let resource = request.resource_logs[0].resource.as_ref().unwrap();
+    let r = &resource.attributes;
+    assert_eq!(find(r, "service.name"), Some(Any::StringValue("shop".into())));
+    assert_eq!(find(r, "process.pid"), Some(Any::IntValue(4100)));
+    assert_eq!(find(r, "process.executable.name"), Some(Any::StringValue("order-service".into())));
+    assert_eq!(find(r, "process.command_line"), Some(Any::StringValue("order-service --port 8080".into())));
+    assert_eq!(find(r, "deployment.environment"), Some(Any::StringValue("ci".into())));
+    assert_eq!(find(r, "team"), Some(Any::StringValue("a,b".into())));
+    let scope = &request.resource_logs[0].scope_logs[0];
+    assert_eq!(scope.scope.as_ref().unwrap().name, "usertrace");
+    assert_eq!(scope.log_records.len(), 1);
+    let log = &scope.log_records[0];
+    assert_eq!(log.event_name, "orders_cache_miss");
+    assert_eq!(log.body.clone().and_then(|b| b.value), Some(Any::StringValue("orders_cache_miss".into())));
+    assert_eq!(find(&log.attributes, "key"), Some(Any::StringValue("order:42".into())));
+    assert_eq!(find(&log.attributes, "thread.id"), Some(Any::IntValue(4100)));
+    assert_eq!(find(&log.attributes, "thread.name"), Some(Any::StringValue("order-service".into())));
+    // Inside the request span, so in its trace.
+    assert_eq!(hex(&log.span_id), span_id(4100, 1, 4100, t0 + 10_000, "orders_handle_request"));
+    let unix_now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let age = unix_now - log.time_unix_nano;
+    assert!((4_000_000_000..60_000_000_000).contains(&age), "the log's time is {age} ns ago, not about 5 s");
 }

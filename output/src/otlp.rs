@@ -14,11 +14,11 @@
 //! | --- | --- | --- |
 //! | a span (a `span_begin`/`span_end` pair, or `span_start_ns` + `span_duration_ns`; see [`crate::timeline`]) | `Span`, kind INTERNAL | name: the begin event's name; start and end: the begin's and end's times |
 //! | the span's identity | `span_id` | XXH3-64 of (pid, span id or 0, tid, start ns, name): the same recording always gives the same ids |
-//! | the span's parent | `parent_span_id` | its `span_parent` field (a span id of the same process), else the innermost span open on its thread when it began (thread nesting); a completed span (a GC pause) has none |
+//! | the span's parent | `parent_span_id` | its `span_parent` field (a span id of the same process), else the latest-begun span still open on its thread when it began (thread nesting); a completed span (a GC pause) has none |
 //! | the span's trace | `trace_id` | its parent's; for a root span, XXH3-128 of the same tuple |
 //! | the span's fields (begin's, then end's) | `Span.attributes` | typed as below; `thread.id`, `thread.name` added; `unfinished` when the timeline closed it (thread or process exit, end of recording) |
 //! | an `error` field on the span | `Span.status` | code ERROR, message: the field's value |
-//! | an event that is not part of a span | `LogRecord` | `event_name` and `body`: the event's name; `time_unix_nano` and `observed_time_unix_nano`: its time; attributes: its fields, typed, then `thread.id`, `thread.name`; `trace_id`/`span_id`: the innermost span open on its thread, if any |
+//! | an event that is not part of a span | `LogRecord` | `event_name` and `body`: the event's name; `time_unix_nano` and `observed_time_unix_nano`: its time; attributes: its fields, typed, then `thread.id`, `thread.name`; `trace_id`/`span_id`: the latest-begun span open on its thread then, if any |
 //! | an undecodable payload | `LogRecord` attribute `error` | the decoder's message |
 //! | u8…u64, i8…i64 | `int_value` | a u64 above `i64::MAX` as `string_value` (its decimal) |
 //! | bool, f32/f64, string, bytes | `bool_value`, `double_value`, `string_value`, `bytes_value` | |

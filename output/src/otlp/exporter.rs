@@ -74,6 +74,10 @@ pub struct ExportSummary {
     pub retries: u64,
     /// The most memory the queue held.
     pub peak_queue_bytes: usize,
+    /// The URLs that answered 404: the endpoint takes no such signal
+    /// (Jaeger takes traces, not logs), so it was no longer sent and its
+    /// records do not count against delivery.
+    pub signals_not_taken: Vec<String>,
     /// The last failure seen, if any.
     pub last_error: Option<String>,
 }
@@ -92,6 +96,9 @@ impl std::fmt::Display for ExportSummary {
             self.retries,
             self.peak_queue_bytes.div_ceil(1024)
         )?;
+        for url in &self.signals_not_taken {
+            write!(f, "; {url} answered 404 (the endpoint takes no such signal), so none was sent there")?;
+        }
         if let Some(e) = &self.last_error {
             write!(f, "; last error: {e}")?;
         }
@@ -223,35 +230,52 @@ fn next_batch(shared: &Shared) -> Option<Batch> {
     }
 }
 
+/// What became of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delivery {
+    Sent,
+    /// The endpoint takes no such signal (now or before).
+    NotTaken,
+    Failed,
+}
+
 /// Sends both requests of a batch, retrying each until it is taken,
-/// refused, or the grace period ends. Whether both were taken.
+/// refused, or the grace period ends. Whether the batch is delivered: no
+/// request failed (a signal the endpoint does not take is not a failure).
 fn deliver(shared: &Shared, transport: &Transport, settings: &ExporterSettings, otlp: &Otlp, summary: &mut ExportSummary) -> bool {
     let endpoint = transport.endpoint();
     let traces = (otlp.span_count() > 0).then(|| send(shared, transport, settings, &endpoint.traces_url, &otlp.traces, summary));
     let logs = (otlp.log_count() > 0).then(|| send(shared, transport, settings, &endpoint.logs_url, &otlp.logs, summary));
-    if traces == Some(true) {
+    if traces == Some(Delivery::Sent) {
         summary.spans += otlp.span_count() as u64;
     }
-    if logs == Some(true) {
+    if logs == Some(Delivery::Sent) {
         summary.logs += otlp.log_count() as u64;
     }
-    traces != Some(false) && logs != Some(false)
+    traces != Some(Delivery::Failed) && logs != Some(Delivery::Failed)
 }
 
-fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url: &str, message: &impl prost::Message, summary: &mut ExportSummary) -> bool {
+fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url: &str, message: &impl prost::Message, summary: &mut ExportSummary) -> Delivery {
+    if summary.signals_not_taken.iter().any(|u| u == url) {
+        return Delivery::NotTaken;
+    }
     let mut backoff = Backoff::new(settings.initial_backoff, settings.max_backoff);
     loop {
         match transport.send(url, message) {
-            Outcome::Sent => return true,
+            Outcome::Sent => return Delivery::Sent,
+            Outcome::NoSuchSignal => {
+                summary.signals_not_taken.push(url.to_owned());
+                return Delivery::NotTaken;
+            }
             Outcome::Rejected { why } => {
                 summary.last_error = Some(format!("{url}: {why}"));
-                return false;
+                return Delivery::Failed;
             }
             Outcome::Retry { why, retry_after } => {
                 summary.last_error = Some(format!("{url}: {why}"));
                 let delay = backoff.next_delay(retry_after, fastrand::f64());
                 if !sleep_unless_past_deadline(shared, delay) {
-                    return false;
+                    return Delivery::Failed;
                 }
                 summary.retries += 1;
             }

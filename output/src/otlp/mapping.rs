@@ -14,7 +14,7 @@ use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSp
 
 use super::ids::SpanKey;
 use crate::record::{Namespaces, Record, Value};
-use crate::timeline::{self, Placement, Process, Timeline};
+use crate::timeline::{self, Process, Timeline};
 
 /// The arg that names a span's parent explicitly: the id of a span of the
 /// same process that began before it. It wins over nesting, so a span
@@ -164,31 +164,26 @@ pub(super) fn map_timeline(
 }
 
 /// Ids and parents of every span of `timeline`, in its order (by start,
-/// so a parent always comes before its children).
+/// then begin order, so a parent always comes before its children).
+///
+/// A span's parent is the latest-begun span still open on its thread when
+/// it began: thread nesting, whatever the timeline's placement. (The
+/// timeline draws a request that ends before the write it handed to
+/// another thread on an async track, but the write, and every span the
+/// request enclosed, still began inside it.)
 fn lineage(timeline: &Timeline) -> Vec<Lineage> {
-    let mut out: Vec<Lineage> = Vec::with_capacity(timeline.spans.len());
-    // Per thread, the chain of thread spans open at the latest start seen
-    // (indices into `out`), outermost first.
-    let mut chains: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let spans = &timeline.spans;
+    let mut out: Vec<Lineage> = Vec::with_capacity(spans.len());
+    // Per thread, the begin/end spans begun there and maybe still open.
+    let mut open: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     // The latest span begun under each (pid, span id), for `span_parent`.
     let mut by_id: BTreeMap<(u32, u64), usize> = BTreeMap::new();
-    for (k, s) in timeline.spans.iter().enumerate() {
-        let chain = chains.entry(s.tid).or_default();
-        // A span that ended before this one began encloses nothing after.
-        while chain.last().is_some_and(|&p| timeline.spans[p].end_ns < s.start_ns) {
-            chain.pop();
-        }
-        let nested = match s.placement {
-            Placement::Thread { depth } => {
-                chain.truncate(depth as usize);
-                chain.last().copied()
-            }
-            // A span ended on another thread began inside what was open on
-            // its own; a completed span (a GC pause) ran on no thread of
-            // ours, so nothing encloses it.
-            Placement::Async { .. } if s.id.is_some() => chain.last().copied(),
-            Placement::Async { .. } => None,
-        };
+    for (k, s) in spans.iter().enumerate() {
+        let on_thread = open.entry(s.tid).or_default();
+        on_thread.retain(|&p| spans[p].end_ns >= s.start_ns);
+        // A completed span (a GC pause) ran on no thread of ours, so
+        // nothing encloses it.
+        let nested = if s.id.is_some() { on_thread.iter().rev().copied().find(|&p| encloses_start(&spans[p], s)) } else { None };
         let linked = s
             .args
             .iter()
@@ -200,20 +195,26 @@ fn lineage(timeline: &Timeline) -> Vec<Lineage> {
         let trace_id = parent.map_or_else(|| key.trace_id(), |p| out[p].trace_id);
         let parent = parent.map(|p| out[p].span_id);
         out.push(Lineage { span_id: key.span_id(), trace_id, parent });
-        if let Placement::Thread { .. } = s.placement {
-            chains.entry(s.tid).or_default().push(k);
-        }
         if let Some(id) = s.id {
+            on_thread.push(k);
             by_id.insert((s.pid, id), k);
         }
     }
     out
 }
 
-/// Finds the innermost thread span enclosing a moment on a thread, to
-/// give a log record its trace and span.
+/// Whether `p`, begun before `s` on its thread, was still open when `s`
+/// began. An end at the very nanosecond `s` began counts only if `p`
+/// holds all of `s` (a zero-length child at its parent's end), not for a
+/// sibling that ended as the next began.
+fn encloses_start(p: &timeline::Span, s: &timeline::Span) -> bool {
+    p.end_ns > s.start_ns || p.end_ns >= s.end_ns
+}
+
+/// Finds the span open on a thread at a moment, to give a log record its
+/// trace and span.
 struct Enclosing {
-    /// Per thread, its thread spans' (start, end, index), by start.
+    /// Per thread, its begin/end spans' (start, end, index), by start.
     by_tid: BTreeMap<u32, Vec<(u64, u64, usize)>>,
 }
 
@@ -221,15 +222,15 @@ impl Enclosing {
     fn new(timeline: &Timeline) -> Enclosing {
         let mut by_tid: BTreeMap<u32, Vec<(u64, u64, usize)>> = BTreeMap::new();
         for (k, s) in timeline.spans.iter().enumerate() {
-            if s.placement.is_thread() {
+            if s.id.is_some() {
                 by_tid.entry(s.tid).or_default().push((s.start_ns, s.end_ns, k));
             }
         }
         Enclosing { by_tid }
     }
 
-    /// Thread spans nest properly, so of the spans that began by `t`, the
-    /// latest begun that still runs at `t` is the innermost.
+    /// The latest-begun span of `tid` that runs at `t`: the innermost,
+    /// where spans nest.
     fn innermost(&self, tid: u32, t: u64) -> Option<usize> {
         let spans = self.by_tid.get(&tid)?;
         let begun = spans.partition_point(|&(start, _, _)| start <= t);

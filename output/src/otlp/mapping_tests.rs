@@ -69,6 +69,41 @@ fn a_span_ended_on_another_thread_hangs_under_what_was_open_where_it_began() {
 }
 
 #[test]
+fn a_request_that_ends_before_the_write_it_handed_off_still_parents_it_and_its_query() {
+    // The timeline draws request and write on async tracks (they
+    // interleave), but both the query and the write began inside it.
+    let o = map_records(
+        &[
+            begin(10, 1, 1, "request", 1),
+            event(15, 1, 1, "cache_miss", &[]),
+            begin(20, 1, 1, "query", 2),
+            end(40, 1, 1, "query", 2),
+            begin(50, 1, 1, "write", 3),
+            end(90, 1, 1, "request", 1),
+            end(120, 1, 2, "write", 3),
+            begin(130, 1, 1, "next", 4),
+            end(140, 1, 1, "next", 4),
+        ],
+        &settings(),
+        CLOCK,
+    );
+    let (request, query, write, next) = (named(&o, "request"), named(&o, "query"), named(&o, "write"), named(&o, "next"));
+    assert!(request.parent_span_id.is_empty());
+    assert_eq!(query.parent_span_id, request.span_id);
+    assert_eq!(write.parent_span_id, request.span_id);
+    assert_eq!((&query.trace_id, &write.trace_id), (&request.trace_id, &request.trace_id));
+    assert!(next.parent_span_id.is_empty(), "begun after both had ended");
+    assert_ne!(next.trace_id, request.trace_id);
+    assert_eq!(logs(&o)[0].span_id, request.span_id);
+}
+
+#[test]
+fn a_sibling_that_ends_as_the_next_begins_is_not_its_parent() {
+    let o = map_records(&[begin(10, 1, 1, "a", 1), end(20, 1, 1, "a", 1), begin(20, 1, 1, "b", 2), end(30, 1, 1, "b", 2)], &settings(), CLOCK);
+    assert!(named(&o, "b").parent_span_id.is_empty());
+}
+
+#[test]
 fn a_span_parent_field_wins_over_nesting() {
     let o = map_records(
         &[

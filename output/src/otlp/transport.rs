@@ -4,7 +4,8 @@
 //!
 //! References: the OTLP specification, "OTLP/HTTP" (protocol/otlp.md):
 //! `Content-Type: application/x-protobuf`; 429, 502, 503 and 504 are
-//! retryable, with `Retry-After`; other 4xx and 5xx are not.
+//! retryable, with `Retry-After`; other 4xx and 5xx are not. A 404 means
+//! the endpoint lacks the signal's path altogether.
 
 use std::io::Write;
 use std::time::Duration;
@@ -27,6 +28,9 @@ pub enum Outcome {
         /// How long the collector asked us to wait.
         retry_after: Option<Duration>,
     },
+    /// The endpoint has no such path (HTTP 404): it does not take this
+    /// signal at all (Jaeger takes traces, not logs).
+    NoSuchSignal,
     /// The collector refused it for good (a bad request, say).
     Rejected {
         /// What happened, for the summary.
@@ -86,6 +90,7 @@ fn classify(status: u16, retry_after: Option<Duration>) -> Outcome {
     match status {
         200..=299 => Outcome::Sent,
         429 | 502 | 503 | 504 => Outcome::Retry { why: format!("HTTP {status}"), retry_after },
+        404 => Outcome::NoSuchSignal,
         _ => Outcome::Rejected { why: format!("HTTP {status}") },
     }
 }
@@ -112,6 +117,7 @@ mod tests {
         assert_eq!(classify(429, Some(Duration::from_secs(2))), Outcome::Retry { why: "HTTP 429".into(), retry_after: Some(Duration::from_secs(2)) });
         assert!(matches!(classify(503, None), Outcome::Retry { .. }));
         assert_eq!(classify(400, None), Outcome::Rejected { why: "HTTP 400".into() });
+        assert_eq!(classify(404, None), Outcome::NoSuchSignal);
         assert!(matches!(classify(500, None), Outcome::Rejected { .. }));
     }
 }

@@ -148,9 +148,13 @@ impl Exporter {
     pub fn push(&self, record: Record) {
         let mut state = self.shared.lock();
         state.recorded_events += u64::from(matches!(record, Record::Event(_)));
-        state.queue.push(record, Instant::now());
+        let news = state.queue.push(record, Instant::now());
         drop(state);
-        self.shared.wake.notify_one();
+        // Waking the thread per record would cost a context switch per
+        // event; it only needs to know of a sealed batch or a new due time.
+        if news {
+            self.shared.wake.notify_one();
+        }
     }
 
     /// Sends what is queued, for at most `grace`, and stops.

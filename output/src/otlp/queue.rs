@@ -73,19 +73,24 @@ impl BatchQueue {
     }
 
     /// Adds `record` to the open batch, sealing it when full, then drops
-    /// the oldest batches while over the cap.
-    pub fn push(&mut self, record: Record, now: Instant) {
+    /// the oldest batches while over the cap. Whether the exporter should
+    /// look again: a batch was sealed, or one was opened (its due time is
+    /// new).
+    pub fn push(&mut self, record: Record, now: Instant) -> bool {
         let bytes = approx_bytes(&record);
+        let opened = self.opened_at.is_none();
         self.opened_at.get_or_insert(now);
         self.open.events += u64::from(matches!(record, Record::Event(_)));
         self.open.bytes += bytes;
         self.open.records.push(record);
         self.bytes += bytes;
-        if self.open.records.len() >= self.limits.max_batch_records {
+        let full = self.open.records.len() >= self.limits.max_batch_records;
+        if full {
             self.seal();
         }
         self.enforce_cap();
         self.peak_bytes = self.peak_bytes.max(self.bytes);
+        opened || full
     }
 
     /// Seals the open batch if it has been open for `max_batch_age`.
@@ -203,16 +208,18 @@ mod tests {
     #[test]
     fn batches_seal_at_their_size_and_age() {
         let t0 = Instant::now();
-        let mut q = BatchQueue::new(QueueLimits { max_batch_records: 2, max_batch_age: Duration::from_millis(100), memory_cap_bytes: 1 << 20 });
-        q.push(e(1), t0);
-        q.push(e(2), t0);
-        q.push(e(3), t0);
-        assert_eq!(q.pop().map(|b| b.events), Some(2));
-        assert_eq!(q.pop(), None, "the third is still open");
+        let mut q = BatchQueue::new(QueueLimits { max_batch_records: 3, max_batch_age: Duration::from_millis(100), memory_cap_bytes: 1 << 20 });
+        assert!(q.push(e(1), t0), "a batch opened");
+        assert!(!q.push(e(2), t0), "nothing new for the exporter");
+        assert!(q.push(e(3), t0), "a batch sealed");
+        assert!(q.push(e(4), t0), "the next opened");
+        assert_eq!(q.pop().map(|b| b.events), Some(3));
+        assert_eq!(q.pop(), None, "the fourth is still open");
         q.seal_if_due(t0 + Duration::from_millis(99));
         assert_eq!(q.pop(), None);
+        assert_eq!(q.due_at(), Some(t0 + Duration::from_millis(100)));
         q.seal_if_due(t0 + Duration::from_millis(100));
-        assert_eq!(q.pop().map(|b| b.records), Some(vec![e(3)]));
+        assert_eq!(q.pop().map(|b| b.records), Some(vec![e(4)]));
         assert!(q.is_empty());
         assert_eq!(q.bytes(), 0);
     }

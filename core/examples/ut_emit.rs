@@ -22,6 +22,10 @@
 //!                                   another thread; then a forked child ut_span_child begins
 //!                                   PROVIDER_orphaned and exits with it open. Prints the span ids.
 //!
+//!   ut_emit threads NAME THREADS COUNT
+//!                                   once the bit flips, THREADS threads at once, each emitting
+//!                                   thread = I, n = 0..COUNT as fast as it can
+//!
 //! It prints `ready PID` once registered, and exits 3 if nobody attaches
 //! within a minute.
 
@@ -167,6 +171,26 @@ fn spans(name: &str) {
     println!("spans outer={outer_id} inner={inner_id} handoff={handoff_id} child={pid}");
 }
 
+/// `threads` threads emitting at once, each its own numbered sequence, so
+/// a recording can be checked event by event: the emit path is counted in
+/// per-thread state, and this is it under load.
+fn threads(name: &str, threads: u32, count: u64) {
+    let tp = tracepoint(name, &[("thread", FieldType::U32), ("n", FieldType::U64)]);
+    wait_enabled(&tp);
+    let all_started = std::sync::Barrier::new(threads as usize);
+    std::thread::scope(|s| {
+        for thread in 0..threads {
+            let (tp, all_started) = (&tp, &all_started);
+            s.spawn(move || {
+                all_started.wait();
+                for n in 0..count {
+                    emit(tp, &[Value::U32(thread), Value::U64(n)]);
+                }
+            });
+        }
+    });
+}
+
 fn set_name(name: &str) {
     let c = CString::new(name).unwrap();
     // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
@@ -308,6 +332,7 @@ fn main() {
             }
         }
         "spans" => spans(arg(2)),
+        "threads" => threads(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
         "spawn" => spawn(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "register-while-announcing" => register_while_announcing(arg(2), arg(3)),

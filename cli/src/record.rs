@@ -40,6 +40,14 @@ Output (--format, or from the extension of -o FILE):
   chrome    (.json) Trace Event JSON for chrome://tracing or speedscope.
   Other extensions: text, unless --format says otherwise.
 
+OTLP export (--otlp URL, or --config FILE): events and spans are also
+sent live to an OpenTelemetry endpoint; with neither -o nor --format,
+nothing is printed. Sending never holds up recording: while the endpoint
+is slow or down, records queue up to a memory cap, past which the oldest
+batches are dropped; the summary on stderr counts what was exported,
+dropped and failed. A bad URL or setting is refused (exit status 2)
+before recording starts.
+
 Without CMD, recording goes on until Ctrl-C (or --duration); the exit
 status is then 0. With CMD, it is CMD's own, or 127 if CMD cannot start.";
 
@@ -72,10 +80,8 @@ pub struct RecordArgs {
     #[arg(long)]
     pub report: bool,
 
-    /// With --otlp, events and spans are also sent live to an OTLP/HTTP
-    /// endpoint; without -o or --format nothing is printed then. Sending
-    /// never holds up recording: when the endpoint is slow or down, the
-    /// oldest queued batches are dropped and counted in the summary
+    // What export does to the output is in OUTPUT_HELP: clap shows no
+    // doc comment of a flattened group.
     #[command(flatten, next_help_heading = "OTLP export")]
     pub otlp: OtlpArgs,
 }

@@ -209,3 +209,20 @@ fn a_collector_killed_mid_run_and_restarted_gets_what_came_meanwhile() {
     let after: usize = second.seen().iter().map(|s| log_count(&s.body, false)).sum();
     assert_eq!((before, after), (10, 20));
 }
+
+#[test]
+fn an_endpoint_that_takes_neither_signal_delivers_nothing() {
+    let addr = free_addr();
+    // A wrong path: every request answers 404.
+    let stub = Stub::start(&addr, vec![(404, None); 10]);
+    let limits = QueueLimits { max_batch_records: 100, max_batch_age: Duration::from_millis(20), memory_cap_bytes: 16 << 20 };
+    let exporter = Exporter::start(settings(&addr, Compression::None, limits)).unwrap();
+    for n in 0..10 {
+        exporter.push(event(n));
+    }
+    let summary = exporter.finish(Duration::from_secs(5));
+    assert_eq!((summary.exported_events, summary.failed_events), (0, 10), "{summary}");
+    assert_eq!(summary.signals_not_taken, [format!("http://{addr}/v1/logs")]);
+    assert!(summary.to_string().contains("answered 404"), "{summary}");
+    assert_eq!(stub.seen().len(), 1, "a signal not taken is not sent again");
+}

@@ -245,7 +245,9 @@ enum Delivery {
 
 /// Sends both requests of a batch, retrying each until it is taken,
 /// refused, or the grace period ends. Whether the batch is delivered: no
-/// request failed (a signal the endpoint does not take is not a failure).
+/// request failed, and unless it was empty, the endpoint took one of them
+/// (a signal it does not take is no failure beside one it took, but an
+/// endpoint that takes neither, a wrong path say, delivers nothing).
 fn deliver(shared: &Shared, transport: &Transport, settings: &ExporterSettings, otlp: &Otlp, summary: &mut ExportSummary) -> bool {
     let endpoint = transport.endpoint();
     let traces = (otlp.span_count() > 0).then(|| send(shared, transport, settings, &endpoint.traces_url, &otlp.traces, summary));
@@ -256,7 +258,9 @@ fn deliver(shared: &Shared, transport: &Transport, settings: &ExporterSettings, 
     if logs == Some(Delivery::Sent) {
         summary.logs += otlp.log_count() as u64;
     }
-    traces != Some(Delivery::Failed) && logs != Some(Delivery::Failed)
+    let failed = traces == Some(Delivery::Failed) || logs == Some(Delivery::Failed);
+    let taken = traces == Some(Delivery::Sent) || logs == Some(Delivery::Sent) || (traces.is_none() && logs.is_none());
+    !failed && taken
 }
 
 fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url: &str, message: &impl prost::Message, summary: &mut ExportSummary) -> Delivery {

@@ -1,6 +1,5 @@
 package dev.usertrace.agent;
 
-import dev.usertrace.Field;
 import dev.usertrace.Provider;
 import dev.usertrace.Tracepoint;
 import dev.usertrace.Usertrace;
@@ -53,29 +52,35 @@ public final class Agent {
 
     private static void install(Options o) {
         Provider provider = new Provider(o.provider());
+        MonotonicClock clock = new MonotonicClock();
         List<JfrBridge.Source> sources = new ArrayList<>();
         List<Tracepoint> all = new ArrayList<>();
         if (o.gc()) {
-            Tracepoint tp = add(all, provider, Events.GC, Events.GC_FIELDS);
+            Tracepoint tp = add(all, provider.completedSpan(Events.GC, Events.GC_FIELDS));
             sources.add(new JfrBridge.Source("jdk.GarbageCollection", tp, true, e -> tp.event()
-                    .put(JfrBridge.startNs(e)).put(JfrBridge.durationNs(e)).put(JfrBridge.u32(e, "gcId"))
+                    .put(clock.monotonicNs(e.getStartTime())).put(JfrBridge.durationNs(e)).put(JfrBridge.u32(e, "gcId"))
                     .put(JfrBridge.string(e, "name")).put(JfrBridge.string(e, "cause"))
                     .put(JfrBridge.nanos(e, "sumOfPauses")).put(JfrBridge.nanos(e, "longestPause")).emit()));
         }
         if (o.gcPause()) {
-            Tracepoint tp = add(all, provider, Events.GC_PAUSE, Events.GC_PAUSE_FIELDS);
-            sources.add(new JfrBridge.Source("jdk.GCPhasePause", tp, true, e -> tp.event()
-                    .put(JfrBridge.startNs(e)).put(JfrBridge.durationNs(e)).put(JfrBridge.u32(e, "gcId"))
-                    .put(JfrBridge.string(e, "name")).emit()));
+            Tracepoint tp = add(all, provider.completedSpan(Events.GC_PAUSE, Events.GC_PAUSE_FIELDS));
+            GcPauseSpans pauses = new GcPauseSpans(tp);
+            sources.add(new JfrBridge.Source("jdk.GCPhasePause", tp, true, e -> pauses.pause(JfrBridge.u32(e, "gcId"),
+                    clock.monotonicNs(e.getStartTime()), JfrBridge.durationNs(e))));
+            sources.add(new JfrBridge.Source("jdk.GarbageCollection", tp, true, e -> pauses.collection(
+                    JfrBridge.u32(e, "gcId"), JfrBridge.string(e, "name"), JfrBridge.string(e, "cause"))));
         }
         if (o.safepoints()) {
-            Tracepoint tp = add(all, provider, Events.SAFEPOINT, Events.SAFEPOINT_FIELDS);
-            sources.add(new JfrBridge.Source("jdk.SafepointBegin", tp, true, e -> tp.event()
-                    .put(JfrBridge.startNs(e)).put(JfrBridge.durationNs(e)).put(JfrBridge.number(e, "safepointId"))
-                    .put(JfrBridge.u32(e, "totalThreadCount")).put(JfrBridge.u32(e, "jniCriticalThreadCount")).emit()));
+            Tracepoint tp = add(all, provider.completedSpan(Events.SAFEPOINT, Events.SAFEPOINT_FIELDS));
+            SafepointSpans safepoints = new SafepointSpans(tp);
+            sources.add(new JfrBridge.Source("jdk.SafepointBegin", tp, true, e -> safepoints.begin(
+                    JfrBridge.number(e, "safepointId"), clock.monotonicNs(e.getStartTime()),
+                    JfrBridge.u32(e, "totalThreadCount"), JfrBridge.u32(e, "jniCriticalThreadCount"))));
+            sources.add(new JfrBridge.Source("jdk.SafepointEnd", tp, true, e -> safepoints.end(
+                    JfrBridge.number(e, "safepointId"), clock.monotonicNs(e.getEndTime()))));
         }
         if (o.exceptions()) {
-            Tracepoint tp = add(all, provider, Events.EXCEPTION, Events.EXCEPTION_FIELDS);
+            Tracepoint tp = add(all, provider.tracepoint(Events.EXCEPTION, Events.EXCEPTION_FIELDS));
             sources.add(new JfrBridge.Source("jdk.JavaExceptionThrow", tp, false, e -> {
                 RecordedThread t = e.getThread();
                 tp.event().put(JfrBridge.startNs(e)).put(t == null ? 0 : t.getJavaThreadId())
@@ -84,11 +89,11 @@ public final class Agent {
             }));
         }
         if (o.jul()) {
-            Tracepoint tp = add(all, provider, Events.LOG, Events.LOG_FIELDS);
+            Tracepoint tp = add(all, provider.tracepoint(Events.LOG, Events.LOG_FIELDS));
             Logger.getLogger("").addHandler(new JulHandler(tp));
         }
         if (!sources.isEmpty()) {
-            new JfrBridge(sources, o.pollMillis(), o.verbose()).start();
+            new JfrBridge(sources, clock, o.pollMillis(), o.verbose()).start();
         }
         Tracepoint first = all.isEmpty() ? null : all.get(0);
         if (first != null && first.registrationError() != null) {
@@ -102,8 +107,7 @@ public final class Agent {
         }
     }
 
-    private static Tracepoint add(List<Tracepoint> all, Provider p, String event, Field[] fields) {
-        Tracepoint tp = p.tracepoint(event, fields);
+    private static Tracepoint add(List<Tracepoint> all, Tracepoint tp) {
         all.add(tp);
         return tp;
     }

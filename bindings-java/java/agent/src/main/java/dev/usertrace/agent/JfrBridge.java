@@ -21,19 +21,36 @@ import jdk.jfr.consumer.RecordingStream;
  * is enabled JFR is not even started, so the application pays nothing.
  */
 final class JfrBridge implements Runnable {
-    /** One JFR event type and the tracepoint it goes to. */
+    /**
+     * One JFR event type and the tracepoint it goes to, forwarded while that
+     * tracepoint is enabled. Several sources may feed one tracepoint (a
+     * completed span joined from two JFR events), and one JFR event several.
+     */
     record Source(String jfrEvent, Tracepoint tp, boolean threshold0, Consumer<RecordedEvent> forward) {}
 
     private final List<Source> sources;
+    private final MonotonicClock clock;
+    /** How often sampleClock() commits a sample: JFR's flush period. */
+    private static final long CLOCK_SAMPLE_NS = 1_000_000_000L;
+
     private final long pollMillis;
+    /** When sampleClock() last committed; only the watcher thread uses it. */
+    private long lastSample = System.nanoTime() - CLOCK_SAMPLE_NS;
+    /** Whether the current stream flushed once yet, for the verbose log. */
+    private volatile boolean delivering;
+    /** Whether the current stream has the clock sample enabled; guarded by this. */
+    private boolean clockEnabled;
+    /** Whether the current stream received a clock sample yet, for the verbose log. */
+    private volatile boolean sampled;
     private final boolean verbose;
     private RecordingStream stream;
     private Set<String> running = Set.of();
     /** Set by the shutdown hook: no stream starts again. */
     private boolean stopped;
 
-    JfrBridge(List<Source> sources, long pollMillis, boolean verbose) {
+    JfrBridge(List<Source> sources, MonotonicClock clock, long pollMillis, boolean verbose) {
         this.sources = List.copyOf(sources);
+        this.clock = clock;
         this.pollMillis = pollMillis;
         this.verbose = verbose;
     }
@@ -56,6 +73,43 @@ final class JfrBridge implements Runnable {
                 return;
             }
             update();
+            sampleClock();
+        }
+    }
+
+    /**
+     * Commits a clock sample (see {@link MonotonicClock}) about once a second
+     * while a stream delivers, as often as JFR hands events over. From this
+     * thread: JFR records nothing from the thread that runs the stream, so
+     * its flush callback cannot. The sample's event is enabled only once the
+     * stream delivers: registering an event class of our own costs JFR class
+     * instrumentation, which must not delay the stream's start (under
+     * emulation it took seconds); until then the clock's fallback applies.
+     */
+    private synchronized void sampleClock() {
+        if (stream == null || !delivering) {
+            return;
+        }
+        if (!clockEnabled) {
+            clockEnabled = true;
+            try {
+                stream.enable(MonotonicClock.ClockSample.class).withoutThreshold();
+                stream.onEvent(MonotonicClock.CLOCK_SAMPLE, e -> {
+                    clock.onSample(e);
+                    if (!sampled) {
+                        sampled = true;
+                        log("JFR clock sampled: wall minus CLOCK_MONOTONIC is " + clock.offsetNs() + " ns");
+                    }
+                });
+            } catch (RuntimeException | Error e) {
+                log("no JFR clock samples (" + e + "): span starts use the clock's fallback");
+                return;
+            }
+        }
+        long now = System.nanoTime();
+        if (now - lastSample >= CLOCK_SAMPLE_NS) {
+            lastSample = now;
+            MonotonicClock.sample();
         }
     }
 
@@ -100,6 +154,12 @@ final class JfrBridge implements Runnable {
                     }
                 });
             }
+            rs.onFlush(() -> {
+                if (!delivering) {
+                    delivering = true;
+                    log("JFR stream delivering");
+                }
+            });
             rs.setReuse(true);
             rs.setMaxAge(Duration.ofSeconds(30));
             // Not startAsync(): its thread is never a daemon (JDK 17), so
@@ -116,6 +176,9 @@ final class JfrBridge implements Runnable {
             t.setDaemon(true);
             t.start();
             stream = rs;
+            delivering = false;
+            clockEnabled = false;
+            sampled = false;
             log("JFR stream started for " + wanted);
         } catch (RuntimeException | Error e) {
             System.err.println("usertrace agent: cannot start a JFR RecordingStream: " + e);
@@ -143,6 +206,7 @@ final class JfrBridge implements Runnable {
 
     // Field extraction, shared by the sources in Agent.
 
+    /** The JFR start time in ns since the Unix epoch (for instants; spans use {@link MonotonicClock}). */
     static long startNs(RecordedEvent e) {
         Instant t = e.getStartTime();
         return t.getEpochSecond() * 1_000_000_000L + t.getNano();

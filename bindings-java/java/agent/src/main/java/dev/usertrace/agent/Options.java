@@ -6,9 +6,10 @@ import java.util.Locale;
  * The agent's options: {@code -javaagent:usertrace-agent.jar=key=value,key=value}.
  * <pre>
  *   provider=jvm        prefix of every event name (jvm_gc, jvm_log, ...)
- *   gc=true             jdk.GarbageCollection    -> PROVIDER_gc
- *   gcpause=true        jdk.GCPhasePause         -> PROVIDER_gc_pause
- *   safepoints=false    jdk.SafepointBegin       -> PROVIDER_safepoint
+ *   gc=true             jdk.GarbageCollection    -> PROVIDER_gc (a completed span)
+ *   gcpause=true        jdk.GCPhasePause         -> PROVIDER_gc_pause (a completed span, with its
+ *                       + jdk.GarbageCollection     collection's gc_name and cause)
+ *   safepoints=false    jdk.SafepointBegin/End   -> PROVIDER_safepoint (a completed span)
  *   exceptions=true     jdk.JavaExceptionThrow   -> PROVIDER_exception
  *   jul=true            java.util.logging records -> PROVIDER_log
  *   poll=200            ms between checks of which tracepoints a tracer enabled

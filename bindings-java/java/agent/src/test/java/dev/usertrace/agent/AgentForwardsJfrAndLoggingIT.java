@@ -48,8 +48,8 @@ class AgentForwardsJfrAndLoggingIT {
         assertTrue(Usertrace.status().isAvailable(), Usertrace.status().message());
         String[] events = {"jvm_gc", "jvm_gc_pause", "jvm_exception", "jvm_log"};
         try (Provider jvm = new Provider("jvm")) {
-            jvm.tracepoint(Events.GC, Events.GC_FIELDS);
-            jvm.tracepoint(Events.GC_PAUSE, Events.GC_PAUSE_FIELDS);
+            jvm.completedSpan(Events.GC, Events.GC_FIELDS);
+            jvm.completedSpan(Events.GC_PAUSE, Events.GC_PAUSE_FIELDS);
             jvm.tracepoint(Events.EXCEPTION, Events.EXCEPTION_FIELDS);
             jvm.tracepoint(Events.LOG, Events.LOG_FIELDS);
             Files.writeString(TRACEFS.resolve("trace"), "");
@@ -57,15 +57,17 @@ class AgentForwardsJfrAndLoggingIT {
                 enable(e, true);
             }
             long before = System.currentTimeMillis() * 1_000_000L;
+            long monoBefore = System.nanoTime();
             String out;
             try {
-                out = AgentRun.run("verbose=true,poll=50", "6", "700");
+                out = AgentRun.run("verbose=true,poll=50", "6", "700", "wait-for-jfr");
             } finally {
                 for (String e : events) {
                     enable(e, false);
                 }
             }
             long after = System.currentTimeMillis() * 1_000_000L;
+            long monoAfter = System.nanoTime();
 
             List<String> logs = lines("jvm_log");
             String logText = logs.toString() + "\n" + out;
@@ -83,10 +85,16 @@ class AgentForwardsJfrAndLoggingIT {
             assertFalse(gcs.isEmpty(), "no jvm_gc event: " + out);
             String gc = gcs.stream().filter(l -> l.contains("cause=System.gc()")).findFirst()
                     .orElseThrow(() -> new AssertionError("no System.gc() collection in " + gcs + "\n" + out));
-            long start = field(gc, "start_ns");
-            assertTrue(start >= before && start <= after, "start_ns " + start + " within the run " + before + ".." + after);
-            assertTrue(field(gc, "duration_ns") > 0, gc);
-            assertFalse(lines("jvm_gc_pause").isEmpty(), "no jvm_gc_pause event: " + out);
+            // Completed spans: the start on CLOCK_MONOTONIC, System.nanoTime()'s clock in every JVM here.
+            long start = field(gc, "span_start_ns");
+            assertTrue(start >= monoBefore && start <= monoAfter,
+                    "span_start_ns " + start + " within the run " + monoBefore + ".." + monoAfter);
+            assertTrue(field(gc, "span_duration_ns") > 0, gc);
+            assertTrue(gc.contains("gc_name="), gc);
+            List<String> pauses = lines("jvm_gc_pause");
+            assertTrue(pauses.stream().anyMatch(l -> l.contains("cause=System.gc()") && field(l, "span_duration_ns") > 0
+                    && field(l, "span_start_ns") >= monoBefore && field(l, "span_start_ns") <= monoAfter),
+                    "no jvm_gc_pause of a System.gc() within the run: " + pauses + "\n" + out);
 
             List<String> exceptions = lines("jvm_exception");
             assertTrue(exceptions.stream().anyMatch(l -> l.contains("class=java.lang.IllegalStateException")

@@ -226,3 +226,31 @@ fn an_endpoint_that_takes_neither_signal_delivers_nothing() {
     assert!(summary.to_string().contains("answered 404"), "{summary}");
     assert_eq!(stub.seen().len(), 1, "a signal not taken is not sent again");
 }
+
+#[test]
+fn finishing_is_bounded_by_its_grace_period_even_if_the_collector_hangs() {
+    // A collector that accepts connections and never answers.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let held = std::thread::spawn(move || {
+        let mut conns = Vec::new();
+        for conn in listener.incoming().take(3) {
+            conns.push(conn);
+        }
+        std::thread::sleep(Duration::from_secs(3));
+    });
+    let limits = QueueLimits { max_batch_records: 100, max_batch_age: Duration::from_millis(10), memory_cap_bytes: 16 << 20 };
+    let mut s = settings(&addr, Compression::None, limits);
+    s.endpoint.timeout = Duration::from_secs(30);
+    let exporter = Exporter::start(s).unwrap();
+    for n in 0..10 {
+        exporter.push(event(n));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let started = Instant::now();
+    let summary = exporter.finish(Duration::from_millis(500));
+    assert!(started.elapsed() < Duration::from_secs(2), "finish took {:?}", started.elapsed());
+    assert_eq!(summary.exported_events + summary.dropped_events + summary.failed_events, 10, "{summary}");
+    assert_eq!(summary.exported_events, 0);
+    drop(held);
+}

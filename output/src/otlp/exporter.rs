@@ -109,6 +109,9 @@ impl std::fmt::Display for ExportSummary {
 struct State {
     queue: BatchQueue,
     recorded_events: u64,
+    /// The thread's summary as of its last batch, for a finish that cannot
+    /// wait for a request still hanging.
+    progress: ExportSummary,
     /// Set by `finish`: send what is left until then, then stop.
     deadline: Option<Instant>,
 }
@@ -136,7 +139,7 @@ impl Exporter {
     /// so a collector that is not up yet is no error here.
     pub fn start(settings: ExporterSettings) -> std::io::Result<Exporter> {
         let shared = Arc::new(Shared {
-            state: Mutex::new(State { queue: BatchQueue::new(settings.limits), recorded_events: 0, deadline: None }),
+            state: Mutex::new(State { queue: BatchQueue::new(settings.limits), recorded_events: 0, progress: ExportSummary::default(), deadline: None }),
             wake: Condvar::new(),
         });
         let thread_shared = Arc::clone(&shared);
@@ -163,19 +166,37 @@ impl Exporter {
     }
 
     fn stop(&mut self, grace: Duration) -> ExportSummary {
+        let deadline = Instant::now() + grace;
         {
             let mut state = self.shared.lock();
             state.queue.seal();
-            state.deadline = Some(Instant::now() + grace);
+            state.deadline = Some(deadline);
         }
         self.shared.wake.notify_one();
-        let summary = self.thread.take().map(|t| t.join());
-        let state = self.shared.lock();
-        let mut summary = match summary {
-            Some(Ok(summary)) => summary,
-            Some(Err(_)) => ExportSummary { last_error: Some("the exporter thread panicked".into()), ..Default::default() },
+        // A request begun before the deadline was set may hang for the
+        // endpoint's whole timeout: past the grace period (and a moment
+        // for the thread to notice it), the thread is left to it, and what
+        // it was sending counts as failed.
+        let thread = self.thread.take();
+        while thread.as_ref().is_some_and(|t| !t.is_finished()) && Instant::now() < deadline + Duration::from_millis(100) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let summary = match thread {
+            Some(t) if t.is_finished() => t.join().unwrap_or_else(|_| ExportSummary {
+                last_error: Some("the exporter thread panicked".into()),
+                ..self.shared.lock().progress.clone()
+            }),
+            Some(_) => {
+                let mut progress = self.shared.lock().progress.clone();
+                progress.last_error = Some("a request was still unanswered when the grace period ended".into());
+                progress
+            }
             None => ExportSummary::default(),
         };
+        let mut state = self.shared.lock();
+        // Whatever the abandoned thread would still have sent is dropped.
+        state.queue.drop_all();
+        let mut summary = summary;
         summary.recorded_events = state.recorded_events;
         summary.dropped_events = state.queue.dropped_events();
         summary.peak_queue_bytes = state.queue.peak_bytes();
@@ -204,6 +225,7 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
         if deliver(shared, &transport, &settings, &otlp, &mut summary) {
             summary.exported_events += events;
         }
+        shared.lock().progress.clone_from(&summary);
     }
     // Spans still open at the end of the recording go out closed there.
     let rest = mapper.finish();
@@ -269,7 +291,16 @@ fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url
     }
     let mut backoff = Backoff::new(settings.initial_backoff, settings.max_backoff);
     loop {
-        match transport.send(url, message) {
+        // Finishing must not outlast its grace period by a request's timeout.
+        let deadline = shared.lock().deadline;
+        let limit = match deadline.map(|d| d.saturating_duration_since(Instant::now())) {
+            Some(Duration::ZERO) => {
+                summary.last_error.get_or_insert_with(|| format!("{url}: not sent: the grace period was over"));
+                return Delivery::Failed;
+            }
+            limit => limit,
+        };
+        match transport.send(url, message, limit) {
             Outcome::Sent => return Delivery::Sent,
             Outcome::NoSuchSignal => {
                 summary.signals_not_taken.push(url.to_owned());

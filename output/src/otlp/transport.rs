@@ -61,8 +61,10 @@ impl Transport {
         &self.endpoint
     }
 
-    /// Sends `message` to `url` (the endpoint's traces or logs URL).
-    pub fn send(&self, url: &str, message: &impl Message) -> Outcome {
+    /// Sends `message` to `url` (the endpoint's traces or logs URL),
+    /// waiting at most the endpoint's timeout, or `limit` if shorter (what
+    /// is left of a shutdown's grace period).
+    pub fn send(&self, url: &str, message: &impl Message, limit: Option<Duration>) -> Outcome {
         let mut body = message.encode_to_vec();
         let mut request = self.agent.post(url).header("Content-Type", "application/x-protobuf");
         if self.endpoint.compression == Compression::Gzip {
@@ -74,6 +76,9 @@ impl Transport {
         }
         for (name, value) in &self.endpoint.headers {
             request = request.header(name, value);
+        }
+        if let Some(limit) = limit.filter(|l| *l < self.endpoint.timeout) {
+            request = request.config().timeout_global(Some(limit)).build();
         }
         match request.send(&body[..]) {
             Ok(response) => {

@@ -63,8 +63,8 @@ pub struct ExportSummary {
     /// Events in batches dropped because the queue was full, or still
     /// queued when the grace period ran out.
     pub dropped_events: u64,
-    /// Events in batches the collector refused, or whose retries the end
-    /// of the grace period cut short.
+    /// Events in batches the collector refused, whose retries the end of
+    /// the grace period cut short, or still in flight when it ended.
     pub failed_events: u64,
     /// Spans the collector took.
     pub spans: u64,

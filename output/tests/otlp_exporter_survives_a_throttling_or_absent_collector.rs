@@ -7,6 +7,7 @@
 //! made to answer 429 or 503 on demand. The real collectors (Jaeger) are
 //! tested in the CLI's tests.
 
+use std::io::Read;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -70,8 +71,6 @@ impl Drop for Stub {
         }
     }
 }
-
-use std::io::Read;
 
 fn free_addr() -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();

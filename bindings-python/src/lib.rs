@@ -30,6 +30,7 @@ mod _native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("MAX_FIELDS", usertrace::MAX_FIELDS)?;
+        m.add("ATTACH_FD_ENV", usertrace::ATTACH_FD_ENV)?;
         crate::tables::add(m)?;
         crate::enabled::install(&m.py().get_type::<crate::tracepoint::Tracepoint>())
     }

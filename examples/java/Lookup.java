@@ -43,7 +43,7 @@ public final class Lookup {
                     for (int i = 0; i < 200; i++) {
                         garbage.add(new byte[16 * 1024]);
                     }
-                    if (garbage.size() > 2_000) {
+                    if (garbage.size() > 600) {
                         garbage.clear();
                         System.gc();
                     }

@@ -11,6 +11,7 @@ examples/rust/src/bin/demo-front.rs for the whole chain.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 
@@ -34,7 +35,15 @@ def main() -> int:
     if len(sys.argv) < 2:
         print("usage: worker.py NEXT-STAGE-COMMAND...", file=sys.stderr)
         return 2
-    lookup = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+    # `usertrace record -- CMD` holds each new event of its programs until it
+    # is attached, through a descriptor they inherit. subprocess closes
+    # inherited descriptors: pass that one on, or the Java stage's first
+    # events would go out before the recorder saw its tracepoints.
+    attach_fd = os.environ.get(usertrace.ATTACH_FD_ENV, "")
+    pass_fds = (int(attach_fd),) if attach_fd.isdigit() else ()
+    lookup = subprocess.Popen(
+        sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", pass_fds=pass_fds
+    )
     assert lookup.stdin is not None and lookup.stdout is not None
     for line in sys.stdin:
         request_id_text, path = line.rstrip("\n").split(" ", 1)

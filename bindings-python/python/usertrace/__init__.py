@@ -30,7 +30,7 @@ from importlib.metadata import version as _distribution_version
 
 from ._errors import ErrorKind, UsertraceError
 from ._functions import FunctionTracer, trace_functions
-from ._native import MAX_FIELDS, Span, SpanTracepoint, Tracepoint
+from ._native import ATTACH_FD_ENV, MAX_FIELDS, Span, SpanTracepoint, Tracepoint
 from ._provider import FieldSpec, Provider, default_provider
 from ._status import Availability, Status, status
 from ._traced import Traced, span_event_name, traced
@@ -42,6 +42,7 @@ except PackageNotFoundError:  # imported from a source tree, not installed
     __version__ = "0+unknown"
 
 __all__ = [
+    "ATTACH_FD_ENV",
     "MAX_FIELDS",
     "Availability",
     "ErrorKind",

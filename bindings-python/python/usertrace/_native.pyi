@@ -7,11 +7,16 @@ from typing_extensions import disjoint_base
 from ._errors import UsertraceError
 
 __all__ = [
-    "AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS",
+    "AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS", "ATTACH_FD_ENV",
     "Span", "SpanTracepoint", "Tracepoint", "check_name", "span_event_name", "status",
 ]
 
 MAX_FIELDS: Final[int]
+ATTACH_FD_ENV: Final[str]
+"""The variable through which `usertrace record -- CMD` hands its programs the
+descriptor of the attach handshake. A program that starts others with
+``subprocess`` (which closes inherited descriptors) keeps the handshake
+for them with ``pass_fds=(int(os.environ[ATTACH_FD_ENV]),)``."""
 # The core's code tables as (name, code) pairs, in code order.
 ERROR_KINDS: Final[Tuple[Tuple[str, int], ...]]
 FIELD_TYPES: Final[Tuple[Tuple[str, int], ...]]

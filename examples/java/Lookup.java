@@ -54,6 +54,14 @@ public final class Lookup {
                 }
                 out.println(id + " " + result);
             }
+            // The agent forwards the GC pauses JFR reports, and JFR hands
+            // them over about once a second (much later under emulation):
+            // linger a moment, or the last pauses would leave with the JVM.
+            try {
+                Thread.sleep(3_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

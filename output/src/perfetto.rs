@@ -1,8 +1,8 @@
 //! A [`Timeline`] as a Perfetto trace (`.pftrace`), for ui.perfetto.dev
 //! and trace_processor, encoded with prost from Perfetto's own `.proto`
-//! files (vendored under `proto/`, see its README); the track events (a
-//! packet per span begin, span end, instant and loss) are written field by
-//! field to the same bytes (`perfetto/wire.rs`).
+//! files (vendored under `proto/`, see its README); the track events, one
+//! per span end and begin, are written field by field to the same bytes
+//! (see [`wire`]).
 //!
 //! What the trace holds:
 //! - one packet sequence (`trusted_packet_sequence_id` 1); its first

@@ -1,8 +1,6 @@
 //! A [`Timeline`] as a Perfetto trace (`.pftrace`), for ui.perfetto.dev
 //! and trace_processor, encoded with prost from Perfetto's own `.proto`
-//! files (vendored under `proto/`, see its README); the track events, one
-//! per span end and begin, are written field by field to the same bytes
-//! (see [`wire`]).
+//! files (vendored under `proto/`, see its README).
 //!
 //! What the trace holds:
 //! - one packet sequence (`trusted_packet_sequence_id` 1); its first
@@ -42,7 +40,8 @@ pub mod proto {
 }
 
 use proto::{
-    trace_packet, track_descriptor, track_event, ClockSnapshot, ProcessDescriptor, ThreadDescriptor, TracePacket, TracePacketDefaults, TrackDescriptor,
+    debug_annotation, trace_packet, track_descriptor, track_event, ClockSnapshot, DebugAnnotation, DebugAnnotationName, EventName,
+    InternedData, ProcessDescriptor, ThreadDescriptor, TracePacket, TracePacketDefaults, TrackDescriptor, TrackEvent,
 };
 
 /// The one packet sequence of the trace.
@@ -238,43 +237,6 @@ struct Encoder {
     out: Vec<u8>,
     event_names: FastMap<String, u64>,
     annotation_names: FastMap<String, u64>,
-    /// Reused for each track event's parts, which the wire format needs
-    /// whole before it can write their lengths.
-    scratch: TrackEventScratch,
-}
-
-#[derive(Default)]
-struct TrackEventScratch {
-    packet: Vec<u8>,
-    event: Vec<u8>,
-    annotation: Vec<u8>,
-    /// `InternedData`: the names this event is the first to use.
-    interned: Vec<u8>,
-}
-
-/// Field numbers of the messages a track event packet is written from by
-/// hand (see [`wire`]), as in the vendored protos.
-mod field {
-    pub const TRACE_PACKET: u32 = 1;
-    pub const PACKET_TIMESTAMP: u32 = 8;
-    pub const PACKET_TRUSTED_SEQUENCE_ID: u32 = 10;
-    pub const PACKET_TRACK_EVENT: u32 = 11;
-    pub const PACKET_INTERNED_DATA: u32 = 12;
-    pub const PACKET_SEQUENCE_FLAGS: u32 = 13;
-    pub const EVENT_DEBUG_ANNOTATIONS: u32 = 4;
-    pub const EVENT_TYPE: u32 = 9;
-    pub const EVENT_NAME_IID: u32 = 10;
-    pub const EVENT_TRACK_UUID: u32 = 11;
-    pub const ANNOTATION_NAME_IID: u32 = 1;
-    pub const ANNOTATION_BOOL: u32 = 2;
-    pub const ANNOTATION_UINT: u32 = 3;
-    pub const ANNOTATION_INT: u32 = 4;
-    pub const ANNOTATION_DOUBLE: u32 = 5;
-    pub const ANNOTATION_STRING: u32 = 6;
-    pub const INTERNED_EVENT_NAMES: u32 = 2;
-    pub const INTERNED_ANNOTATION_NAMES: u32 = 3;
-    pub const NAME_IID: u32 = 1;
-    pub const NAME_NAME: u32 = 2;
 }
 
 impl Encoder {
@@ -293,89 +255,64 @@ impl Encoder {
         self.packet(TracePacket { data: Some(trace_packet::Data::TrackDescriptor(descriptor)), ..Default::default() });
     }
 
-    /// Appends the packet of one track event: what [`Encoder::packet`]
-    /// would write for a `TracePacket` holding a `TrackEvent`, written by
-    /// hand (fields in tag order, as prost does).
     fn track_event(&mut self, item: Item<'_>) {
+        let mut interned = InternedData::default();
         let (kind, name, args): (_, Option<&str>, &[(String, Value)]) = match item.what {
             What::Begin(span) => (track_event::Type::SliceBegin, Some(&span.name), &span.args),
             What::End => (track_event::Type::SliceEnd, None, &[]),
             What::Instant(instant) => (track_event::Type::Instant, Some(&instant.name), &instant.args),
             What::Lost(lost) => (track_event::Type::Instant, Some(&lost.name), &[]),
         };
-        let mut s = std::mem::take(&mut self.scratch);
-        s.event.clear();
-        s.interned.clear();
-        let name_iid = name.map(|n| self.event_name(n, &mut s.interned));
-        for (name, value) in args {
-            self.annotation(name, value, &mut s);
-        }
-        wire::varint_field(&mut s.event, field::EVENT_TYPE, kind as i32 as u64);
-        if let Some(iid) = name_iid {
-            wire::varint_field(&mut s.event, field::EVENT_NAME_IID, iid);
-        }
-        wire::varint_field(&mut s.event, field::EVENT_TRACK_UUID, item.track);
-
-        s.packet.clear();
-        wire::len_field(&mut s.packet, field::PACKET_TRACK_EVENT, &s.event);
-        wire::varint_field(&mut s.packet, field::PACKET_TIMESTAMP, item.time_ns);
-        wire::varint_field(&mut s.packet, field::PACKET_TRUSTED_SEQUENCE_ID, u64::from(SEQUENCE_ID));
-        if !s.interned.is_empty() {
-            wire::len_field(&mut s.packet, field::PACKET_INTERNED_DATA, &s.interned);
-        }
-        wire::varint_field(&mut s.packet, field::PACKET_SEQUENCE_FLAGS, trace_packet::SequenceFlags::SeqNeedsIncrementalState as u64);
-        wire::len_field(&mut self.out, field::TRACE_PACKET, &s.packet);
-        self.scratch = s;
+        let name_field = name.map(|n| track_event::NameField::NameIid(self.event_name(n, &mut interned)));
+        let debug_annotations = args.iter().map(|(name, value)| self.annotation(name, value, &mut interned)).collect();
+        let event = TrackEvent {
+            r#type: Some(kind as i32),
+            track_uuid: Some(item.track),
+            name_field,
+            debug_annotations,
+            ..Default::default()
+        };
+        let has_interned = !interned.event_names.is_empty() || !interned.debug_annotation_names.is_empty();
+        self.packet(TracePacket {
+            timestamp: Some(item.time_ns),
+            data: Some(trace_packet::Data::TrackEvent(event)),
+            interned_data: has_interned.then_some(interned),
+            ..Default::default()
+        });
     }
 
-    /// The iid of event name `name`; a new one is added to `interned`.
-    fn event_name(&mut self, name: &str, interned: &mut Vec<u8>) -> u64 {
+    fn event_name(&mut self, name: &str, interned: &mut InternedData) -> u64 {
         if let Some(&iid) = self.event_names.get(name) {
             return iid;
         }
         let iid = self.event_names.len() as u64 + 1;
         self.event_names.insert(name.to_owned(), iid);
-        intern(interned, field::INTERNED_EVENT_NAMES, iid, name);
+        interned.event_names.push(EventName { iid: Some(iid), name: Some(name.to_owned()) });
         iid
     }
 
-    /// Appends one `TrackEvent.debug_annotations` to `s.event`.
-    fn annotation(&mut self, name: &str, value: &Value, s: &mut TrackEventScratch) {
+    fn annotation(&mut self, name: &str, value: &Value, interned: &mut InternedData) -> DebugAnnotation {
         let iid = match self.annotation_names.get(name) {
             Some(&iid) => iid,
             None => {
                 let iid = self.annotation_names.len() as u64 + 1;
                 self.annotation_names.insert(name.to_owned(), iid);
-                intern(&mut s.interned, field::INTERNED_ANNOTATION_NAMES, iid, name);
+                interned.debug_annotation_names.push(DebugAnnotationName { iid: Some(iid), name: Some(name.to_owned()) });
                 iid
             }
         };
-        let a = &mut s.annotation;
-        a.clear();
-        wire::varint_field(a, field::ANNOTATION_NAME_IID, iid);
-        match value {
-            Value::Unsigned(v) => wire::varint_field(a, field::ANNOTATION_UINT, *v),
-            Value::Signed(v) => wire::varint_field(a, field::ANNOTATION_INT, *v as u64),
-            Value::Bool(v) => wire::varint_field(a, field::ANNOTATION_BOOL, u64::from(*v)),
-            Value::F32(v) => wire::double_field(a, field::ANNOTATION_DOUBLE, f64::from(*v)),
-            Value::F64(v) => wire::double_field(a, field::ANNOTATION_DOUBLE, *v),
-            Value::Str(v) => wire::len_field(a, field::ANNOTATION_STRING, v.as_bytes()),
-            bytes @ Value::Bytes(_) => wire::len_field(a, field::ANNOTATION_STRING, bytes.to_string().as_bytes()),
-        }
-        wire::len_field(&mut s.event, field::EVENT_DEBUG_ANNOTATIONS, a);
+        let value = match value {
+            Value::Unsigned(v) => debug_annotation::Value::UintValue(*v),
+            Value::Signed(v) => debug_annotation::Value::IntValue(*v),
+            Value::Bool(v) => debug_annotation::Value::BoolValue(*v),
+            Value::F32(v) => debug_annotation::Value::DoubleValue(f64::from(*v)),
+            Value::F64(v) => debug_annotation::Value::DoubleValue(*v),
+            Value::Str(s) => debug_annotation::Value::StringValue(s.clone()),
+            bytes @ Value::Bytes(_) => debug_annotation::Value::StringValue(bytes.to_string()),
+        };
+        DebugAnnotation { name_field: Some(debug_annotation::NameField::NameIid(iid)), value: Some(value), ..Default::default() }
     }
 }
-
-/// Appends an `EventName` or `DebugAnnotationName` (`iid`, `name`) to
-/// `InternedData` as its field `list`.
-fn intern(interned: &mut Vec<u8>, list: u32, iid: u64, name: &str) {
-    let mut entry = Vec::with_capacity(name.len() + 12);
-    wire::varint_field(&mut entry, field::NAME_IID, iid);
-    wire::len_field(&mut entry, field::NAME_NAME, name.as_bytes());
-    wire::len_field(interned, list, &entry);
-}
-
-mod wire;
 
 #[cfg(test)]
 mod tests;

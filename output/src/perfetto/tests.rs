@@ -183,15 +183,3 @@ fn the_file_is_written_whole() {
     assert_eq!(std::fs::read(&path).unwrap(), encode(&timeline));
     std::fs::remove_file(path).unwrap();
 }
-
-#[test]
-fn the_hand_written_track_events_are_the_bytes_prost_writes() {
-    // Decoding and encoding again with prost gives prost's own bytes for
-    // every packet, the track events `wire` writes among them.
-    let mut records = mixed();
-    let long = "a name longer than one varint byte of length ".repeat(4);
-    records.push(event(u64::MAX / 2, 20, 22, &long, &[("bytes", Value::Bytes(vec![0, 0xff])), (&long, Value::Str(long.clone())), ("neg", Value::F64(-0.0))]));
-    let bytes = encode(&Timeline::build(&records));
-    let trace = Trace::decode(bytes.as_slice()).expect("the trace decodes");
-    assert_eq!(trace.encode_to_vec(), bytes);
-}

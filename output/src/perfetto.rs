@@ -235,20 +235,28 @@ fn close_before(open: &mut Vec<u64>, time_ns: u64, track: u64, items: &mut Vec<I
 #[derive(Default)]
 struct Encoder {
     out: Vec<u8>,
-    event_names: FastMap<String, u64>,
-    annotation_names: FastMap<String, u64>,
+    names: Names,
+    /// The packet of every track event, refilled in place rather than
+    /// rebuilt (it is large): its args and their strings keep their
+    /// allocations from one event to the next, and prost encodes it as it
+    /// would a fresh one.
+    event_packet: TracePacket,
+}
+
+/// Interned names: their iids, and those the current packet sends.
+#[derive(Default)]
+struct Names {
+    events: FastMap<String, u64>,
+    annotations: FastMap<String, u64>,
+    /// Names first used by the event being written.
+    new: InternedData,
 }
 
 impl Encoder {
     /// Appends `packet` as one `Trace.packet` (field 1).
     fn packet(&mut self, mut packet: TracePacket) {
-        packet.optional_trusted_packet_sequence_id = Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE_ID));
-        if packet.sequence_flags.is_none() {
-            packet.sequence_flags = Some(trace_packet::SequenceFlags::SeqNeedsIncrementalState as u32);
-        }
-        self.out.push(0x0a); // field 1, length-delimited
-        // Encoding into a Vec cannot run out of room.
-        let _ = packet.encode_length_delimited(&mut self.out);
+        sequence(&mut packet);
+        append(&mut self.out, &packet);
     }
 
     fn descriptor(&mut self, descriptor: TrackDescriptor) {
@@ -256,61 +264,109 @@ impl Encoder {
     }
 
     fn track_event(&mut self, item: Item<'_>) {
-        let mut interned = InternedData::default();
         let (kind, name, args): (_, Option<&str>, &[(String, Value)]) = match item.what {
             What::Begin(span) => (track_event::Type::SliceBegin, Some(&span.name), &span.args),
             What::End => (track_event::Type::SliceEnd, None, &[]),
             What::Instant(instant) => (track_event::Type::Instant, Some(&instant.name), &instant.args),
             What::Lost(lost) => (track_event::Type::Instant, Some(&lost.name), &[]),
         };
-        let name_field = name.map(|n| track_event::NameField::NameIid(self.event_name(n, &mut interned)));
-        let debug_annotations = args.iter().map(|(name, value)| self.annotation(name, value, &mut interned)).collect();
-        let event = TrackEvent {
-            r#type: Some(kind as i32),
-            track_uuid: Some(item.track),
-            name_field,
-            debug_annotations,
-            ..Default::default()
-        };
-        let has_interned = !interned.event_names.is_empty() || !interned.debug_annotation_names.is_empty();
-        self.packet(TracePacket {
-            timestamp: Some(item.time_ns),
-            data: Some(trace_packet::Data::TrackEvent(event)),
-            interned_data: has_interned.then_some(interned),
-            ..Default::default()
-        });
+        let names = &mut self.names;
+        let packet = &mut self.event_packet;
+        if packet.data.is_none() {
+            sequence(packet);
+            packet.data = Some(trace_packet::Data::TrackEvent(TrackEvent::default()));
+        }
+        let Some(trace_packet::Data::TrackEvent(event)) = &mut packet.data else { unreachable!("set above") };
+        event.r#type = Some(kind as i32);
+        event.track_uuid = Some(item.track);
+        event.name_field = name.map(|n| track_event::NameField::NameIid(names.event(n)));
+        event.debug_annotations.truncate(args.len());
+        for (i, (name, value)) in args.iter().enumerate() {
+            if i == event.debug_annotations.len() {
+                event.debug_annotations.push(DebugAnnotation::default());
+            }
+            fill_annotation(&mut event.debug_annotations[i], names.annotation(name), value);
+        }
+        packet.timestamp = Some(item.time_ns);
+        if names.new.event_names.is_empty() && names.new.debug_annotation_names.is_empty() {
+            append(&mut self.out, packet);
+            return;
+        }
+        packet.interned_data = Some(std::mem::take(&mut names.new));
+        append(&mut self.out, packet);
+        if let Some(mut sent) = packet.interned_data.take() {
+            sent.event_names.clear();
+            sent.debug_annotation_names.clear();
+            names.new = sent;
+        }
     }
+}
 
-    fn event_name(&mut self, name: &str, interned: &mut InternedData) -> u64 {
-        if let Some(&iid) = self.event_names.get(name) {
+impl Names {
+    fn event(&mut self, name: &str) -> u64 {
+        if let Some(&iid) = self.events.get(name) {
             return iid;
         }
-        let iid = self.event_names.len() as u64 + 1;
-        self.event_names.insert(name.to_owned(), iid);
-        interned.event_names.push(EventName { iid: Some(iid), name: Some(name.to_owned()) });
+        let iid = self.events.len() as u64 + 1;
+        self.events.insert(name.to_owned(), iid);
+        self.new.event_names.push(EventName { iid: Some(iid), name: Some(name.to_owned()) });
         iid
     }
 
-    fn annotation(&mut self, name: &str, value: &Value, interned: &mut InternedData) -> DebugAnnotation {
-        let iid = match self.annotation_names.get(name) {
-            Some(&iid) => iid,
-            None => {
-                let iid = self.annotation_names.len() as u64 + 1;
-                self.annotation_names.insert(name.to_owned(), iid);
-                interned.debug_annotation_names.push(DebugAnnotationName { iid: Some(iid), name: Some(name.to_owned()) });
-                iid
-            }
-        };
-        let value = match value {
-            Value::Unsigned(v) => debug_annotation::Value::UintValue(*v),
-            Value::Signed(v) => debug_annotation::Value::IntValue(*v),
-            Value::Bool(v) => debug_annotation::Value::BoolValue(*v),
-            Value::F32(v) => debug_annotation::Value::DoubleValue(f64::from(*v)),
-            Value::F64(v) => debug_annotation::Value::DoubleValue(*v),
-            Value::Str(s) => debug_annotation::Value::StringValue(s.clone()),
-            bytes @ Value::Bytes(_) => debug_annotation::Value::StringValue(bytes.to_string()),
-        };
-        DebugAnnotation { name_field: Some(debug_annotation::NameField::NameIid(iid)), value: Some(value), ..Default::default() }
+    fn annotation(&mut self, name: &str) -> u64 {
+        if let Some(&iid) = self.annotations.get(name) {
+            return iid;
+        }
+        let iid = self.annotations.len() as u64 + 1;
+        self.annotations.insert(name.to_owned(), iid);
+        self.new.debug_annotation_names.push(DebugAnnotationName { iid: Some(iid), name: Some(name.to_owned()) });
+        iid
+    }
+}
+
+/// Appends `packet` to `out` as one `Trace.packet` (field 1).
+fn append(out: &mut Vec<u8>, packet: &TracePacket) {
+    out.push(0x0a); // field 1, length-delimited
+    // Encoding into a Vec cannot run out of room.
+    let _ = packet.encode_length_delimited(out);
+}
+
+/// Puts `packet` on the trace's sequence, needing the state its first
+/// packet cleared unless it says otherwise.
+fn sequence(packet: &mut TracePacket) {
+    packet.optional_trusted_packet_sequence_id = Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE_ID));
+    if packet.sequence_flags.is_none() {
+        packet.sequence_flags = Some(trace_packet::SequenceFlags::SeqNeedsIncrementalState as u32);
+    }
+}
+
+/// Makes `annotation` the arg `value` named by `iid`, writing a string
+/// into the one it held if it held one.
+fn fill_annotation(annotation: &mut DebugAnnotation, iid: u64, value: &Value) {
+    annotation.name_field = Some(debug_annotation::NameField::NameIid(iid));
+    let text = match value {
+        Value::Unsigned(v) => Some(debug_annotation::Value::UintValue(*v)),
+        Value::Signed(v) => Some(debug_annotation::Value::IntValue(*v)),
+        Value::Bool(v) => Some(debug_annotation::Value::BoolValue(*v)),
+        Value::F32(v) => Some(debug_annotation::Value::DoubleValue(f64::from(*v))),
+        Value::F64(v) => Some(debug_annotation::Value::DoubleValue(*v)),
+        Value::Str(_) | Value::Bytes(_) => None,
+    };
+    if text.is_some() {
+        annotation.value = text;
+        return;
+    }
+    if !matches!(annotation.value, Some(debug_annotation::Value::StringValue(_))) {
+        annotation.value = Some(debug_annotation::Value::StringValue(String::new()));
+    }
+    let Some(debug_annotation::Value::StringValue(s)) = &mut annotation.value else { unreachable!("set above") };
+    s.clear();
+    match value {
+        Value::Str(v) => s.push_str(v),
+        // Bytes as lowercase hex, as Value prints them.
+        _ => {
+            let _ = std::fmt::Write::write_fmt(s, format_args!("{value}"));
+        }
     }
 }
 

@@ -287,19 +287,17 @@ impl Builder {
 }
 
 /// Gives thread spans their depth and async spans their lane; returns all
-/// spans by start time. Sorts indices, not the spans, which are large.
+/// spans by start time. Sorts keys with indices, not the spans, which are
+/// large: a key read in place would be a cache miss per comparison.
 fn place(mut closed: Vec<Closed>) -> Vec<Span> {
-    let mut order: Vec<usize> = (0..closed.len()).collect();
     // Depth: in begin order per thread, the spans still open when this one
     // began (closed after it began) enclose it. Thread spans nest properly
     // by construction, so a stack suffices.
-    order.sort_unstable_by_key(|&i| closed[i].begin_seq);
+    let mut by_begin: Vec<(u64, usize)> = closed.iter().enumerate().filter(|(_, c)| c.on_thread).map(|(i, c)| (c.begin_seq, i)).collect();
+    by_begin.sort_unstable();
     let mut stacks: FastMap<u32, Vec<u64>> = FastMap::default();
-    for &i in &order {
+    for &(_, i) in &by_begin {
         let c = &mut closed[i];
-        if !c.on_thread {
-            continue;
-        }
         let stack = stacks.entry(c.span.tid).or_default();
         while stack.last().is_some_and(|&close| close < c.begin_seq) {
             stack.pop();
@@ -308,13 +306,16 @@ fn place(mut closed: Vec<Closed>) -> Vec<Span> {
         stack.push(c.close_seq);
     }
     // Lanes: the first lane of the process free by the span's start.
-    order.sort_unstable_by_key(|&i| (closed[i].span.start_ns, Reverse(closed[i].span.end_ns), closed[i].begin_seq));
+    let mut by_start: Vec<(u64, Reverse<u64>, u64, usize)> = closed
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.on_thread)
+        .map(|(i, c)| (c.span.start_ns, Reverse(c.span.end_ns), c.begin_seq, i))
+        .collect();
+    by_start.sort_unstable();
     let mut lanes: FastMap<u32, Vec<u64>> = FastMap::default();
-    for &i in &order {
+    for &(.., i) in &by_start {
         let c = &mut closed[i];
-        if c.on_thread {
-            continue;
-        }
         let ends = lanes.entry(c.span.pid).or_default();
         let lane = match ends.iter().position(|&end| end <= c.span.start_ns) {
             Some(lane) => lane,
@@ -326,7 +327,8 @@ fn place(mut closed: Vec<Closed>) -> Vec<Span> {
         ends[lane] = c.span.end_ns;
         c.span.placement = Placement::Async { lane: lane as u32 };
     }
-    order.sort_unstable_by_key(|&i| (closed[i].span.start_ns, closed[i].begin_seq));
+    let mut order: Vec<(u64, u64, usize)> = closed.iter().enumerate().map(|(i, c)| (c.span.start_ns, c.begin_seq, i)).collect();
+    order.sort_unstable();
     let mut slots: Vec<Option<Span>> = closed.into_iter().map(|c| Some(c.span)).collect();
-    order.into_iter().filter_map(|i| slots[i].take()).collect()
+    order.into_iter().filter_map(|(.., i)| slots[i].take()).collect()
 }

@@ -56,7 +56,7 @@ pub fn write_file(path: &Path, timeline: &Timeline) -> Result<(), FileError> {
 
 /// The trace's bytes: a `perfetto.protos.Trace` message.
 pub fn encode(timeline: &Timeline) -> Vec<u8> {
-    let mut encoder = Encoder { out: Vec::with_capacity(64 + timeline.spans.len() * 48 + timeline.instants.len() * 40), ..Encoder::default() };
+    let mut encoder = Encoder { out: Vec::with_capacity(64 + timeline.spans.len() * 64 + timeline.instants.len() * 48), ..Encoder::default() };
     encoder.packet(TracePacket {
         timestamp: Some(timeline.start_ns),
         data: Some(trace_packet::Data::ClockSnapshot(ClockSnapshot {

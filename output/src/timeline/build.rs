@@ -68,6 +68,14 @@ struct Open {
     begin_seq: u64,
 }
 
+/// A begin's args, with room for an end's few (a status, an error), so
+/// that adding them at the end seldom moves the begin's.
+fn span_args(begin: &[(String, Value)]) -> Vec<(String, Value)> {
+    let mut args = Vec::with_capacity(begin.len() + 2);
+    args.extend_from_slice(begin);
+    args
+}
+
 /// A span with its end, before placement.
 struct Closed {
     span: Span,
@@ -143,7 +151,7 @@ impl Builder {
         match kind(e) {
             Kind::Begin(id) => {
                 if self.open.contains_key(&(e.pid, id)) {
-                    self.close((e.pid, id), e.time_ns, None, Vec::new(), Some("span id reused before its end"));
+                    self.close((e.pid, id), e.time_ns, None, &[], Some("span id reused before its end"));
                 }
                 let begin_seq = self.next_seq();
                 let open = Open {
@@ -151,7 +159,7 @@ impl Builder {
                     tid: e.tid,
                     name: e.event.clone(),
                     start_ns: e.time_ns,
-                    args: e.fields[1..].to_vec(),
+                    args: span_args(&e.fields[1..]),
                     id,
                     begin_seq,
                 };
@@ -159,7 +167,7 @@ impl Builder {
                 self.stacks.entry(e.tid).or_default().push((e.pid, id));
             }
             Kind::End(id) if self.open.contains_key(&(e.pid, id)) => {
-                self.close((e.pid, id), e.time_ns, Some(e.tid), e.fields[1..].to_vec(), None);
+                self.close((e.pid, id), e.time_ns, Some(e.tid), &e.fields[1..], None);
             }
             Kind::End(_) => {
                 self.orphan_ends += 1;
@@ -199,7 +207,7 @@ impl Builder {
     /// Ends the open span `key` at `end_ns`: a thread slice if it is the
     /// innermost open span of its thread and ends there (`end_tid` `None`:
     /// closed by the timeline on its own thread), otherwise async.
-    fn close(&mut self, key: (u32, u64), end_ns: u64, end_tid: Option<u32>, end_args: Vec<(String, Value)>, unfinished: Option<&'static str>) {
+    fn close(&mut self, key: (u32, u64), end_ns: u64, end_tid: Option<u32>, end_args: &[(String, Value)], unfinished: Option<&'static str>) {
         let Some(open) = self.open.remove(&key) else { return };
         let stack = self.stacks.entry(open.tid).or_default();
         let innermost = stack.last() == Some(&key);
@@ -210,7 +218,7 @@ impl Builder {
             stack.retain(|k| *k != key);
         }
         let mut args = open.args;
-        args.extend(end_args);
+        args.extend_from_slice(end_args);
         if let Some(why) = unfinished {
             args.push((UNFINISHED.into(), Value::Str(why.into())));
         }
@@ -236,7 +244,7 @@ impl Builder {
     /// Closes every span open on `tid`, innermost first.
     fn close_thread(&mut self, tid: u32, time_ns: u64, why: &'static str) {
         while let Some(&key) = self.stacks.get(&tid).and_then(|s| s.last()) {
-            self.close(key, time_ns, None, Vec::new(), Some(why));
+            self.close(key, time_ns, None, &[], Some(why));
         }
     }
 

@@ -26,6 +26,10 @@
 //!                                   once the bit flips, THREADS threads at once, each emitting
 //!                                   thread = I, n = 0..COUNT as fast as it can
 //!
+//!   ut_emit span-flood PROVIDER COUNT  once enabled: PROVIDER_flood begins, COUNT PROVIDER_tick(n)
+//!                                   events go out as fast as they can, then after 200 ms (for the
+//!                                   recorder to drain) the span ends: losses land inside the span
+//!
 //! It prints `ready PID` once registered, and exits 3 if nobody attaches
 //! within a minute.
 
@@ -191,6 +195,23 @@ fn threads(name: &str, threads: u32, count: u64) {
     });
 }
 
+/// A span with a flood of events inside it, for losses within a span.
+fn span_flood(name: &str, count: u64) {
+    let provider = usertrace::Provider::new(name).expect("valid provider name");
+    let flood = provider.span("flood", vec![]).unwrap();
+    let end = provider.span_end().unwrap();
+    let tick = tracepoint(&provider.event_name("tick"), &[("n", FieldType::U64)]);
+    for tp in [&flood, &end, &tick] {
+        wait_enabled(tp);
+    }
+    let id = flood.begin_span(&[]).unwrap();
+    for n in 0..count {
+        emit(&tick, &[Value::U64(n)]);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    end.end_span(id).unwrap();
+}
+
 fn set_name(name: &str) {
     let c = CString::new(name).unwrap();
     // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
@@ -332,6 +353,7 @@ fn main() {
             }
         }
         "spans" => spans(arg(2)),
+        "span-flood" => span_flood(arg(2), arg(3).parse().unwrap()),
         "threads" => threads(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
         "spawn" => spawn(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),

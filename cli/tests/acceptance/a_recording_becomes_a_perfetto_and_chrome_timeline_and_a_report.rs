@@ -187,3 +187,42 @@ fn record_writes_a_perfetto_file_directly_that_perfetto_reads() {
     assert_eq!(summary["slices"].as_array().unwrap().iter().filter(|s| s["name"] == format!("{name}_outer")).count(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn events_lost_inside_a_span_are_marked_inside_it_and_the_span_still_closes() {
+    let name = unique("tl_lost");
+    let dir = std::env::temp_dir().join(&name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (jsonl, pftrace) = (dir.join("lost.jsonl"), dir.join("lost.pftrace"));
+    let emitted = 50_000u64;
+    let out = Command::new(usertrace())
+        .args(["record", "-e", &format!("{name}_*"), "--buffer-size", "1", "-o"])
+        .arg(&jsonl)
+        .arg("--")
+        .arg(ut_emit())
+        .args(["span-flood", &name, &emitted.to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    usertrace_ok(&["convert", jsonl.to_str().unwrap(), pftrace.to_str().unwrap()]);
+    let check = Command::new(perfetto_python()).arg(checker()).arg(&pftrace).output().unwrap();
+    assert!(check.status.success(), "check_pftrace: {}", String::from_utf8_lossy(&check.stderr));
+    let summary: Value = serde_json::from_slice(&check.stdout).unwrap();
+
+    let flood: Vec<_> = summary["slices"].as_array().unwrap().iter().filter(|s| s["name"] == format!("{name}_flood")).collect();
+    assert_eq!(flood.len(), 1, "one flood span");
+    assert!(flood[0]["args"].get("unfinished").is_none(), "its end arrived: {}", flood[0]);
+    let (start, end) = (flood[0]["ts"].as_u64().unwrap(), flood[0]["ts"].as_u64().unwrap() + flood[0]["dur"].as_u64().unwrap());
+    let lost = summary["lost"].as_array().unwrap();
+    assert!(!lost.is_empty(), "a one-page ring kept up with {emitted} events: no loss to show");
+    assert!(
+        lost.iter().any(|l| (start..=end).contains(&l.get("ts").and_then(Value::as_u64).unwrap())),
+        "a loss is marked within the span [{start}, {end}]: {lost:?}"
+    );
+
+    // What arrived and what was lost add up to what was emitted.
+    let report: Value = serde_json::from_str(&usertrace_ok(&["report", jsonl.to_str().unwrap(), "--format", "json"])).unwrap();
+    let ticks = report["events"].as_array().unwrap().iter().find(|e| e["name"] == format!("{name}_tick")).unwrap()["count"].as_u64().unwrap();
+    assert_eq!(ticks + report["lost_events"].as_u64().unwrap(), emitted, "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -155,7 +155,6 @@ fn main() {
     // after), and is never registered: the kernel never writes it.
     let tracepoint = unsafe { ExternalTracepoint::new(NonNull::from(&word), definition, RegisterOptions::default()) };
     assert!(tracepoint.enabled() && !tracepoint.is_registered());
-    let values = [Value::U64(42), Value::Str("/index.html"), Value::U16(200), Value::F64(1.25)];
 
     let control = || drop(black_box(shared_pair::EmitScope::enter()));
     let own_counter = || {
@@ -166,6 +165,8 @@ fn main() {
     };
     let slots = || drop(black_box(EmitScope::enter()));
     let emit_path = || {
+        // On the emitting thread's stack, as an emit's arguments are.
+        let values = [Value::U64(42), Value::Str("/index.html"), Value::U16(200), Value::F64(1.25)];
         tracepoint.emit(black_box(&values)).unwrap();
         tracepoint.validate(black_box(&values)).unwrap();
     };

@@ -154,7 +154,7 @@ fn a_collector_killed_and_restarted_mid_recording_still_gets_every_event() {
     let summary = stderr.lines().find(|l| l.starts_with("usertrace record: OTLP: ")).unwrap_or_else(|| panic!("no OTLP summary in {stderr}"));
     let count = |label: &str| -> u64 {
         let at = summary.find(label).unwrap_or_else(|| panic!("no {label:?} in {summary}"));
-        summary[..at].split([' ', '(']).filter(|w| !w.is_empty()).next_back().and_then(|n| n.parse().ok()).unwrap()
+        summary[..at].split([' ', '(']).rfind(|w| !w.is_empty()).and_then(|n| n.parse().ok()).unwrap()
     };
     let (exported, dropped, failed, retries) = (count(" events exported"), count(" dropped"), count(" failed"), count(" retries"));
     assert_eq!(exported + dropped + failed, COUNT, "{stderr}");

@@ -18,6 +18,8 @@
 //!    returns; `validate` runs the checks the payload layout makes before
 //!    the `writev`. What it leaves out (a load of the descriptor, and the
 //!    iovecs it builds on the stack) writes nothing another thread touches.
+//! 5. Arithmetic on registers alone, about as long as 4: what two threads
+//!    that share no memory at all get from this machine.
 //!
 //! Other jobs share the 2 cores, so a round is short (a few milliseconds,
 //! about one time slice) and there are many; only clean rounds count: those
@@ -164,6 +166,15 @@ fn main() {
         })
     };
     let slots = || drop(black_box(EmitScope::enter()));
+    let arithmetic = || {
+        let mut x = black_box(0x9E37_79B9_7F4A_7C15u64);
+        for _ in 0..24 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        black_box(x);
+    };
     let emit_path = || {
         // On the emitting thread's stack, as an emit's arguments are.
         let values = [Value::U64(42), Value::Str("/index.html"), Value::U16(200), Value::F64(1.25)];
@@ -171,18 +182,19 @@ fn main() {
         tracepoint.validate(black_box(&values)).unwrap();
     };
     // Each with its calls per thread per round.
-    let configs: [(&str, u64, &(dyn Fn() + Sync)); 4] = [
+    let configs: [(&str, u64, &(dyn Fn() + Sync)); 5] = [
         // A quarter: from 2 threads each call takes several times as long.
         ("scope enter + drop, shared pair (control)", ITERATIONS / 4, &control),
         ("the same two atomic adds, thread-local counter", ITERATIONS, &own_counter),
         ("scope enter + drop, per-thread slots", ITERATIONS, &slots),
         ("emit up to the registration check + validate", ITERATIONS / 5, &emit_path),
+        ("arithmetic alone, on registers", ITERATIONS / 5, &arithmetic),
     ];
 
     let load_before = load_average();
     // best[config][threads - 1], and how many rounds were clean
-    let mut best = [[f64::INFINITY; 2]; 4];
-    let mut clean = [[0usize; 2]; 4];
+    let mut best = [[f64::INFINITY; 2]; 5];
+    let mut clean = [[0usize; 2]; 5];
     for _ in 0..ROUNDS {
         for (c, (_, iterations, f)) in configs.iter().enumerate() {
             for threads in [1, 2] {

@@ -79,21 +79,13 @@ impl DynamicTracepoint {
     /// nothing, while nobody listens.
     #[inline]
     pub fn begin_span(&self, values: &[Value<'_>]) -> Result<u64, Error> {
-        if !self.enabled() {
-            return Ok(0);
-        }
-        let id = super::span::next_span_id();
-        super::span::with_leading_value(Value::U64(id), values, |all| self.inner.write_if_enabled(all))?;
-        Ok(id)
+        super::span::begin_with(self.enabled(), values, |all| self.inner.write_if_enabled(all))
     }
 
     /// Ends span `id` on this `span_end` tracepoint; nothing for id 0.
     #[inline]
     pub fn end_span(&self, id: u64) -> Result<(), Error> {
-        if id == 0 {
-            return Ok(());
-        }
-        self.emit(&[Value::U64(id)])
+        self.end_span_with(id, &[])
     }
 
     /// Ends span `id` on this tracepoint, whose first field is `span_end`
@@ -101,10 +93,7 @@ impl DynamicTracepoint {
     /// for id 0.
     #[inline]
     pub fn end_span_with(&self, id: u64, values: &[Value<'_>]) -> Result<(), Error> {
-        if id == 0 || !self.enabled() {
-            return Ok(());
-        }
-        super::span::with_leading_value(Value::U64(id), values, |all| self.inner.write_if_enabled(all))
+        super::span::end_with(id, id != 0 && self.enabled(), values, |all| self.inner.write_if_enabled(all))
     }
 
     /// Checks values as [`emit`](Self::emit) would, whether or not a

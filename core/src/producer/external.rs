@@ -91,22 +91,14 @@ impl ExternalTracepoint {
     /// own load of the word.
     #[inline]
     pub fn begin_span(&self, values: &[Value<'_>]) -> Result<u64, Error> {
-        if !self.enabled() {
-            return Ok(0);
-        }
-        let id = super::span::next_span_id();
-        super::span::with_leading_value(Value::U64(id), values, |all| self.emit(all))?;
-        Ok(id)
+        super::span::begin_with(self.enabled(), values, |all| self.emit(all))
     }
 
     /// Ends span `id` on this tracepoint, defined by
     /// [`Definition::span_end`]; nothing for id 0 or while nobody listens.
     #[inline]
     pub fn end_span(&self, id: u64) -> Result<(), Error> {
-        if id == 0 || !self.enabled() {
-            return Ok(());
-        }
-        self.emit(&[Value::U64(id)])
+        super::span::end_with(id, id != 0 && self.enabled(), &[], |all| self.emit(all))
     }
 
     /// The full event name, as tracers see it.

@@ -171,6 +171,39 @@ pub fn with_leading_value<R>(
     }
 }
 
+/// Begins a span: while `enabled`, takes an id and has `write` emit it in
+/// front of `values`; returns the id, or 0 (and writes nothing) otherwise.
+/// Every kind of tracepoint begins spans through this one rule.
+#[inline]
+pub(crate) fn begin_with(
+    enabled: bool,
+    values: &[Value<'_>],
+    write: impl FnOnce(&[Value<'_>]) -> Result<(), Error>,
+) -> Result<u64, Error> {
+    if !enabled {
+        return Ok(0);
+    }
+    let id = next_span_id();
+    with_leading_value(Value::U64(id), values, write)?;
+    Ok(id)
+}
+
+/// Ends span `id`: while `enabled`, has `write` emit the id followed by
+/// `values` (none for `span_end`, the error for `span_error`). Nothing for
+/// id 0, the id of a span that was not begun.
+#[inline]
+pub(crate) fn end_with(
+    id: u64,
+    enabled: bool,
+    values: &[Value<'_>],
+    write: impl FnOnce(&[Value<'_>]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if id == 0 || !enabled {
+        return Ok(());
+    }
+    with_leading_value(Value::U64(id), values, write)
+}
+
 /// An open span of a static tracepoint; dropping it ends the span.
 ///
 /// Made by a `span` item of [`tracepoints!`](crate::tracepoints) through
@@ -191,11 +224,7 @@ impl Span {
     /// nobody listens to `begin`.
     #[inline]
     pub fn begin(begin: &'static Tracepoint, end: &'static Tracepoint, values: &[Value<'_>]) -> Result<Span, Error> {
-        if !begin.enabled() {
-            return Ok(Span::inert(end));
-        }
-        let id = next_span_id();
-        with_leading_value(Value::U64(id), values, |all| begin.emit(all))?;
+        let id = begin_with(begin.enabled(), values, |all| begin.emit(all))?;
         Ok(Span { id, end })
     }
 
@@ -229,10 +258,7 @@ impl Drop for Span {
 }
 
 fn end_span(end: &'static Tracepoint, id: u64) -> Result<(), Error> {
-    if id == 0 || !end.enabled() {
-        return Ok(());
-    }
-    end.emit(&[Value::U64(id)])
+    end_with(id, id != 0 && end.enabled(), &[], |all| end.emit(all))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub fn to_record(output: Output) -> Option<Record> {
 /// `event` with its fields decoded (or the reason they could not be).
 pub fn event_record(event: &Event) -> EventRecord {
     let (fields, error) = match event.fields() {
-        Ok(fields) => (fields.into_iter().map(|(name, value)| (name.to_owned(), value_of(value))).collect(), None),
+        Ok(fields) => (fields.into_iter().map(|(name, value)| (name.into_owned(), value_of(value))).collect(), None),
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
     EventRecord {

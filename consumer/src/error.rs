@@ -56,6 +56,42 @@ pub enum DecodeError {
         /// The field's index in [`EventFormat::fields`](crate::EventFormat::fields).
         field: usize,
     },
+    /// An EventHeader payload that `tracepoint_decode` could not walk.
+    EventHeader {
+        /// What was wrong with it.
+        error: EventHeaderError,
+        /// Where in the raw record (`trace_entry` included) the walk stopped.
+        at: usize,
+    },
+}
+
+/// Why an EventHeader payload could not be decoded: the kinds of
+/// `tracepoint_decode`'s `EventHeaderEnumeratorError` that a payload can cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventHeaderError {
+    /// Shorter than the 8-byte header, or a tracepoint name of 256 bytes or more.
+    InvalidParameter,
+    /// Not laid out by the EventHeader rules: unknown header flags or
+    /// encoding, or a tracepoint name without `_L<level>K<keyword>`.
+    NotSupported,
+    /// A length or offset runs past the end, or metadata is cut.
+    InvalidData,
+    /// More items than the decoder walks in one event (4096).
+    ImplementationLimit,
+    /// Structs nested deeper than 8.
+    StackOverflow,
+}
+
+impl fmt::Display for EventHeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EventHeaderError::InvalidParameter => "too short for an EventHeader, or its tracepoint name too long",
+            EventHeaderError::NotSupported => "not laid out as EventHeader (unknown flags, encoding or name)",
+            EventHeaderError::InvalidData => "a length or offset runs past the end of the payload",
+            EventHeaderError::ImplementationLimit => "more than 4096 items",
+            EventHeaderError::StackOverflow => "structs nested deeper than 8",
+        })
+    }
 }
 
 impl fmt::Display for DecodeError {
@@ -65,6 +101,7 @@ impl fmt::Display for DecodeError {
                 write!(f, "event payload of {len} bytes is too short for field #{field}")
             }
             DecodeError::BadLocation { field } => write!(f, "field #{field} points outside the event payload"),
+            DecodeError::EventHeader { error, at } => write!(f, "undecodable EventHeader event at byte {at}: {error}"),
         }
     }
 }

@@ -23,6 +23,7 @@
 //! [`Output`]s. Glob patterns, and exact ones when asked, are re-checked
 //! against tracefs so tracepoints registered later are attached too.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -30,8 +31,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::attach::{attach, perf_error, Attachment, Window};
-use super::decode::{decode, FieldValue};
+use super::decode::decode;
 use super::error::{DecodeError, Error};
+use super::eventheader::{decode_eventheader, is_eventheader, Field};
 use super::format::EventFormat;
 use super::namespaces::Namespaces;
 use super::order::Orderer;
@@ -106,9 +108,14 @@ impl Event {
         &self.format.name
     }
 
-    /// The decoded fields, in declaration order.
-    pub fn fields(&self) -> Result<Vec<(&str, FieldValue<'_>)>, DecodeError> {
-        decode(&self.format, &self.raw)
+    /// The decoded fields, in declaration order. An EventHeader event's
+    /// come from its payload's own metadata ([`decode_eventheader`]), so
+    /// their names may be composed (`struct.member`, `array[i]`) and owned.
+    pub fn fields(&self) -> Result<Vec<Field<'_>>, DecodeError> {
+        if is_eventheader(&self.format) {
+            return decode_eventheader(&self.format, &self.raw);
+        }
+        Ok(decode(&self.format, &self.raw)?.into_iter().map(|(name, value)| (Cow::Borrowed(name), value)).collect())
     }
 }
 

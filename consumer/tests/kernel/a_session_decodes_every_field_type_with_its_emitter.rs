@@ -17,7 +17,7 @@ fn a_session_decodes_every_field_type_with_its_emitter() {
     assert_eq!((e.pid, e.tid), (producer.pid, producer.pid));
     assert_eq!((&*e.comm, &*e.process), ("ut_emit", "ut_emit"));
     assert_eq!(e.name(), name);
-    let fields = e.fields().unwrap();
+    let fields: Vec<_> = e.fields().unwrap().into_iter().map(|(name, value)| (name.into_owned(), value)).collect();
     let expected = vec![
         ("u8v", FieldValue::Unsigned(250)),
         ("u16v", FieldValue::Unsigned(65_000)),
@@ -33,7 +33,10 @@ fn a_session_decodes_every_field_type_with_its_emitter() {
         ("arr", FieldValue::Str("abc".into())),
         ("msg", FieldValue::Str("héllo wörld".into())),
         ("blob", FieldValue::Bytes(&[0xde, 0xad, 0xbe, 0xef])),
-    ];
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), value))
+    .collect::<Vec<_>>();
     assert_eq!(fields, expected);
     assert_eq!(rec.stats.lost_total(), 0);
 }

@@ -1,0 +1,209 @@
+//! EventHeader events: self-describing payloads written by Microsoft's
+//! LinuxTracepoints (C, C++, Rust), OpenTelemetry's user_events exporters
+//! and the .NET runtime.
+//!
+//! Such a tracepoint is named `<Provider>_L<level>K<keyword>[G<group>][options]`
+//! and registered as `u8 eventheader_flags; u8 version; u16 id; u16 tag;
+//! u8 opcode; u8 level`; the rest of each payload (extensions: metadata with
+//! the event's name and field types, activity ids; then the field values) is
+//! not in the format file. Microsoft's `tracepoint_decode` walks it: this
+//! module only maps what it yields into the consumer's flat
+//! `(name, FieldValue)` model, so every output takes these events unchanged.
+//!
+//! The mapping:
+//! - a struct's members are named `struct.member`, an array's elements
+//!   `array[i]` (nesting composes: `a[1].b`);
+//! - integers of up to 64 bits in decimal, signed or unsigned, pid and port
+//!   formats, floats and booleans 0/1 keep their types;
+//! - binary data (hex bytes) stays bytes;
+//! - everything else (strings of 8-, 16- and 32-bit chars, 128-bit values,
+//!   hex, errno, time, uuid, IP addresses, JSON, booleans outside 0/1) is the
+//!   string `tracepoint_decode` prints for it, the same text its JSON carries;
+//! - the header and extensions follow the fields as `meta.*`, named and
+//!   left out (when zero or absent) as in `tracepoint_decode`'s JSON `meta`
+//!   object: `meta.provider`, `meta.event` always, then `meta.id`,
+//!   `meta.version`, `meta.level`, `meta.keyword`, `meta.opcode`, `meta.tag`
+//!   (numbers), `meta.activity`, `meta.relatedActivity` (UUID text),
+//!   `meta.options` (the name's suffix after the keyword and group, e.g.
+//!   `Gmygroup`) and `meta.flags` (the header's flags byte);
+//! - field tags are not kept.
+
+use std::borrow::Cow;
+
+use eventheader_types::{FieldEncoding, FieldFormat, Guid};
+use tracepoint_decode::{
+    EventHeaderEnumeratorContext, EventHeaderEnumeratorError, EventHeaderEnumeratorState, PerfConvertOptions,
+    PerfItemValue,
+};
+
+use super::decode::FieldValue;
+use super::error::{DecodeError, EventHeaderError};
+use super::format::EventFormat;
+
+/// The first field of every EventHeader tracepoint's format, as
+/// `tracepoint_decode` itself recognises them.
+pub const FLAGS_FIELD: &str = "eventheader_flags";
+
+/// Whether `format` is an EventHeader tracepoint's (its first field is
+/// `eventheader_flags`), whose payload [`decode_eventheader`] reads.
+pub fn is_eventheader(format: &EventFormat) -> bool {
+    format.fields.first().is_some_and(|f| f.name == FLAGS_FIELD)
+}
+
+/// The library's text form, as in its JSON but with strings kept exact
+/// (our writers escape them): no control-character filtering.
+const TEXT: PerfConvertOptions = PerfConvertOptions::Default.and_not(PerfConvertOptions::StringControlCharsMask);
+
+/// One decoded field: its (possibly composed) name and its value.
+pub type Field<'a> = (Cow<'a, str>, FieldValue<'a>);
+
+/// Decodes an EventHeader event's fields and then its `meta.*` header
+/// fields, from `raw` (`trace_entry` + payload, as [`decode`](crate::decode)
+/// takes it).
+///
+/// A payload that does not follow the format (cut metadata, a length past
+/// the end, an unknown encoding) is a [`DecodeError::EventHeader`], never a
+/// panic.
+pub fn decode_eventheader<'a>(format: &EventFormat, raw: &'a [u8]) -> Result<Vec<Field<'a>>, DecodeError> {
+    let start = format.fields.first().map_or(0, |f| f.offset);
+    let data = raw.get(start..).ok_or(DecodeError::EventHeader { error: EventHeaderError::InvalidParameter, at: 0 })?;
+    let mut context = EventHeaderEnumeratorContext::new();
+    let mut e = context
+        .enumerate_with_name_and_data(&format.name, data, EventHeaderEnumeratorContext::MOVE_NEXT_LIMIT_DEFAULT)
+        .map_err(|error| DecodeError::EventHeader { error: error.into(), at: 0 })?;
+
+    let mut out = Vec::new();
+    // Containers entered and not yet left: their composed name, and for an
+    // array the index its next element takes.
+    let mut stack: Vec<(String, Option<usize>)> = Vec::new();
+    while e.move_next() {
+        let state = e.state();
+        if matches!(state, EventHeaderEnumeratorState::ArrayEnd | EventHeaderEnumeratorState::StructEnd) {
+            stack.pop();
+            continue;
+        }
+        let item = e.item_info();
+        let name = match stack.last_mut() {
+            // Elements are named by their array's name and their index; the
+            // element metadata repeats the array's own name.
+            Some((array, Some(next))) if item.metadata().is_element() => {
+                let name = format!("{array}[{next}]");
+                *next += 1;
+                Cow::Owned(name)
+            }
+            Some((parent, _)) => Cow::Owned(format!("{parent}.{}", String::from_utf8_lossy(item.name_bytes()))),
+            None => String::from_utf8_lossy(item.name_bytes()),
+        };
+        match state {
+            EventHeaderEnumeratorState::ArrayBegin => stack.push((name.into_owned(), Some(0))),
+            EventHeaderEnumeratorState::StructBegin => stack.push((name.into_owned(), None)),
+            _ => out.push((name, value_of(item.value()))),
+        }
+    }
+    if e.state() == EventHeaderEnumeratorState::Error {
+        let at = data.len() - e.raw_data_position().len();
+        return Err(DecodeError::EventHeader { error: e.last_error().into(), at: start + at });
+    }
+
+    let info = e.event_info();
+    let header = info.header();
+    let mut meta = |name: &'static str, value: FieldValue<'a>| out.push((Cow::Borrowed(name), value));
+    meta("meta.provider", FieldValue::Str(info.provider_name().to_owned().into()));
+    meta("meta.event", FieldValue::Str(String::from_utf8_lossy(info.name_bytes())));
+    // Numbers the library leaves out of its JSON when zero, left out here too.
+    let numbers = [
+        ("meta.id", u64::from(header.id)),
+        ("meta.version", u64::from(header.version)),
+        ("meta.level", u64::from(header.level.as_int())),
+        ("meta.keyword", info.keyword()),
+        ("meta.opcode", u64::from(header.opcode.as_int())),
+        ("meta.tag", u64::from(header.tag)),
+    ];
+    for (name, value) in numbers.into_iter().filter(|(_, v)| *v != 0) {
+        meta(name, FieldValue::Unsigned(value));
+    }
+    // The library prints activity ids as big-endian UUIDs (its JSON does).
+    if let Some(id) = info.activity_id() {
+        meta("meta.activity", FieldValue::Str(Guid::from_bytes_be(id).to_string().into()));
+    }
+    if let Some(id) = info.related_activity_id() {
+        meta("meta.relatedActivity", FieldValue::Str(Guid::from_bytes_be(id).to_string().into()));
+    }
+    if !info.options().is_empty() {
+        meta("meta.options", FieldValue::Str(info.options().to_owned().into()));
+    }
+    if header.flags.as_int() != 0 {
+        meta("meta.flags", FieldValue::Unsigned(header.flags.as_int().into()));
+    }
+    Ok(out)
+}
+
+/// One value (a scalar or one array element) in our model: types kept where
+/// the library's JSON writes a plain number, bool or bytes; its text otherwise.
+fn value_of<'a>(value: &PerfItemValue<'a>) -> FieldValue<'a> {
+    let meta = value.metadata();
+    let encoding = meta.encoding();
+    let format = meta.format();
+    let int = matches!(
+        encoding,
+        FieldEncoding::Value8 | FieldEncoding::Value16 | FieldEncoding::Value32 | FieldEncoding::Value64
+    );
+    let width = value.bytes().len();
+    if int {
+        match (format, width) {
+            (FieldFormat::Default | FieldFormat::UnsignedInt, 1) => return FieldValue::Unsigned(value.to_u8(0).into()),
+            (FieldFormat::Default | FieldFormat::UnsignedInt, 2) => {
+                return FieldValue::Unsigned(value.to_u16(0).into())
+            }
+            (FieldFormat::Default | FieldFormat::UnsignedInt, 4) => {
+                return FieldValue::Unsigned(value.to_u32(0).into())
+            }
+            (FieldFormat::Default | FieldFormat::UnsignedInt, 8) => return FieldValue::Unsigned(value.to_u64(0)),
+            (FieldFormat::SignedInt, 1) => return FieldValue::Signed(value.to_i8(0).into()),
+            (FieldFormat::SignedInt, 2) => return FieldValue::Signed(value.to_i16(0).into()),
+            (FieldFormat::SignedInt | FieldFormat::Pid, 4) => return FieldValue::Signed(value.to_i32(0).into()),
+            (FieldFormat::SignedInt, 8) => return FieldValue::Signed(value.to_i64(0)),
+            (FieldFormat::Port, 2) => return FieldValue::Unsigned(value.to_port(0).into()),
+            (FieldFormat::Float, 4) => return FieldValue::F32(value.to_f32(0)),
+            (FieldFormat::Float, 8) => return FieldValue::F64(value.to_f64(0)),
+            (FieldFormat::Boolean, _) => {
+                let v = match width {
+                    1 => u32::from(value.to_u8(0)),
+                    2 => u32::from(value.to_u16(0)),
+                    4 => value.to_u32(0),
+                    _ => u32::MAX,
+                };
+                if v <= 1 {
+                    return FieldValue::Bool(v == 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    if encoding == FieldEncoding::BinaryLength16Char8 && matches!(format, FieldFormat::Default | FieldFormat::HexBytes)
+    {
+        return FieldValue::Bytes(value.bytes());
+    }
+    let mut text = String::new();
+    // Writing into a String cannot fail.
+    let _ = value.write_scalar_to(&mut text, TEXT);
+    FieldValue::Str(text.into())
+}
+
+impl From<EventHeaderEnumeratorError> for EventHeaderError {
+    fn from(error: EventHeaderEnumeratorError) -> Self {
+        match error {
+            EventHeaderEnumeratorError::InvalidParameter => EventHeaderError::InvalidParameter,
+            EventHeaderEnumeratorError::NotSupported => EventHeaderError::NotSupported,
+            EventHeaderEnumeratorError::ImplementationLimit => EventHeaderError::ImplementationLimit,
+            EventHeaderEnumeratorError::StackOverflow => EventHeaderError::StackOverflow,
+            // Success and NotEventHeader do not come from a failed walk of
+            // a payload; InvalidData is what is left.
+            _ => EventHeaderError::InvalidData,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "eventheader_tests.rs"]
+mod tests;

@@ -1,0 +1,103 @@
+//! The yardstick for our EventHeader fields: `tracepoint_decode`'s own JSON
+//! of the same payload, flattened the way our decoder names fields
+//! (`struct.member`, `array[i]`, `meta.*`), and a field-by-field comparison.
+//!
+//! Shared by the decoder's unit tests and the guest-kernel tests, which
+//! include this file with `#[path]`.
+
+use serde_json::Value;
+use tracepoint_decode::{EventHeaderEnumeratorContext, PerfConvertOptions, PerfMetaOptions};
+// The including module brings these in, from `crate` or `usertrace_consumer`.
+use super::{EventFormat, FieldValue};
+
+/// The library's JSON of the event in `raw` (`trace_entry` + payload),
+/// fields then meta, as `name -> value` pairs in order. Field tags are left
+/// out of names (our decoder keeps none).
+pub fn library_fields(format: &EventFormat, raw: &[u8]) -> Vec<(String, Value)> {
+    let data = &raw[format.fields[0].offset..];
+    let mut context = EventHeaderEnumeratorContext::new();
+    let mut e = context
+        .enumerate_with_name_and_data(&format.name, data, EventHeaderEnumeratorContext::MOVE_NEXT_LIMIT_DEFAULT)
+        .expect("the library enumerates the event");
+    let options = PerfConvertOptions::Default.and_not(PerfConvertOptions::FieldTag);
+    let mut json = String::from("{");
+    let any = e.write_json_item_and_move_next_sibling(&mut json, false, options).unwrap();
+    assert!(e.state() != tracepoint_decode::EventHeaderEnumeratorState::Error, "library: {}", e.last_error());
+    json.push_str(if any { ", \"meta\": {" } else { "\"meta\": {" });
+    let info = e.event_info();
+    info.json_meta_display(None)
+        .meta_options(PerfMetaOptions::All)
+        .convert_options(options)
+        .write_to(&mut json)
+        .unwrap();
+    json.push_str("}}");
+    let value: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("library JSON {json}: {e}"));
+    let mut out = Vec::new();
+    flatten("", &value, &mut out);
+    out
+}
+
+fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let name = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten(&name, v, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), v, out);
+            }
+        }
+        other => out.push((prefix.to_owned(), other.clone())),
+    }
+}
+
+/// Whether our value says what the library's JSON value says.
+pub fn same(ours: &FieldValue<'_>, theirs: &Value) -> bool {
+    match (ours, theirs) {
+        (FieldValue::Unsigned(a), Value::Number(b)) => b.as_u64() == Some(*a),
+        // The library's JSON gives keyword and tag as hex strings.
+        (FieldValue::Unsigned(a), Value::String(b)) => *b == format!("0x{a:X}"),
+        (FieldValue::Signed(a), Value::Number(b)) => b.as_i64() == Some(*a),
+        (FieldValue::Bool(a), Value::Bool(b)) => a == b,
+        (FieldValue::F32(a), Value::Number(b)) => b.as_f64().map(|b| b as f32) == Some(*a),
+        (FieldValue::F64(a), Value::Number(b)) => b.as_f64() == Some(*a),
+        (FieldValue::F32(a), Value::String(b)) => !a.is_finite() && *b == float_word(f64::from(*a)),
+        (FieldValue::F64(a), Value::String(b)) => !a.is_finite() && *b == float_word(*a),
+        (FieldValue::Str(a), Value::String(b)) => a == b,
+        (FieldValue::Bytes(a), Value::String(b)) => {
+            *b == a.iter().map(|x| format!("{x:02X}")).collect::<Vec<_>>().join(" ")
+        }
+        _ => false,
+    }
+}
+
+fn float_word(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v > 0.0 {
+        "Infinity".into()
+    } else {
+        "-Infinity".into()
+    }
+}
+
+/// Asserts that `ours` has exactly the library's names, in its order, with
+/// the same values.
+pub fn assert_same_as_library(ours: &[(std::borrow::Cow<'_, str>, FieldValue<'_>)], theirs: &[(String, Value)]) {
+    let ours_names: Vec<&str> = ours.iter().map(|(n, _)| n.as_ref()).collect();
+    let theirs_names: Vec<&str> = theirs.iter().map(|(n, _)| n.as_str()).collect();
+    // serde_json sorts object keys unless told otherwise; compare as sets of
+    // names, then each value.
+    let mut a = ours_names.clone();
+    let mut b = theirs_names.clone();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b, "field names differ:\n ours {ours_names:?}\n library {theirs_names:?}");
+    for (name, theirs) in theirs {
+        let (_, ours) = ours.iter().find(|(n, _)| n == name).unwrap();
+        assert!(same(ours, theirs), "{name}: ours {ours:?}, library {theirs}");
+    }
+}

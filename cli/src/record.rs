@@ -158,8 +158,12 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     let mut kept: Vec<Record> = Vec::new();
     let mut write_failed = None;
     let mut line = Vec::new();
+    let mut undecodable = 0u64;
     let result = run(&args.run, "record", |output| {
         let Some(record) = to_record(output) else { return };
+        if matches!(&record, Record::Event(e) if e.error.is_some()) {
+            undecodable += 1;
+        }
         if let Some(exporter) = &exporter {
             exporter.push(record.clone());
         }
@@ -182,6 +186,9 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Err(code) => return code,
     };
     print_summary("record", &summary);
+    if undecodable > 0 {
+        eprintln!("usertrace record: {undecodable} events could not be decoded; each is written with its error, an EventHeader one with its payload as `raw`");
+    }
     if let Some(exporter) = exporter {
         eprintln!("usertrace record: {}", exporter.finish(RECORD_GRACE));
     }

@@ -1,7 +1,7 @@
 //! What a live session yields, as the neutral records every output of
 //! `usertrace_output` takes.
 
-use usertrace_consumer::{Event, FieldValue, Output};
+use usertrace_consumer::{DecodeError, Event, FieldValue, Output};
 use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
 
 /// The record for `output`; `None` for what is no part of a recording
@@ -18,10 +18,20 @@ pub fn to_record(output: Output) -> Option<Record> {
     }
 }
 
+/// The one field of an undecodable EventHeader event: its payload's bytes.
+pub const UNDECODABLE_FIELD: &str = "raw";
+
 /// `event` with its fields decoded (or the reason they could not be).
 pub fn event_record(event: &Event) -> EventRecord {
     let (fields, error) = match event.fields() {
         Ok(fields) => (fields.into_iter().map(|(name, value)| (name.into_owned(), value_of(value))).collect(), None),
+        // An EventHeader payload carries its own layout: one that does not
+        // follow it is kept whole, from its header on, for whoever reads it.
+        Err(e @ DecodeError::EventHeader { .. }) => {
+            let start = event.format.fields.first().map_or(0, |f| f.offset);
+            let payload = event.raw.get(start..).unwrap_or_default().to_vec();
+            (vec![(UNDECODABLE_FIELD.to_owned(), Value::Bytes(payload))], Some(e.to_string()))
+        }
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
     EventRecord {
@@ -55,5 +65,87 @@ fn value_of(value: FieldValue<'_>) -> Value {
         FieldValue::F64(v) => Value::F64(v),
         FieldValue::Str(s) => Value::Str(s.into_owned()),
         FieldValue::Bytes(b) => Value::Bytes(b.to_vec()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use usertrace_consumer::EventFormat;
+    use usertrace_output::jsonl::write_record;
+
+    use super::*;
+
+    /// `P_L4K1 E { u8 n = 42 }`, as LinuxTracepoints lays it out: the
+    /// header (flags 7: 64-bit, little-endian, extensions; level 4), the
+    /// metadata extension (event name, field name, encoding Value8), the data.
+    fn eventheader_event(payload_tail: &[u8]) -> Event {
+        let format = EventFormat::parse(
+            "user_events",
+            "name: P_L4K1\nID: 3\n\tfield:u8 eventheader_flags;\toffset:8;\tsize:1;\tsigned:0;\n\
+             \tfield:u8 version;\toffset:9;\tsize:1;\tsigned:0;\n\
+             \tfield:u16 id;\toffset:10;\tsize:2;\tsigned:0;\n\
+             \tfield:u16 tag;\toffset:12;\tsize:2;\tsigned:0;\n\
+             \tfield:u8 opcode;\toffset:14;\tsize:1;\tsigned:0;\n\
+             \tfield:u8 level;\toffset:15;\tsize:1;\tsigned:0;\n",
+        )
+        .unwrap();
+        let mut raw = vec![0u8; 8];
+        raw.extend_from_slice(&[7, 0, 0, 0, 0, 0, 0, 4]);
+        raw.extend_from_slice(&[5, 0, 1, 0]);
+        raw.extend_from_slice(b"E\0n\0\x02");
+        raw.extend_from_slice(payload_tail);
+        Event {
+            time_ns: 5,
+            cpu: 0,
+            pid: 10,
+            tid: 11,
+            comm: "w".into(),
+            process: "p".into(),
+            namespaces: None,
+            format: Arc::new(format),
+            raw: raw.into(),
+        }
+    }
+
+    #[test]
+    fn an_eventheader_event_is_a_record_with_its_own_fields_and_meta() {
+        let record = event_record(&eventheader_event(&[42]));
+        assert_eq!(record.error, None);
+        assert_eq!(
+            record.fields,
+            vec![
+                ("n".to_owned(), Value::Unsigned(42)),
+                ("meta.provider".to_owned(), Value::Str("P".into())),
+                ("meta.event".to_owned(), Value::Str("E".into())),
+                ("meta.level".to_owned(), Value::Unsigned(4)),
+                ("meta.keyword".to_owned(), Value::Unsigned(1)),
+                ("meta.flags".to_owned(), Value::Unsigned(7)),
+            ]
+        );
+        let mut line = Vec::new();
+        write_record(&Record::Event(record), &mut line);
+        let line = String::from_utf8(line).unwrap();
+        assert!(
+            line.contains(r#""event":"P_L4K1","fields":{"n":42,"meta.provider":"P","meta.event":"E","meta.level":4,"meta.keyword":1,"meta.flags":7}"#),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn an_undecodable_eventheader_event_keeps_its_error_and_payload() {
+        // The metadata says 5 bytes but only 3 are there, and no data.
+        let mut event = eventheader_event(&[]);
+        event.raw = event.raw[..8 + 8 + 4 + 3].into();
+        let record = event_record(&event);
+        assert_eq!(
+            record.error.as_deref(),
+            Some("undecodable EventHeader event at byte 0: a length or offset runs past the end of the payload")
+        );
+        assert_eq!(
+            record.fields,
+            vec![(UNDECODABLE_FIELD.to_owned(), Value::Bytes(vec![7, 0, 0, 0, 0, 0, 0, 4, 5, 0, 1, 0, b'E', 0, b'n']))]
+        );
     }
 }

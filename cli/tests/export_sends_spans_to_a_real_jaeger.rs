@@ -18,153 +18,22 @@
 
 mod otel_components;
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use otel_components::{component, free_port, monotonic_now, recording, span_id, hex, TempDir};
+use otel_components::jaeger::{get, parent, tag, Jaeger};
+use otel_components::{component, monotonic_now, recording, span_id, hex, TempDir};
 use serde_json::Value as Json;
 use usertrace_output::jsonl;
-
-
-/// A Jaeger process, killed when dropped.
-struct Jaeger {
-    child: Child,
-    otlp_http: u16,
-    query: u16,
-    _dir: TempDir,
-}
-
-impl Drop for Jaeger {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Jaeger {
-    /// Jaeger with in-memory storage, OTLP/HTTP and the query API only,
-    /// every listener on 127.0.0.1 and a free port; ready when it returns.
-    /// With `logs_to`, a logs pipeline forwards log records there.
-    fn start(binary: &Path, logs_to: Option<u16>) -> Jaeger {
-        let dir = TempDir::new(&format!("jaeger-{}", logs_to.unwrap_or(0)));
-        let (logs_pipeline, logs_exporter) = match logs_to {
-            Some(port) => (
-                "\n    logs:\n      receivers: [otlp]\n      exporters: [otlphttp/capture]".to_owned(),
-                format!("\n  otlphttp/capture:\n    endpoint: http://127.0.0.1:{port}\n    compression: none\n    retry_on_failure:\n      enabled: false"),
-            ),
-            None => (String::new(), String::new()),
-        };
-        let (otlp_http, query, query_grpc) = (free_port(), free_port(), free_port());
-        let config = format!(
-            r#"
-service:
-  extensions: [jaeger_storage, jaeger_query]
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [batch]
-      exporters: [jaeger_storage_exporter]{logs_pipeline}
-  telemetry:
-    metrics:
-      level: none
-    logs:
-      level: warn
-extensions:
-  jaeger_query:
-    storage:
-      traces: memstore
-    http:
-      endpoint: 127.0.0.1:{query}
-    grpc:
-      endpoint: 127.0.0.1:{query_grpc}
-  jaeger_storage:
-    backends:
-      memstore:
-        memory:
-          max_traces: 10000
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:{otlp_http}
-processors:
-  batch:
-    timeout: 100ms
-exporters:
-  jaeger_storage_exporter:
-    trace_storage: memstore{logs_exporter}
-"#
-        );
-        let config_path = dir.0.join("jaeger.yaml");
-        std::fs::write(&config_path, config).unwrap();
-        let log = std::fs::File::create(dir.0.join("jaeger.log")).unwrap();
-        let child = Command::new(binary)
-            .arg("--config")
-            .arg(&config_path)
-            .stdout(Stdio::from(log.try_clone().unwrap()))
-            .stderr(Stdio::from(log))
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-        let mut jaeger = Jaeger { child, otlp_http, query, _dir: dir };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while get(query, "/api/services").is_none() {
-            if let Ok(Some(status)) = jaeger.child.try_wait() {
-                let log = std::fs::read_to_string(jaeger._dir.0.join("jaeger.log")).unwrap_or_default();
-                panic!("jaeger exited with {status}:\n{log}");
-            }
-            assert!(Instant::now() < deadline, "jaeger's query API did not come up in 60 s");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        jaeger
-    }
-}
-
-/// GET on the query API, as JSON; `None` while it is not answering.
-fn get(port: u16, path: &str) -> Option<Json> {
-    let mut response = ureq::get(&format!("http://127.0.0.1:{port}{path}")).call().ok()?;
-    serde_json::from_str(&response.body_mut().read_to_string().ok()?).ok()
-}
-
-
-/// The spans of `service`'s traces, waiting for all `expected` of them.
-fn spans_of(jaeger: &Jaeger, service: &str, expected: usize) -> (Vec<Json>, Json) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let got = get(jaeger.query, &format!("/api/traces?service={service}&lookback=1h&limit=100"));
-        if let Some(got) = got {
-            let traces = got["data"].as_array().cloned().unwrap_or_default();
-            let spans: Vec<Json> = traces.iter().flat_map(|t| t["spans"].as_array().cloned().unwrap_or_default()).collect();
-            if spans.len() >= expected {
-                let processes = traces.first().map(|t| t["processes"].clone()).unwrap_or(Json::Null);
-                return (spans, processes);
-            }
-        }
-        assert!(Instant::now() < deadline, "{service}: fewer than {expected} spans arrived in 20 s");
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
 
 fn op<'a>(spans: &'a [Json], name: &str) -> &'a Json {
     spans.iter().find(|s| s["operationName"] == name).unwrap_or_else(|| panic!("no span {name} in {spans:#?}"))
 }
 
-fn tag(span: &Json, key: &str) -> Json {
-    let tags = span["tags"].as_array().unwrap_or_else(|| panic!("no tags: {span}"));
-    tags.iter().find(|t| t["key"] == key).map(|t| serde_json::json!({"type": t["type"], "value": t["value"]})).unwrap_or(Json::Null)
-}
-
-fn parent(span: &Json) -> Option<String> {
-    let refs = span["references"].as_array()?;
-    let r = refs.iter().find(|r| r["refType"] == "CHILD_OF")?;
-    assert_eq!(r["traceID"], span["traceID"], "a parent in another trace");
-    Some(r["spanID"].as_str()?.to_owned())
-}
-
 #[test]
 fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
     let Some(binary) = component("jaeger") else { return };
-    let jaeger = Jaeger::start(&binary, None);
+    let jaeger = Jaeger::start(&binary, "export", None);
     let dir = TempDir::new("export-jaeger");
     let file = dir.0.join("recording.jsonl");
     let t0 = monotonic_now() - 5_000_000_000;
@@ -199,7 +68,7 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
 
     let us = |n: u64| t0 + n * 1_000;
     // The C service: nesting on one thread, and a span ended elsewhere.
-    let (c, processes) = spans_of(&jaeger, "order-service", 3);
+    let (c, processes) = jaeger.spans_of("order-service", 3);
     assert_eq!(c.len(), 3);
     let request = op(&c, "orders_handle_request");
     assert_eq!(request["spanID"], span_id(4100, 1, 4100, us(10), "orders_handle_request"));
@@ -226,7 +95,7 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
     assert_eq!(ptag("host.name"), Some(serde_json::json!(host.trim())));
 
     // The Python worker: a failed child marks itself an error.
-    let (py, _) = spans_of(&jaeger, "python3.11", 2);
+    let (py, _) = jaeger.spans_of("python3.11", 2);
     let job = op(&py, "worker_process_job");
     assert_eq!(tag(job, "job_id"), serde_json::json!({"type": "int64", "value": -7}));
     assert_eq!(tag(job, "queue"), serde_json::json!({"type": "string", "value": "default"}));
@@ -252,7 +121,7 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
     );
 
     // The Java app: nesting, typed values, and a GC pause on its own.
-    let (java, _) = spans_of(&jaeger, "java", 3);
+    let (java, _) = jaeger.spans_of("java", 3);
     let checkout = op(&java, "shop_checkout");
     assert_eq!(tag(checkout, "amount_cents"), serde_json::json!({"type": "int64", "value": 1299}));
     assert_eq!(tag(checkout, "approved"), serde_json::json!({"type": "bool", "value": true}));
@@ -311,7 +180,7 @@ fn log_records_pass_a_real_collector_with_their_attributes_and_resource() {
 
     let Some(binary) = component("jaeger") else { return };
     let (capture, capture_port) = Capture::start();
-    let jaeger = Jaeger::start(&binary, Some(capture_port));
+    let jaeger = Jaeger::start(&binary, "export-logs", Some(capture_port));
     let dir = TempDir::new("export-collector");
     let file = dir.0.join("recording.jsonl");
     let t0 = monotonic_now() - 5_000_000_000;

@@ -2,6 +2,9 @@
 //! Build with `--features kernel-tests`; run inside the guest kernel.
 
 mod support;
+// What the OTLP tests share with the host ones: the real components.
+#[path = "../otel_components/mod.rs"]
+mod otel_components;
 
 mod record_runs_the_command_and_prints_json_with_names;
 mod record_passes_the_exit_code_and_refuses_unknown_events;
@@ -15,3 +18,4 @@ mod record_and_stat_keep_only_the_processes_given_with_p;
 mod a_recording_becomes_a_perfetto_and_chrome_timeline_and_a_report;
 mod record_exports_live_spans_to_a_real_jaeger;
 mod record_outlives_a_collector_killed_and_restarted_mid_recording;
+mod the_four_language_demo_reaches_a_real_jaeger;

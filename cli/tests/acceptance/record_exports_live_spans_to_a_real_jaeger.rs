@@ -10,164 +10,20 @@
 //! host tests find it), started inside the guest on its own loopback.
 //! A kernel test never passes by skipping: without Jaeger it fails.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::{json, Value as Json};
 
 use crate::support::*;
 
-#[path = "../otel_components/mod.rs"]
-mod otel_components;
-use otel_components::{component, free_port, TempDir};
-
-/// A Jaeger process (in-memory storage, OTLP/HTTP and the query API on
-/// 127.0.0.1), killed when dropped.
-struct Jaeger {
-    child: Child,
-    otlp_http: u16,
-    query: u16,
-    dir: TempDir,
-}
-
-impl Drop for Jaeger {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Jaeger {
-    fn start(binary: &Path, name: &str) -> Jaeger {
-        let dir = TempDir::new(&format!("{name}-jaeger"));
-        let (otlp_http, query, query_grpc) = (free_port(), free_port(), free_port());
-        let config = format!(
-            r#"
-service:
-  extensions: [jaeger_storage, jaeger_query]
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [batch]
-      exporters: [jaeger_storage_exporter]
-  telemetry:
-    metrics:
-      level: none
-    logs:
-      level: warn
-extensions:
-  jaeger_query:
-    storage:
-      traces: memstore
-    http:
-      endpoint: 127.0.0.1:{query}
-    grpc:
-      endpoint: 127.0.0.1:{query_grpc}
-  jaeger_storage:
-    backends:
-      memstore:
-        memory:
-          max_traces: 10000
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:{otlp_http}
-processors:
-  batch:
-    timeout: 100ms
-exporters:
-  jaeger_storage_exporter:
-    trace_storage: memstore
-"#
-        );
-        let config_path = dir.0.join("jaeger.yaml");
-        std::fs::write(&config_path, config).unwrap();
-        let log = std::fs::File::create(dir.0.join("jaeger.log")).unwrap();
-        let child = Command::new(binary)
-            .arg("--config")
-            .arg(&config_path)
-            .stdout(Stdio::from(log.try_clone().unwrap()))
-            .stderr(Stdio::from(log))
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-        let mut jaeger = Jaeger { child, otlp_http, query, dir };
-        // Under emulation (the guest without KVM) Jaeger takes a long
-        // while to come up; the recording must not start before it.
-        let deadline = Instant::now() + Duration::from_secs(300);
-        while get(query, "/api/services").is_none() {
-            if let Ok(Some(status)) = jaeger.child.try_wait() {
-                panic!("jaeger exited with {status}:\n{}", jaeger.log());
-            }
-            assert!(Instant::now() < deadline, "jaeger's query API did not come up in 300 s:\n{}", jaeger.log());
-            std::thread::sleep(Duration::from_millis(500));
-        }
-        jaeger
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.0.join("jaeger.log")).unwrap_or_default()
-    }
-}
-
-/// GET on the query API, as JSON; `None` while it is not answering.
-fn get(port: u16, path: &str) -> Option<Json> {
-    let mut response = ureq::get(&format!("http://127.0.0.1:{port}{path}")).call().ok()?;
-    serde_json::from_str(&response.body_mut().read_to_string().ok()?).ok()
-}
-
-/// Every span whose name starts with `prefix`, of every service, each
-/// with its process (`serviceName` and tags), once `expected` of them
-/// are stored.
-fn spans_named(jaeger: &Jaeger, prefix: &str, expected: usize) -> Vec<(Json, Json)> {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let services = get(jaeger.query, "/api/services").unwrap_or(Json::Null);
-        let mut spans = Vec::new();
-        for service in services["data"].as_array().into_iter().flatten().filter_map(Json::as_str) {
-            let got = get(jaeger.query, &format!("/api/traces?service={service}&lookback=1h&limit=100")).unwrap_or(Json::Null);
-            for trace in got["data"].as_array().into_iter().flatten() {
-                for span in trace["spans"].as_array().into_iter().flatten() {
-                    let ours = span["operationName"].as_str().is_some_and(|n| n.starts_with(prefix));
-                    // A trace is listed under each of its services; keep each span once.
-                    if ours && !spans.iter().any(|(s, _): &(Json, Json)| s["spanID"] == span["spanID"]) {
-                        let process = trace["processes"][span["processID"].as_str().unwrap()].clone();
-                        spans.push((span.clone(), process));
-                    }
-                }
-            }
-        }
-        if spans.len() >= expected {
-            return spans;
-        }
-        assert!(Instant::now() < deadline, "{} of {expected} spans arrived in 60 s: services {services}, spans {spans:#?}", spans.len());
-        std::thread::sleep(Duration::from_millis(500));
-    }
-}
-
-fn tag(span: &Json, key: &str) -> Json {
-    let tags = span["tags"].as_array().unwrap_or_else(|| panic!("no tags: {span}"));
-    tags.iter().find(|t| t["key"] == key).map(|t| json!({"type": t["type"], "value": t["value"]})).unwrap_or(Json::Null)
-}
-
-fn parent(span: &Json) -> Option<String> {
-    let refs = span["references"].as_array()?;
-    let r = refs.iter().find(|r| r["refType"] == "CHILD_OF")?;
-    assert_eq!(r["traceID"], span["traceID"], "a parent in another trace");
-    Some(r["spanID"].as_str()?.to_owned())
-}
-
-fn process_tag(process: &Json, key: &str) -> Json {
-    let tags = process["tags"].as_array().unwrap_or_else(|| panic!("no process tags: {process}"));
-    tags.iter().find(|t| t["key"] == key).map(|t| t["value"].clone()).unwrap_or(Json::Null)
-}
+use crate::otel_components::component;
+use crate::otel_components::jaeger::{parent, process_tag, tag, Jaeger};
 
 #[test]
 fn live_spans_reach_jaeger_with_their_service_parents_and_attributes() {
     let binary = component("jaeger").expect("a kernel test never skips: build jaeger with harness/build-otel-components");
     let name = unique("otlp_live");
-    let jaeger = Jaeger::start(&binary, &name);
+    let jaeger = Jaeger::start(&binary, &name, None);
 
     let out = Command::new(usertrace())
         .args(["record", "-e", &format!("{name}_*"), "--otlp", &format!("http://127.0.0.1:{}", jaeger.otlp_http), "--"])
@@ -196,7 +52,7 @@ fn live_spans_reach_jaeger_with_their_service_parents_and_attributes() {
     );
     assert!(stderr.contains(&format!("http://127.0.0.1:{}/v1/logs answered 404", jaeger.otlp_http)), "{stderr}");
 
-    let spans = spans_named(&jaeger, &name, 4);
+    let spans = jaeger.spans_named(&name, 4);
     assert_eq!(spans.len(), 4, "{spans:#?}");
     let op = |suffix: &str| {
         spans.iter().find(|(s, _)| s["operationName"] == format!("{name}_{suffix}")).unwrap_or_else(|| panic!("no span {suffix} in {spans:#?}"))

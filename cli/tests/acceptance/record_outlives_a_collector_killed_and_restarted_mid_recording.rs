@@ -16,9 +16,7 @@ use serde_json::Value as Json;
 
 use crate::support::*;
 
-#[path = "../otel_components/mod.rs"]
-mod otel_components;
-use otel_components::{component, free_port, TempDir};
+use crate::otel_components::{component, free_port, TempDir};
 
 /// A Collector writing the log records it receives to `dir/logs.json`,
 /// killed when dropped.

@@ -4,6 +4,8 @@
 //! a Java app).
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod jaeger;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 

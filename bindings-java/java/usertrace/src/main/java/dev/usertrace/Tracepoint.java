@@ -21,9 +21,10 @@ import java.util.Objects;
  * <h2>The enable word</h2>
  * The kernel sets a bit in a 4-byte word of this process while any tracer
  * (ftrace, perf, {@code usertrace record}) listens. {@link #isEnabled()}
- * reads that word in place, with no JNI call: by its raw address through
- * {@code sun.misc.Unsafe} on JDK 17 to 23, through a direct ByteBuffer view
- * on JDK 24+, where Unsafe would warn (see {@code internal.EnableWord}).
+ * reads that word in place, with no JNI call, by its raw address: through
+ * {@code sun.misc.Unsafe} on JDK 17 to 23, through one constant
+ * MemorySegment on JDK 24+, where Unsafe would warn (see
+ * {@code internal.EnableWord}).
  *
  * <h2>Lifetime</h2>
  * The word lives in the native tracepoint object. {@link #close()}
@@ -93,20 +94,20 @@ public final class Tracepoint implements AutoCloseable {
     final long handle;
     /**
      * The native word, or {@link EnableWord#zero()} in no-op mode: what
-     * isEnabled() reads on {@link EnableWord.Route#BUFFER}, and on both routes
+     * isEnabled() reads on {@link EnableWord.Route#BUFFER}, and on every route
      * what keeps the word alive, as the Cleaner frees the native object once
      * this is unreachable. Final, like {@link #wordAddress}: close() relies on
      * the kernel clearing the bit instead of swapping words.
      */
     private final EnableWord word;
     /**
-     * {@code word.address()}, read by isEnabled() on {@link EnableWord.Route#UNSAFE}:
-     * one field load, then the word, instead of loading the EnableWord and
-     * then its address. Valid while {@link #word}, and so this, is reachable.
+     * {@code word.address()}, read by isEnabled() on {@link EnableWord.Route#UNSAFE}
+     * and {@link EnableWord.Route#SEGMENT}: one field load, then the word,
+     * instead of loading the EnableWord and then its address. Valid while {@link #word}, and so this, is reachable.
      */
     private final long wordAddress;
     /** Constant once compiled: the branch not taken in isEnabled() is never compiled in. */
-    private static final boolean READ_BY_ADDRESS = EnableWord.route() == EnableWord.Route.UNSAFE;
+    private static final boolean READ_BY_ADDRESS = EnableWord.route() != EnableWord.Route.BUFFER;
     private volatile boolean closed;
     private volatile UsertraceException registrationError;
 

@@ -41,7 +41,7 @@ final class ChildJvm {
         cmd.addAll(List.of(jvmArgs));
         cmd.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(multiRelease(System.getProperty("java.class.path"), feature(java.getParent().getParent())));
         cmd.add(main.getName());
         // Files, not pipes: a JVM that hangs fails the test at the timeout.
         Path out = Files.createTempFile("usertrace-child", ".out");
@@ -60,6 +60,30 @@ final class ChildJvm {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
         }
+    }
+
+    /**
+     * {@code classPath} as a JDK {@code feature} would see it were its class
+     * folders multi-release jars: each folder's {@code META-INF/versions/N},
+     * for N up to {@code feature}, highest first, ahead of the folder itself.
+     * Maven's tests run on target/classes, a folder, where the JVM ignores the
+     * versioned classes (the JDK 22+ {@code internal.SegmentWords}) that the
+     * jar serves.
+     */
+    static String multiRelease(String classPath, int feature) {
+        List<String> out = new ArrayList<>();
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            Path versions = Path.of(entry, "META-INF", "versions");
+            if (Files.isDirectory(versions)) {
+                for (int n = feature; n >= 9; n--) {
+                    if (Files.isDirectory(versions.resolve(Integer.toString(n)))) {
+                        out.add(versions.resolve(Integer.toString(n)).toString());
+                    }
+                }
+            }
+            out.add(entry);
+        }
+        return String.join(java.io.File.pathSeparator, out);
     }
 
     /** The java launcher of a JDK 24+, or the test is skipped. */

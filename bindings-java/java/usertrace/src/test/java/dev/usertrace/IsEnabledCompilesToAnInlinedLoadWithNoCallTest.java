@@ -16,11 +16,12 @@ import org.junit.jupiter.api.Test;
  * nothing else. C2 must inline it and all it calls (no call, so no JNI
  * either), down to Unsafe's {@code getIntVolatile} intrinsic, which it turns
  * into a plain load. Read from {@code -XX:+PrintInlining} of a child JVM: the
- * machine code itself would need hsdis, which is not at hand. Only on the
- * Unsafe route (JDK 17 to 23): on JDK 24+ the view's read keeps its checks,
- * and in an application that does not use java.lang.foreign, C2 leaves a
- * call in it too ("unloaded signature classes"), which costs nothing
- * measurable (BENCHMARKS.md).
+ * machine code itself would need hsdis, which is not at hand. On JDK 17 to
+ * 23 (this JDK), the Unsafe route; on JDK 24+ (the newest found, see
+ * {@link ChildJvm#java24()}), the constant segment's route, whose VarHandle
+ * read must inline down to the JDK's own {@code Unsafe::getIntOpaque}: the
+ * ByteBuffer view it replaced left a call in a plain application
+ * ("unloaded signature classes").
  */
 class IsEnabledCompilesToAnInlinedLoadWithNoCallTest {
     /** Calls isEnabled() on a tracepoint with a native word until C2 compiles the loop. */
@@ -73,6 +74,16 @@ class IsEnabledCompilesToAnInlinedLoadWithNoCallTest {
         assertInlinedDownTo(r, "route=UNSAFE", "Unsafe::getIntVolatile");
     }
 
+    @Test
+    void on_jdk_24_and_later_c2_inlines_isEnabled_down_to_the_segment_reads_getIntOpaque_intrinsic() throws Exception {
+        java.nio.file.Path java = ChildJvm.java24();
+        List<String> args = new ArrayList<>(List.of(PRINT_C2_INLINING));
+        // What JNI needs anyway (JEP 472); the segment route needs nothing more.
+        args.add(0, "--enable-native-access=ALL-UNNAMED");
+        ChildJvm r = ChildJvm.run(java, HotLoop.class, args.toArray(new String[0]));
+        assertInlinedDownTo(r, "route=SEGMENT", "Unsafe::getIntOpaque");
+    }
+
     private static final String[] PRINT_C2_INLINING = {
         "-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintCompilation", "-XX:+PrintInlining",
         // C2 only, so that every tree printed is C2's (C1 inlines less, and
@@ -92,7 +103,9 @@ class IsEnabledCompilesToAnInlinedLoadWithNoCallTest {
             assertTrue(tree.get(0).decision.startsWith("inline"), "isEnabled() not inlined:\n" + shown);
             boolean intrinsic = false;
             for (Node n : tree) {
-                boolean inlined = n.decision.contains("inline") && !n.decision.contains("failed");
+                // "accessor": a getter of a field, inlined as its load.
+                boolean inlined = (n.decision.contains("inline") || n.decision.equals("accessor"))
+                        && !n.decision.contains("failed");
                 // Anything neither inlined nor an intrinsic is a real call.
                 assertTrue(inlined || n.decision.contains("(intrinsic)"), "a call left in isEnabled():\n" + shown);
                 assertFalse(n.method.startsWith("dev.usertrace.internal.Native::") || n.decision.contains("native"),

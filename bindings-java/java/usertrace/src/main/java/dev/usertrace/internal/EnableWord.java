@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
 /**
  * The 4-byte word the kernel writes while a tracer listens, read in place
  * with no JNI call. Not API: {@code Tracepoint} holds one in a final field
- * and, on {@link Route#UNSAFE}, its {@link #address()} in another, which it
+ * and, on {@link Route#UNSAFE} and {@link Route#SEGMENT}, its {@link #address()} in another, which it
  * reads with {@link #isSetAt}: one field load fewer per read.
  *
  * <h2>Routes</h2>
@@ -19,15 +19,19 @@ import java.nio.ByteOrder;
  * <li>{@link Route#UNSAFE} (JDK 17 to 23): {@code sun.misc.Unsafe.getIntVolatile(null, address)}
  *     on the raw address: nothing to check, so once compiled it is one load
  *     ({@code mov} on x86-64), as fast as a volatile field of an object.
- * <li>{@link Route#BUFFER} (JDK 24+, or where Unsafe is missing, as in a
- *     jlink image without jdk.unsupported): an opaque VarHandle read of a
- *     direct ByteBuffer view of the word. It keeps bounds, alignment and scope
- *     checks on every read (about 2x the Unsafe read), but JDK 24 made
- *     Unsafe's memory access print a warning by default (JEP 498; JDK 23's
- *     JEP 471 only deprecated it), and this prints nothing and needs no
- *     {@code --enable-native-access}. A {@code MemorySegment.ofBuffer} read,
- *     also warning-free, measured slower still on JDK 25 (more checks), so it
- *     is not used.
+ * <li>{@link Route#SEGMENT} (JDK 24+, with the JNI library loaded): an opaque
+ *     read through one {@code static final} MemorySegment that spans every
+ *     address, at the word's address ({@code SegmentWords}, in the
+ *     multi-release jar's JDK 22 classes). JDK 24 made Unsafe's memory
+ *     access print a warning by default (JEP 498; JDK 23's JEP 471 only
+ *     deprecated it); this needs the native access that JNI needs anyway, and
+ *     prints nothing more. C2 folds the constant segment: what is left is a
+ *     bounds check and the load.
+ * <li>{@link Route#BUFFER} (what is left: no library, so only the zero word,
+ *     or no native access, or a jlink image without jdk.unsupported on JDK
+ *     17 to 23): an opaque VarHandle read of a direct ByteBuffer view of the
+ *     word, with bounds, alignment and scope checks on every read (3 to 4x a
+ *     volatile field in BENCHMARKS.md).
  * </ul>
  *
  * <h2>Volatile, or opaque</h2>
@@ -50,6 +54,7 @@ public final class EnableWord {
     /** How {@link #isSet()} reads the word; see the class comment. */
     public enum Route {
         UNSAFE,
+        SEGMENT,
         BUFFER,
     }
 
@@ -67,16 +72,26 @@ public final class EnableWord {
                 f.setAccessible(true);
                 unsafe = (sun.misc.Unsafe) f.get(null);
             } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                unsafe = null; // no jdk.unsupported: the buffer route
+                unsafe = null; // no jdk.unsupported: another route
             }
         }
         UNSAFE = unsafe;
-        ROUTE = unsafe != null ? Route.UNSAFE : Route.BUFFER;
+        if (unsafe != null) {
+            ROUTE = Route.UNSAFE;
+        } else if (Runtime.version().feature() >= 24 && SegmentWords.unavailable() == null) {
+            // Only from 24 on, where Unsafe warns: before, the segment would
+            // make a JVM without --enable-native-access warn, and Unsafe does not.
+            ROUTE = Route.SEGMENT;
+        } else {
+            ROUTE = Route.BUFFER;
+        }
     }
 
+    /** The zero word's memory off the Unsafe route: held here, so never freed. */
+    private static final ByteBuffer ZERO_MEMORY = ByteBuffer.allocateDirect(8);
     private static final EnableWord ZERO = zeroWord();
 
-    /** The word's address, for {@link Route#UNSAFE}. */
+    /** The word's address, for {@link Route#UNSAFE} and {@link Route#SEGMENT}. */
     private final long address;
     /** The word's view, for {@link Route#BUFFER}. */
     private final ByteBuffer view;
@@ -93,15 +108,16 @@ public final class EnableWord {
 
     /**
      * The word that {@code view} (a direct buffer of at least 4 bytes, 4-aligned,
-     * e.g. from {@link Native#enableWord0}) covers. For the Unsafe route its
-     * address comes from JNI ({@link Native#bufferAddress0}), since
-     * {@code sun.nio.ch.DirectBuffer} is not exported.
+     * e.g. from {@link Native#enableWord0}) covers. For the address routes
+     * its address comes from JNI ({@link Native#bufferAddress0}), since
+     * {@code sun.nio.ch.DirectBuffer} is not exported (the SEGMENT route is
+     * only taken with the library loaded).
      */
     public static EnableWord of(ByteBuffer view) {
         if (!view.isDirect() || view.capacity() < 4) {
             throw new IllegalArgumentException("an enable word needs a direct buffer of 4 bytes: " + view);
         }
-        if (ROUTE == Route.UNSAFE) {
+        if (ROUTE != Route.BUFFER) {
             long address = Native.bufferAddress0(view);
             if (address == 0 || (address & 3) != 0) {
                 throw new IllegalArgumentException("enable word at unaligned address 0x" + Long.toHexString(address));
@@ -128,31 +144,35 @@ public final class EnableWord {
 
     /**
      * {@link #isSet()} of the word at {@code address} ({@link Route#UNSAFE}
-     * only): lets a holder read with one field load, not two. The caller must
-     * keep the {@code EnableWord} of that address reachable until this returns.
+     * and {@link Route#SEGMENT} only): lets a holder read with one field load,
+     * not two. The caller must keep the {@code EnableWord} of that address
+     * reachable until this returns.
      */
     public static boolean isSetAt(long address) {
-        return UNSAFE.getIntVolatile(null, address) != 0;
+        // ROUTE is a constant once compiled: one branch is compiled in.
+        int word = ROUTE == Route.UNSAFE ? UNSAFE.getIntVolatile(null, address) : SegmentWords.read(address);
+        return word != 0;
     }
 
     /** Whether the kernel set the word: one load, a real one on each call. */
     public boolean isSet() {
-        int word;
-        if (ROUTE == Route.UNSAFE) {
-            word = UNSAFE.getIntVolatile(null, address);
+        boolean set;
+        if (ROUTE == Route.BUFFER) {
+            set = (int) BUFFER_INT.getOpaque(view, 0) != 0;
         } else {
-            word = (int) BUFFER_INT.getOpaque(view, 0);
+            set = isSetAt(address);
         }
         // The owner frees the word once this object is unreachable: keep it
         // reachable until the load above is done.
         Reference.reachabilityFence(this);
-        return word != 0;
+        return set;
     }
 
     /**
      * A zero word that is never freed. Unsafe route: 4 bytes of its own, as
      * no direct buffer's address can be had without JNI, which may be the
-     * very thing that did not load.
+     * very thing that did not load. Otherwise a direct buffer that this
+     * class holds for good (the SEGMENT route reads it by address).
      */
     private static EnableWord zeroWord() {
         if (ROUTE == Route.UNSAFE) {
@@ -160,6 +180,6 @@ public final class EnableWord {
             UNSAFE.putInt(address, 0);
             return new EnableWord(address, null);
         }
-        return of(ByteBuffer.allocateDirect(4));
+        return of(ZERO_MEMORY);
     }
 }

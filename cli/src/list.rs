@@ -18,7 +18,8 @@ use crate::json::{print_line, ListedEvent, ListedField};
 /// pattern with wildcards that matches nothing is an empty list.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// [SYSTEM:]NAME, with * and ? as wildcards
+    /// [SYSTEM:]NAME, with * and ? as wildcards, or
+    /// PROVIDER:L<level>[K<keyword>] for EventHeader events
     #[arg(value_name = "PATTERN")]
     pub pattern: Option<String>,
 

@@ -15,9 +15,12 @@ use usertrace_consumer::AttachRequests;
 /// Options common to `record` and `stat`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Events to attach: [SYSTEM:]NAME, with * and ? as wildcards; repeat
-    /// -e or separate patterns with commas. Events registered later that
-    /// match are attached when they appear
+    /// Events to attach: [SYSTEM:]NAME, with * and ? as wildcards, or
+    /// PROVIDER:L<level>[K<keyword>] for EventHeader events (LinuxTracepoints,
+    /// OpenTelemetry, .NET): level up to LEVEL (decimal), keyword sharing a
+    /// bit with KEYWORD (hex) or 0; PROVIDER may have wildcards. Repeat -e or
+    /// separate patterns with commas. Events registered later that match are
+    /// attached when they appear
     #[arg(short = 'e', long = "event", value_name = "PATTERN", required = true, value_delimiter = ',')]
     pub patterns: Vec<String>,
 

@@ -21,6 +21,7 @@
 mod abi;
 mod errno;
 mod error;
+mod eventheader_name;
 mod handshake;
 mod pattern;
 mod producer;
@@ -30,6 +31,7 @@ mod tracefs;
 pub mod wire;
 
 pub use errno::Errno;
+pub use eventheader_name::EventHeaderName;
 pub use error::{Error, ErrorKind};
 pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
 pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};

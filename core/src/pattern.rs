@@ -1,4 +1,6 @@
-//! Event patterns: `[SYSTEM:]NAME`, exact or with `*` and `?`.
+//! Event patterns: `[SYSTEM:]NAME`, exact or with `*` and `?`; and
+//! `PROVIDER:L<level>[K<keyword>]`, which selects EventHeader tracepoints
+//! (`<Provider>_L<level>K<keyword>...`) by provider, level and keyword.
 //!
 //! The producer matches them when a recorder that launched it asks for
 //! events (the attach handshake), and the consumer when it selects
@@ -7,6 +9,8 @@
 //! the latter, names carry a `.<hexid>` suffix that patterns need not spell.
 
 use std::fmt;
+
+use crate::eventheader_name::EventHeaderName;
 
 /// The tracefs systems user_events creates.
 pub const USER_SYSTEMS: [&str; 2] = ["user_events", "user_events_multi"];
@@ -34,10 +38,65 @@ pub struct Pattern {
     system: Option<String>,
     name: String,
     text: String,
+    /// For `PROVIDER:L<level>[K<keyword>]` (PROVIDER is then `name`).
+    eventheader: Option<EventHeaderSelection>,
+}
+
+/// What `PROVIDER:L<level>[K<keyword>]` asks of an EventHeader tracepoint
+/// beside its provider: a level up to `level` (1 is the most severe), and a
+/// keyword sharing a bit with `keywords` (if given) or being 0, as ETW and
+/// LinuxTracepoints treat keyword 0 ("any").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EventHeaderSelection {
+    level: u8,
+    keywords: Option<u64>,
+}
+
+impl EventHeaderSelection {
+    /// `L<level>[K<keyword>]`, level in decimal, keyword mask in hex (an
+    /// optional `0x`); `None` for anything else, which is then a name.
+    fn parse(text: &str) -> Option<EventHeaderSelection> {
+        let rest = text.strip_prefix('L')?;
+        let (level, keywords) = match rest.split_once('K') {
+            Some((level, keywords)) => {
+                let hex = keywords.strip_prefix("0x").unwrap_or(keywords);
+                (level, Some(u64::from_str_radix(hex, 16).ok().filter(|_| !hex.starts_with('+'))?))
+            }
+            None => (rest, None),
+        };
+        let level = level.parse::<u8>().ok().filter(|_| level.bytes().all(|b| b.is_ascii_digit()))?;
+        Some(EventHeaderSelection { level, keywords })
+    }
+
+    fn matches(&self, provider: &str, name: &str) -> bool {
+        let Some(n) = EventHeaderName::parse(name) else { return false };
+        let keyword_ok = match self.keywords {
+            Some(mask) => n.keyword == 0 || n.keyword & mask != 0,
+            None => true,
+        };
+        glob(provider, n.provider) && n.level >= 1 && n.level <= self.level && keyword_ok
+    }
 }
 
 impl Pattern {
-    /// Parses `[SYSTEM:]NAME`; both parts `[A-Za-z0-9_.*?]+`.
+    /// Parses `[SYSTEM:]NAME`, both parts `[A-Za-z0-9_.*?]+`, or
+    /// `PROVIDER:L<level>[K<keyword>]` (no system then: EventHeader
+    /// tracepoints are in the user_events systems).
+    ///
+    /// ```
+    /// use usertrace::Pattern;
+    ///
+    /// // Level up to 4 (information), any keyword bit of 0x5.
+    /// let p = Pattern::parse("MyProvider:L4K5")?;
+    /// assert!(p.is_glob());
+    /// assert!(p.matches("user_events", "MyProvider_L4K1"));
+    /// assert!(p.matches("user_events", "MyProvider_L2K4Gmygroup"));
+    /// assert!(!p.matches("user_events", "MyProvider_L5K1"));
+    /// assert!(!p.matches("user_events", "MyProvider_L4K2"));
+    /// assert!(!p.matches("user_events", "Other_L4K1"));
+    /// assert!(Pattern::parse("My*:L5")?.matches("user_events", "MyOther_L5K80"));
+    /// # Ok::<(), usertrace::PatternError>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Pattern, PatternError> {
         let bad = || PatternError { pattern: text.to_owned() };
         let (system, name) = match text.split_once(':') {
@@ -48,12 +107,17 @@ impl Pattern {
         if !ok(name) || system.is_some_and(|s| !ok(s)) {
             return Err(bad());
         }
-        Ok(Pattern { system: system.map(str::to_owned), name: name.to_owned(), text: text.to_owned() })
+        if let Some((provider, selection)) = system.zip(EventHeaderSelection::parse(name)) {
+            let (name, text) = (provider.to_owned(), text.to_owned());
+            return Ok(Pattern { system: None, name, text, eventheader: Some(selection) });
+        }
+        Ok(Pattern { system: system.map(str::to_owned), name: name.to_owned(), text: text.to_owned(), eventheader: None })
     }
 
-    /// Whether it has wildcards (and so may match events registered later).
+    /// Whether it has wildcards or selects EventHeader tracepoints (and so
+    /// may match events registered later).
     pub fn is_glob(&self) -> bool {
-        self.text.contains(['*', '?'])
+        self.eventheader.is_some() || self.text.contains(['*', '?'])
     }
 
     /// The system part, if the pattern names one.
@@ -74,6 +138,14 @@ impl Pattern {
         };
         if !system_ok {
             return false;
+        }
+        if let Some(selection) = &self.eventheader {
+            // user_events_multi/<name>.<hexid>
+            let base = match system {
+                "user_events_multi" => name.rsplit_once('.').map_or(name, |(base, _)| base),
+                _ => name,
+            };
+            return selection.matches(&self.name, base);
         }
         if glob(&self.name, name) {
             return true;
@@ -130,7 +202,7 @@ impl fmt::Display for PatternError {
         write!(
             f,
             "bad event pattern \"{}\": use [SYSTEM:]NAME with ASCII letters, digits, '_', '.', \
-             and the wildcards '*' and '?'",
+             and the wildcards '*' and '?', or PROVIDER:L<level>[K<keyword>] for EventHeader events",
             self.pattern.escape_debug()
         )
     }
@@ -165,6 +237,36 @@ mod tests {
         assert!(!exact.is_glob());
         assert!(exact.matches("user_events", "ping"));
         assert!(!exact.matches("user_events_multi", "ping.3"));
+    }
+
+    #[test]
+    fn eventheader_selections_pick_provider_level_and_keyword() {
+        let p = Pattern::parse("MyProvider:L4K0x5").unwrap();
+        assert_eq!(p.system(), None);
+        assert!(p.is_glob());
+        assert!(p.matches("user_events", "MyProvider_L1K1"));
+        assert!(p.matches("user_events", "MyProvider_L4K4"));
+        // Keyword 0 is "any keyword".
+        assert!(p.matches("user_events", "MyProvider_L4K0"));
+        assert!(p.matches("user_events_multi", "MyProvider_L3K1.a"));
+        assert!(!p.matches("user_events", "MyProvider_L5K1"));
+        assert!(!p.matches("user_events", "MyProvider_L4K2"));
+        assert!(!p.matches("user_events", "MyProvider_L0K1"));
+        assert!(!p.matches("user_events", "MyProviderX_L4K1"));
+        assert!(!p.matches("sched", "MyProvider_L4K1"));
+        assert!(!p.matches("user_events", "myapp_request"));
+        // Without a keyword mask every keyword goes; the provider may be a glob.
+        let all = Pattern::parse("*:L5").unwrap();
+        assert!(all.matches("user_events", "Any_L5Kffffffffffffffff"));
+        assert!(all.matches("user_events", "Other_L1K0Gg"));
+        assert!(!all.matches("user_events", "myapp_request"));
+        // A name part that is not L<level>[K<keyword>] stays a name.
+        let name = Pattern::parse("sched:L4x").unwrap();
+        assert_eq!(name.system(), Some("sched"));
+        assert!(!name.is_glob());
+        for not_selection in ["P:L", "P:LK1", "P:L4K", "P:L256", "P:L4Kz"] {
+            assert_eq!(Pattern::parse(not_selection).unwrap().system(), Some("P"), "{not_selection}");
+        }
     }
 
     #[test]

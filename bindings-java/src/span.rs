@@ -13,7 +13,7 @@ use jni::EnvUnowned;
 use usertrace::span::{self, with_leading_value};
 use usertrace::{DynamicTracepoint, Field, Value};
 
-use crate::boundary::{Failure, Result, Throw};
+use crate::boundary::{hot, Failure, Result, Throw};
 use crate::tables::strings;
 use crate::tracepoint::{tracepoint, with_values_of};
 
@@ -38,7 +38,8 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_beginSpan0<'caller>(
     address: jlong,
     length: jint,
 ) -> jlong {
-    env.with_env(|_env| -> Result<jlong> {
+    // The emit path: see `boundary::hot`.
+    hot(&mut env, || -> Result<jlong> {
         // SAFETY: see the module docs.
         let tp = unsafe { tracepoint(handle) };
         if !tp.enabled() {
@@ -49,7 +50,6 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_beginSpan0<'caller>(
         // Java's long holds the u64's bits; ids stay far below 2^63.
         Ok(id as jlong)
     })
-    .resolve::<Throw>()
 }
 
 /// Checks a span's own values as `beginSpan0` would, enabled or not.
@@ -83,11 +83,11 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_endSpan0<'caller>(
     handle: jlong,
     id: jlong,
 ) {
-    env.with_env(|_env| -> Result<()> {
+    // The emit path: see `boundary::hot`.
+    hot(&mut env, || -> Result<()> {
         // SAFETY: see the module docs.
         Ok(unsafe { tracepoint(handle) }.end_span(id as u64)?)
     })
-    .resolve::<Throw>()
 }
 
 /// The convention's names, so a Java test can hold `Span`'s constants to

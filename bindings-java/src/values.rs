@@ -8,12 +8,14 @@
 //! size) as it does for every binding. The values borrow the buffer, and the core's
 //! `writev` points into it: nothing is copied on this side.
 
-use usertrace::{Field, FieldType, Value, MAX_FIELDS};
+use usertrace::{Field, FieldType, Value};
 
 use crate::boundary::{Failure, Result};
 
 /// Fills `out` with one value per field, borrowing `buf`; returns how many.
-pub(crate) fn decode<'a>(fields: &[Field], buf: &'a [u8], out: &mut [Value<'a>; MAX_FIELDS]) -> Result<usize> {
+/// `out` holds at least as many values as there are fields (else the
+/// buffer's last values are left over, an error).
+pub(crate) fn decode<'a>(fields: &[Field], buf: &'a [u8], out: &mut [Value<'a>]) -> Result<usize> {
     let mut reader = Reader { buf, pos: 0 };
     for (slot, field) in out.iter_mut().zip(fields) {
         *slot = match field.ty {
@@ -44,7 +46,7 @@ pub(crate) fn decode<'a>(fields: &[Field], buf: &'a [u8], out: &mut [Value<'a>; 
             buf.len() - reader.pos
         )));
     }
-    Ok(fields.len().min(MAX_FIELDS))
+    Ok(fields.len().min(out.len()))
 }
 
 struct Reader<'a> {

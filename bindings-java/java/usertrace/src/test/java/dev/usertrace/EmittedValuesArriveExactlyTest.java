@@ -65,6 +65,31 @@ class EmittedValuesArriveExactlyTest {
         }
     }
 
+    /** The native emit's error path (boundary::hot): an exception, then the next emit as if nothing happened. */
+    @Test
+    void an_enabled_emit_the_core_refuses_throws_and_the_next_one_arrives() throws Exception {
+        Kernel.require();
+        try (Provider p = new Provider("jtest")) {
+            Tracepoint tp = p.tracepoint("refused", Field.u32("n"), Field.string("s"));
+            Ftrace.clear();
+            Ftrace.enable(tp.name(), true);
+            try {
+                assertTrue(tp.isEnabled());
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> tp.emit(1, "a\0b"));
+                assertTrue(e.getMessage().startsWith("field s of event jtest_refused got a string with a NUL"),
+                        e.getMessage());
+                tp.event().put(2).put("ok").emit();
+            } finally {
+                Ftrace.enable(tp.name(), false);
+            }
+            List<String> lines = Ftrace.lines(tp.name());
+            assertEquals(1, lines.size(), "trace lines: " + lines);
+            Map<String, String> only = Fields.parse(lines.get(0), "s");
+            assertEquals(2, Fields.bits(only.get("n"), 4), lines.toString());
+            assertEquals("ok", only.get("s"), lines.toString());
+        }
+    }
+
     @Test
     void close_unregisters_and_the_word_reads_false() throws Exception {
         Kernel.require();

@@ -313,3 +313,49 @@ fn a_tracepoint_name_without_level_and_keyword_is_not_supported() {
         Err(DecodeError::EventHeader { error: EventHeaderError::NotSupported, at: 0 })
     );
 }
+
+#[test]
+fn an_array_of_structs_without_fields_is_decoded_without_a_library_assertion() {
+    // Found by the eventheader fuzz target: `x`, a constant-length array of
+    // structs (encoding 0x21) with no format byte, i.e. of structs of no
+    // field, which trips a debug_assert in tracepoint_decode's
+    // PerfItemMetadata::new unless that crate is built without them (see
+    // the workspace Cargo.toml).
+    let text = FORMAT.replace("MyProvider_L4K1Gmygroup", "\u{1}\u{85}Provider_L4K1");
+    let format = EventFormat::parse("user_events", &text).unwrap();
+    let mut raw = vec![0u8; 8];
+    raw.extend_from_slice(&[7, 1, 5, 0, 7, 1, 1, 4, 0x20, 0, 2, 0x80]);
+    raw.extend(0x10u8..0x30);
+    raw.extend_from_slice(&[0x16, 0, 1, 0]);
+    raw.extend_from_slice(b"Ev\0n\0\x02s\0\x0a\x80pt\0\x81\x02x\0\x21y\0\x83\x40");
+    raw.extend_from_slice(&[0x2a, 0x02, 0x00, 0x8b, 0x51, 0xff, 0xff, 0x4c, 0xff, 9, 9, 9, 9, 9, 9]);
+    let fields = decode_eventheader(&format, &raw).unwrap();
+    let s = |v: &str| FieldValue::Str(v.to_owned().into());
+    assert_eq!(
+        owned(&fields)[..4],
+        [
+            ("n", &FieldValue::Unsigned(42)),
+            // A counted string of 2 bytes, not UTF-8: read as Latin-1.
+            ("s", &s("\u{8b}Q")),
+            // `x` has no element; `y` follows the struct `\u{80}pt`, with an
+            // unknown format (0x40): its value in decimal, as text.
+            ("\u{fffd}pt.y", &s("65535")),
+            ("meta.provider", &s("\u{1}\u{85}Provider")),
+        ]
+    );
+}
+
+#[test]
+fn a_struct_of_no_fields_is_an_error() {
+    let format = format();
+    let mut p = Payload::new("S");
+    // A struct's format byte is its field count; none at all means 0.
+    p.field("s", STRUCT, 0).field("x", V8, 0).data(&[1]);
+    let raw = p.raw(PLAIN, &[]);
+    // Stops where the struct's data would start: trace_entry, header,
+    // extension header and the metadata of `S`, `s` and `x`.
+    assert_eq!(
+        decode_eventheader(&format, &raw),
+        Err(DecodeError::EventHeader { error: EventHeaderError::InvalidData, at: 8 + 8 + 4 + 8 })
+    );
+}

@@ -2,9 +2,11 @@
 //! package. It only converts values; everything else is the `usertrace`
 //! crate. Python code imports the typed front (`usertrace`), never this.
 
+mod arguments;
 mod convert;
 mod enabled;
 mod errors;
+mod fastcall;
 mod span;
 mod status;
 mod tables;
@@ -32,7 +34,10 @@ mod _native {
         m.add("MAX_FIELDS", usertrace::MAX_FIELDS)?;
         m.add("ATTACH_FD_ENV", usertrace::ATTACH_FD_ENV)?;
         crate::tables::add(m)?;
-        crate::enabled::install(&m.py().get_type::<crate::tracepoint::Tracepoint>())
+        let tracepoint = m.py().get_type::<crate::tracepoint::Tracepoint>();
+        crate::enabled::install(&tracepoint)?;
+        crate::tracepoint::install_methods(&tracepoint)?;
+        crate::span::install_methods(&m.py().get_type::<crate::span::SpanTracepoint>())
     }
 
     use pyo3::prelude::*;

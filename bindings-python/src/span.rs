@@ -14,11 +14,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+use pyo3::types::{PyString, PyType};
 use usertrace::{Definition, RegisterOptions, Value};
 
-use crate::convert::{convert, Arg};
+use crate::convert::convert;
 use crate::errors::to_pyerr;
+use crate::fastcall::{fast_method, FastArgs, MethodDef};
 use crate::tracepoint::Tracepoint;
 
 /// A span's begin event `<provider>_<event>(span_begin u64, fields...)`,
@@ -74,42 +75,6 @@ impl SpanTracepoint {
         Ok(PyClassInitializer::from(begin).add_subclass(SpanTracepoint { end, error }))
     }
 
-    /// Begins a span: emits the begin event with a new id, then the values
-    /// (by position, in field order, or by name), and returns the `Span`.
-    /// While disabled it checks nothing and returns a span that was not
-    /// begun (`id` 0), whose end emits nothing.
-    #[pyo3(signature = (*args, **kwargs))]
-    fn begin(
-        slf: &Bound<'_, Self>,
-        args: &Bound<'_, PyTuple>,
-        kwargs: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<Py<Span>> {
-        let py = slf.py();
-        let begin = slf.as_super().get();
-        if !begin.enabled() {
-            return not_begun(py);
-        }
-        let bound = begin.bind(1, args, kwargs)?;
-        let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
-        let id = begin.inner().begin_span(&values).map_err(|e| to_pyerr(py, &e))?;
-        if id == 0 {
-            // Disabled between the check and the emit: nothing was written.
-            return not_begun(py);
-        }
-        Py::new(py, Span { id, open: AtomicBool::new(true), tracepoint: Some(slf.clone().unbind()) })
-    }
-
-    /// Checks the span's values as `begin` would, raising the same errors,
-    /// whether or not the tracepoint is enabled, and writes nothing.
-    #[pyo3(signature = (*args, **kwargs))]
-    fn validate(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        let begin = slf.as_super().get();
-        let bound = begin.bind(1, args, kwargs)?;
-        let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
-        usertrace::span::with_leading_value(Value::U64(0), &values, |all| begin.inner().validate(all))
-            .map_err(|e| to_pyerr(slf.py(), &e))
-    }
-
     /// `<provider>_span_end`, which `Span.end()` emits.
     #[getter]
     fn end_event(&self, py: Python<'_>) -> Py<Tracepoint> {
@@ -125,6 +90,59 @@ impl SpanTracepoint {
     fn __repr__(slf: &Bound<'_, Self>) -> String {
         slf.as_super().get().describe("SpanTracepoint")
     }
+}
+
+/// `begin` and `validate`, with the vectorcall convention (see `fastcall`).
+pub(crate) fn install_methods(ty: &Bound<'_, PyType>) -> PyResult<()> {
+    crate::fastcall::install(ty, &BEGIN)?;
+    crate::fastcall::install(ty, &VALIDATE)
+}
+
+static BEGIN: MethodDef = MethodDef::new(
+    c"begin",
+    c"begin($self, /, *args, **kwargs)\n--\n\n\
+Begins a span: emits the begin event with a new id, then the values\n\
+(by position, in field order, or by name), and returns the `Span`.\n\
+While disabled it checks nothing and returns a span that was not\n\
+begun (`id` 0), whose end emits nothing.",
+    begin_fast,
+);
+fast_method!(begin_fast, SpanTracepoint, begin);
+
+fn begin<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let begin = slf.as_super().get();
+    if !begin.enabled() {
+        return Ok(not_begun(py)?.into_bound(py).into_any());
+    }
+    let id = begin
+        .arguments(1)
+        .with_values(&call, |values| begin.inner().begin_span(values).map_err(|e| to_pyerr(py, &e)))?;
+    if id == 0 {
+        // Disabled between the check and the emit: nothing was written.
+        return Ok(not_begun(py)?.into_bound(py).into_any());
+    }
+    let span = Span { id, open: AtomicBool::new(true), tracepoint: Some(slf.clone().unbind()) };
+    Ok(Bound::new(py, span)?.into_any())
+}
+
+static VALIDATE: MethodDef = MethodDef::new(
+    c"validate",
+    c"validate($self, /, *args, **kwargs)\n--\n\n\
+Checks the span's values as `begin` would, raising the same errors,\n\
+whether or not the tracepoint is enabled, and writes nothing.",
+    validate_fast,
+);
+fast_method!(validate_fast, SpanTracepoint, validate);
+
+fn validate<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let begin = slf.as_super().get();
+    begin.arguments(1).with_values(&call, |values| {
+        usertrace::span::with_leading_value(Value::U64(0), values, |all| begin.inner().validate(all))
+            .map_err(|e| to_pyerr(py, &e))
+    })?;
+    Ok(py.None().into_bound(py))
 }
 
 /// The span `begin` returns while nobody listens; shared, never begun.

@@ -2,13 +2,14 @@
 
 use std::sync::Mutex;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
-use usertrace::{Definition, DynamicTracepoint, Error, ErrorKind, Field, FieldType, RegisterOptions, Value};
+use pyo3::types::{PyString, PyType};
+use usertrace::{Definition, DynamicTracepoint, Error, ErrorKind, Field, FieldType, RegisterOptions};
 
-use crate::convert::{convert, Arg};
+use crate::arguments::{field_names, Fields};
 use crate::errors::{to_pyerr, usertrace_error};
+use crate::fastcall::{fast_method, FastArgs, MethodDef};
 
 /// One user_events tracepoint, named `<provider>_<event>`. Made by
 /// `Provider.tracepoint`; unregistered by `close()`, by its provider's
@@ -16,6 +17,9 @@ use crate::errors::{to_pyerr, usertrace_error};
 #[pyclass(frozen, subclass, weakref, module = "usertrace")]
 pub struct Tracepoint {
     inner: DynamicTracepoint,
+    /// The fields' names, interned once, so that keyword arguments match
+    /// them by pointer.
+    names: Vec<Py<PyString>>,
     provider: String,
     event: String,
     state: Mutex<State>,
@@ -69,7 +73,14 @@ impl Tracepoint {
             Err(e) if e.kind() == ErrorKind::Unavailable => state.error = Some(e),
             Err(e) => return Err(to_pyerr(py, &e)),
         }
-        Ok(Tracepoint { inner, provider: provider.to_owned(), event: event.to_owned(), state: Mutex::new(state) })
+        let names = inner.fields().iter().map(|f| PyString::intern(py, &f.name).unbind()).collect();
+        Ok(Tracepoint {
+            inner,
+            names,
+            provider: provider.to_owned(),
+            event: event.to_owned(),
+            state: Mutex::new(state),
+        })
     }
 
     /// `<usertrace.CLASS name (fields) state>`.
@@ -90,73 +101,16 @@ impl Tracepoint {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Matches positional and keyword arguments to the fields after the
-    /// first `skip` (which the binding fills in, like a span's id), in order.
-    pub(crate) fn bind<'py>(
-        &self,
-        skip: usize,
-        args: &Bound<'py, PyTuple>,
-        kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<Vec<Arg<'py>>> {
-        let fields = &self.inner.fields()[skip..];
-        let event = self.inner.name();
-        if args.len() > fields.len() {
-            return Err(PyTypeError::new_err(format!(
-                "event {event} has {} fields ({}), but {} values were given",
-                fields.len(),
-                field_names(fields),
-                args.len()
-            )));
+    /// The fields after the first `skip` (which the binding fills in, like
+    /// a span's id), to match a call's arguments to.
+    pub(crate) fn arguments(&self, skip: usize) -> Fields<'_> {
+        let fields = self.inner.fields();
+        Fields {
+            event: self.inner.name(),
+            fields: fields.get(skip..).unwrap_or(&[]),
+            names: self.names.get(skip..).unwrap_or(&[]),
         }
-        let mut out = Vec::with_capacity(fields.len());
-        let mut from_keywords = 0;
-        for (i, field) in fields.iter().enumerate() {
-            let obj = if i < args.len() {
-                args.get_item(i)?
-            } else {
-                match kwargs.map(|kw| kw.get_item(field.name.as_ref())).transpose()?.flatten() {
-                    Some(v) => {
-                        from_keywords += 1;
-                        v
-                    }
-                    None => {
-                        return Err(PyTypeError::new_err(format!(
-                            "missing value for field {} of event {event} (fields: {})",
-                            field.name,
-                            field_names(fields)
-                        )))
-                    }
-                }
-            };
-            out.push(convert(event, field, &obj)?);
-        }
-        if let Some(kw) = kwargs {
-            if kw.len() != from_keywords {
-                for key in kw.keys() {
-                    let key: String = key.extract()?;
-                    match fields.iter().position(|f| f.name == key.as_str()) {
-                        Some(i) if i < args.len() => {
-                            return Err(PyTypeError::new_err(format!(
-                                "field {key} of event {event} was given by position and by keyword"
-                            )))
-                        }
-                        Some(_) => {}
-                        None => {
-                            return Err(PyTypeError::new_err(format!(
-                                "event {event} has no field {key} (fields: {})",
-                                field_names(fields)
-                            )))
-                        }
-                    }
-                }
-            }
-        }
-        Ok(out)
     }
-}
-
-fn field_names(fields: &[Field]) -> String {
-    fields.iter().map(|f| f.name.as_ref()).collect::<Vec<_>>().join(", ")
 }
 
 #[pymethods]
@@ -263,30 +217,50 @@ impl Tracepoint {
         self.inner.unregister().map_err(|e| to_pyerr(py, &e))
     }
 
-    /// Writes one event if a tracer is attached; does nothing (and checks
-    /// nothing) otherwise. Values by position, in field order, or by name.
-    #[pyo3(signature = (*args, **kwargs))]
-    fn emit(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        if !self.inner.enabled() {
-            return Ok(());
-        }
-        let bound = self.bind(0, args, kwargs)?;
-        let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
-        self.inner.emit(&values).map_err(|e| to_pyerr(args.py(), &e))
-    }
-
-    /// Checks values as `emit` would, raising the same errors, whether or not
-    /// the tracepoint is enabled, and writes nothing.
-    #[pyo3(signature = (*args, **kwargs))]
-    fn validate(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        let bound = self.bind(0, args, kwargs)?;
-        let values: Vec<Value<'_>> = bound.iter().map(Arg::value).collect();
-        self.inner.validate(&values).map_err(|e| to_pyerr(args.py(), &e))
-    }
-
     fn __repr__(&self) -> String {
         self.describe("Tracepoint")
     }
+}
+
+/// `emit` and `validate`, with the vectorcall convention (see `fastcall`).
+pub(crate) fn install_methods(ty: &Bound<'_, PyType>) -> PyResult<()> {
+    crate::fastcall::install(ty, &EMIT)?;
+    crate::fastcall::install(ty, &VALIDATE)
+}
+
+static EMIT: MethodDef = MethodDef::new(
+    c"emit",
+    c"emit($self, /, *args, **kwargs)\n--\n\n\
+Writes one event if a tracer is attached; does nothing (and checks\n\
+nothing) otherwise. Values by position, in field order, or by name.",
+    emit_fast,
+);
+fast_method!(emit_fast, Tracepoint, emit);
+
+fn emit<'py>(slf: &Bound<'py, Tracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let tp = slf.get();
+    // Disabled, nothing is looked at: the arguments cost only the call.
+    if tp.inner.enabled() {
+        tp.arguments(0).with_values(&call, |values| tp.inner.emit(values).map_err(|e| to_pyerr(py, &e)))?;
+    }
+    Ok(py.None().into_bound(py))
+}
+
+static VALIDATE: MethodDef = MethodDef::new(
+    c"validate",
+    c"validate($self, /, *args, **kwargs)\n--\n\n\
+Checks values as `emit` would, raising the same errors, whether or not\n\
+the tracepoint is enabled, and writes nothing.",
+    validate_fast,
+);
+fast_method!(validate_fast, Tracepoint, validate);
+
+fn validate<'py>(slf: &Bound<'py, Tracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let tp = slf.get();
+    tp.arguments(0).with_values(&call, |values| tp.inner.validate(values).map_err(|e| to_pyerr(py, &e)))?;
+    Ok(py.None().into_bound(py))
 }
 
 /// Raises `UsertraceError` (kind INVALID_NAME) unless `name` is a valid

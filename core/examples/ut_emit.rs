@@ -22,6 +22,11 @@
 //!                                   another thread; then a forked child ut_span_child begins
 //!                                   PROVIDER_orphaned and exits with it open. Prints the span ids.
 //!
+//!   ut_emit span-exec PROVIDER      once enabled: PROVIDER_across_exec(step = 1) begins, then the
+//!                                   process execs a copy of this program, /tmp/ut_exec_copy_PID,
+//!                                   handing it the span id; the copy begins and ends its own
+//!                                   PROVIDER_after_exec(step = 2), then ends the first span
+//!
 //!   ut_emit threads NAME THREADS COUNT
 //!                                   once the bit flips, THREADS threads at once, each emitting
 //!                                   thread = I, n = 0..COUNT as fast as it can
@@ -173,6 +178,23 @@ fn spans(name: &str) {
     unsafe { libc::waitpid(pid, &mut status, 0) };
     assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the child failed");
     println!("spans outer={outer_id} inner={inner_id} handoff={handoff_id} child={pid}");
+}
+
+/// A span begun before an exec and ended by the program exec'd, which
+/// is handed its id, as a wrapper hands work to the program it runs. The
+/// new program is a copy of this one, not a link, so that /proc/PID/exe
+/// names it.
+fn span_exec(name: &str) {
+    let provider = usertrace::Provider::new(name).expect("valid provider name");
+    let across = provider.span("across_exec", vec![Field::new("step", FieldType::U32)]).unwrap();
+    wait_enabled(&across);
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "ready {}", std::process::id()).and_then(|()| out.flush());
+    let id = across.begin_span(&[Value::U32(1)]).unwrap();
+    let copy = format!("/tmp/ut_exec_copy_{}", std::process::id());
+    std::fs::copy(std::env::current_exe().unwrap(), &copy).unwrap();
+    let err = std::os::unix::process::CommandExt::exec(std::process::Command::new(&copy).args(["span-exec-target", name, &id.to_string()]));
+    panic!("exec {copy}: {err}");
 }
 
 /// `threads` threads emitting at once, each its own numbered sequence, so
@@ -353,6 +375,21 @@ fn main() {
             }
         }
         "spans" => spans(arg(2)),
+        "span-exec" => span_exec(arg(2)),
+        "span-exec-target" => {
+            // argv[0] is the copy: remove it, the process keeps its image.
+            let _ = std::fs::remove_file(&args[0]);
+            let across: u64 = arg(3).parse().unwrap();
+            let provider = usertrace::Provider::new(arg(2)).expect("valid provider name");
+            let after = provider.span("after_exec", vec![Field::new("step", FieldType::U32)]).unwrap();
+            let end = provider.span_end().unwrap();
+            wait_enabled(&after);
+            wait_enabled(&end);
+            let id = after.begin_span(&[Value::U32(2)]).unwrap();
+            end.end_span(id).unwrap();
+            // The span the old program began: its id came in argv.
+            end.end_span(across).unwrap();
+        }
         "span-flood" => span_flood(arg(2), arg(3).parse().unwrap()),
         "threads" => threads(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),

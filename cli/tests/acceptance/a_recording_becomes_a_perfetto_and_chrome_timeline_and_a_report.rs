@@ -226,3 +226,48 @@ fn events_lost_inside_a_span_are_marked_inside_it_and_the_span_still_closes() {
     assert_eq!(ticks + report["lost_events"].as_u64().unwrap(), emitted, "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_span_begun_before_exec_and_ended_by_the_new_program_is_one_slice_under_the_new_name() {
+    let name = unique("tl_exec");
+    let dir = std::env::temp_dir().join(&name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (jsonl, pftrace) = (dir.join("exec.jsonl"), dir.join("exec.pftrace"));
+    let out = Command::new(usertrace())
+        .args(["record", "-e", &format!("{name}_*"), "-o"])
+        .arg(&jsonl)
+        .arg("--")
+        .arg(ut_emit())
+        .args(["span-exec", &name])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let pid: u32 = stdout.lines().find_map(|l| l.strip_prefix("ready ")).expect("ut_emit said ready").trim().parse().unwrap();
+    usertrace_ok(&["convert", jsonl.to_str().unwrap(), pftrace.to_str().unwrap()]);
+    let check = Command::new(perfetto_python()).arg(checker()).arg(&pftrace).output().unwrap();
+    assert!(check.status.success(), "check_pftrace: {}", String::from_utf8_lossy(&check.stderr));
+    let summary: Value = serde_json::from_slice(&check.stdout).unwrap();
+
+    // The process is named by the program it exec'd, with that program's
+    // command line.
+    let copy = format!("ut_exec_copy_{pid}");
+    let process = summary["processes"].as_array().unwrap().iter().find(|p| p["pid"] == pid).expect("the process has a track");
+    assert_eq!(process["name"], copy.as_str(), "{process}");
+    assert_eq!(process["cmdline"][1], "span-exec-target", "{process}");
+    let thread = summary["threads"].as_array().unwrap().iter().find(|t| t["tid"] == pid).expect("its thread has a track");
+    assert_eq!(thread["name"], &copy[..15], "the thread's comm after exec (15 bytes)");
+
+    // The span the old program began and the new one ended is one slice
+    // on the thread, holding the new program's own span.
+    let slices: Vec<_> = summary["slices"].as_array().unwrap().iter().filter(|s| s["track"] == format!("thread:{pid}")).collect();
+    let names: Vec<(&str, u64)> = slices.iter().map(|s| (s["name"].as_str().unwrap(), s["depth"].as_u64().unwrap())).collect();
+    let (across, after) = (format!("{name}_across_exec"), format!("{name}_after_exec"));
+    assert_eq!(names, vec![(across.as_str(), 0), (after.as_str(), 1)], "{slices:#?}");
+    assert_eq!(arg(slices[0], "step"), &serde_json::json!({"uint": 1}));
+    assert_eq!(arg(slices[1], "step"), &serde_json::json!({"uint": 2}));
+    for slice in &slices {
+        assert!(slice["args"].get("unfinished").is_none(), "its end arrived: {slice}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

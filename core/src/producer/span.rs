@@ -14,9 +14,11 @@
 //! | `<provider>_<name>` | `u64 span_start_ns`, `u64 span_duration_ns` | a completed span, reported after the fact (a GC pause): start on CLOCK_MONOTONIC, length in ns |
 //!
 //! The kernel timestamps the begin and end events; the span lasts from one
-//! to the other. A span id is nonzero and unique within its process until
-//! it execs, so a span may end on another thread than the one that began
-//! it: the id links them. Nesting needs no field: on one thread, a span
+//! to the other. A span id is nonzero and unique within its process, and
+//! a program it execs starts from other ids (handed the id, it may end the
+//! span its caller began). So a span may end on another thread, or in
+//! another program of the same process, than the one that began it: the
+//! id links them. Nesting needs no field: on one thread, a span
 //! that begins inside another and ends before it is its child.
 //!
 //! While nobody listens, beginning a span is one load (the begin event's
@@ -114,15 +116,49 @@ pub fn completed_span_fields(fields: Vec<Field>) -> Vec<Field> {
 /// thread's own counter: the shared one is touched once per block.
 const ID_BLOCK: u64 = 1 << 16;
 
-/// The next block's first id. Starts at `ID_BLOCK`, so no id is 0.
-static NEXT_BLOCK: AtomicU64 = AtomicU64::new(ID_BLOCK);
+/// The next block's first id; 0 until the first block is taken, when it
+/// is seeded from [`first_block`].
+static NEXT_BLOCK: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// `(next, end)` of this thread's block; empty until its first span.
     static BLOCK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
 
-/// A new span id: nonzero and unique within this process.
+/// Where this program's ids start: a block chosen from the 16 random bytes
+/// the kernel gives every exec (`AT_RANDOM`), so that a program exec'd by
+/// a process that still has spans open (a wrapper handing its span to the
+/// program it runs) does not hand out the same ids again. Readers key
+/// spans by process and id, and the pid survives exec. The block number
+/// has 32 random bits, so the ids stay below 2^49 and never reach 0.
+fn first_block() -> u64 {
+    // SAFETY: getauxval only reads the auxiliary vector the kernel set up.
+    let random = unsafe { libc::getauxval(libc::AT_RANDOM) } as *const [u8; 4];
+    let bits = if random.is_null() {
+        // No auxiliary vector entry (never on Linux since 2.6.29): ids are
+        // still unique within this program.
+        0
+    } else {
+        // SAFETY: AT_RANDOM points at 16 bytes that live as long as the
+        // process; four of them are read.
+        u32::from_ne_bytes(unsafe { random.read_unaligned() })
+    };
+    (u64::from(bits) + 1) * ID_BLOCK
+}
+
+/// The first id of a block no other thread of this program has.
+fn take_block() -> u64 {
+    // ATOMICS: Relaxed throughout: the counter orders nothing else, and
+    // each block goes to exactly one thread by the RMW's atomicity. The
+    // seed is set once, by whichever thread comes first.
+    if NEXT_BLOCK.load(Ordering::Relaxed) == 0 {
+        let _ = NEXT_BLOCK.compare_exchange(0, first_block(), Ordering::Relaxed, Ordering::Relaxed);
+    }
+    NEXT_BLOCK.fetch_add(ID_BLOCK, Ordering::Relaxed)
+}
+
+/// A new span id: nonzero and unique within this program, and (see
+/// [`first_block`]) distinct from the ids of the program it exec'd from.
 ///
 /// A forked child inherits the parent's counters, so parent and child may
 /// hand out the same id; a reader keys spans by process and id, which
@@ -131,9 +167,7 @@ pub fn next_span_id() -> u64 {
     BLOCK.with(|block| {
         let (mut next, mut end) = block.get();
         if next == end {
-            // ATOMICS: Relaxed: the counter orders nothing else, and each
-            // block goes to exactly one thread by the RMW's atomicity.
-            next = NEXT_BLOCK.fetch_add(ID_BLOCK, Ordering::Relaxed);
+            next = take_block();
             end = next + ID_BLOCK;
         }
         block.set((next + 1, end));
@@ -277,6 +311,17 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), count, "an id was handed out twice");
+    }
+
+    #[test]
+    fn a_program_starts_its_ids_at_a_block_drawn_from_its_exec_random_bytes() {
+        let first = first_block();
+        assert_eq!(first % ID_BLOCK, 0);
+        assert!(first >= ID_BLOCK && first <= (1 << 32) * ID_BLOCK);
+        // The same bytes every call: one seed per program.
+        assert_eq!(first_block(), first);
+        let id = next_span_id();
+        assert!(id >= first && id < 1 << 49, "{id} is taken from the seeded range");
     }
 
     #[test]

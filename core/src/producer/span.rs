@@ -317,7 +317,7 @@ mod tests {
     fn a_program_starts_its_ids_at_a_block_drawn_from_its_exec_random_bytes() {
         let first = first_block();
         assert_eq!(first % ID_BLOCK, 0);
-        assert!(first >= ID_BLOCK && first <= (1 << 32) * ID_BLOCK);
+        assert!((ID_BLOCK..=(1 << 32) * ID_BLOCK).contains(&first));
         // The same bytes every call: one seed per program.
         assert_eq!(first_block(), first);
         let id = next_span_id();

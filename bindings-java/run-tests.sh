@@ -111,6 +111,56 @@ JAVA
   script_result api_jar_is_a_module_exporting_only_the_api "$rc" "$out"
 }
 
+# The API jar is multi-release: on JDK 24+ (the newest in /usr/lib/jvm, or
+# $USERTRACE_JAVA24_HOME) it serves its META-INF/versions/22 classes, and
+# isEnabled() takes the constant-segment route, printing nothing with the
+# native access JNI needs. (The JUnit tests run on target/classes, a folder,
+# where the JVM ignores versioned classes: this is the check of the jar.)
+api_jar_reads_words_through_the_segment_on_jdk_24_and_later() {
+  local jar java24 work rc=0 out
+  java24=${USERTRACE_JAVA24_HOME:+$USERTRACE_JAVA24_HOME/bin/java}
+  if [ -z "$java24" ]; then
+    java24=$(for h in /usr/lib/jvm/*/; do
+      v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$h/release" 2>/dev/null)
+      [ -n "$v" ] && [ "$v" -ge 24 ] && [ -x "$h/bin/java" ] && echo "$v ${h}bin/java"
+    done | sort -n | tail -1 | cut -d' ' -f2)
+  fi
+  if [ -z "$java24" ]; then
+    echo "SKIP api_jar_reads_words_through_the_segment_on_jdk_24_and_later (no JDK 24+)"
+    return 0
+  fi
+  jar=$(ls "$here"/java/usertrace/target/usertrace-*.jar 2>/dev/null | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$' | head -1 || true)
+  work=$(mktemp -d /tmp/usertrace-java-mrjar.XXXXXX)
+  mkdir -p "$work/check"
+  cat >"$work/check/Route.java" <<'JAVA'
+package check;
+
+import dev.usertrace.Field;
+import dev.usertrace.Provider;
+import dev.usertrace.Tracepoint;
+import dev.usertrace.internal.EnableWord;
+
+public final class Route {
+    public static void main(String[] args) {
+        try (Provider p = new Provider("mrcheck")) {
+            Tracepoint tp = p.tracepoint("ev", Field.u32("n"));
+            System.out.println("route=" + EnableWord.route() + " enabled=" + tp.isEnabled());
+        }
+    }
+}
+JAVA
+  out=$({
+    [ -n "$jar" ] || { echo "no API jar in $here/java/usertrace/target"; exit 1; }
+    javac --release 17 -d "$work/out" -cp "$jar" "$work/check/Route.java" || exit 1
+    (cd /tmp && "$java24" --enable-native-access=ALL-UNNAMED -cp "$jar:$work/out" check.Route 2>"$work/err") || exit 1
+    cat "$work/err"
+    [ ! -s "$work/err" ] || { echo "stderr was not empty"; exit 1; }
+  } 2>&1) || rc=1
+  if [ "$rc" = 0 ] && ! grep -q '^route=SEGMENT enabled=false$' <<<"$out"; then rc=1; fi
+  rm -rf "$work"
+  script_result "api_jar_reads_words_through_the_segment_on_jdk_24_and_later ($java24)" "$rc" "$out"
+}
+
 # Sums Surefire/Failsafe XML reports, and this script's checks, into the
 # plain summary line; $1 is Maven's exit status: a failed build that failed
 # no test counts one failure.
@@ -138,6 +188,7 @@ host() {
   (cd "$here" && mvn -B -ntp -Dstyle.color=never verify 2>&1) | sed -u $'s/\e\\[[0-9;]*m//g' || rc=$?
   agent_jar_starts_alone
   api_jar_is_a_module_exporting_only_the_api
+  api_jar_reads_words_through_the_segment_on_jdk_24_and_later
   # Not a host test, but the guest run needs it, and builds nothing itself.
   build_cli || rc=1
   summarize_reports "$rc"

@@ -90,6 +90,52 @@ pub extern "system" fn Java_dev_usertrace_bench_RawWritev_writev0<'caller>(
     }
 }
 
+/// [`writev0`](Java_dev_usertrace_bench_RawWritev_writev0) with the
+/// payload cut into pieces, one `iovec` each, where the core would cut it
+/// (a field, a `__rel_loc` word, a string's bytes, its NUL): what the kernel
+/// charges for the core's iovecs, apart from everything before the syscall.
+/// `cuts` holds up to four offsets, 16 bits each from the low end, each
+/// above the one before and below `length`; the first 0 ends them.
+/// Returns 0 or the errno.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_bench_RawWritev_writevCut0<'caller>(
+    _env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+    address: jlong,
+    length: jint,
+    cuts: jlong,
+) -> jint {
+    // Nothing here can panic (each index below is at most 5, as n counts
+    // the index, up to four cuts and the last piece): no boundary needed, as
+    // in writev0.
+    // SAFETY: as writev0's.
+    let raw = unsafe { &*(handle as usize as *const Raw) };
+    let base = address as usize as *mut u8;
+    let length = length as usize;
+    let empty = libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 };
+    let mut iov = [empty; 6];
+    iov[0] = libc::iovec { iov_base: &raw.index as *const u32 as *mut libc::c_void, iov_len: 4 };
+    let (mut n, mut start) = (1, 0usize);
+    for k in 0..4 {
+        let cut = ((cuts as u64 >> (16 * k)) & 0xffff) as usize;
+        if cut == 0 || cut <= start || cut >= length {
+            break;
+        }
+        // SAFETY: start < cut < length: within the buffer Java passed.
+        iov[n] = libc::iovec { iov_base: unsafe { base.add(start) } as *mut libc::c_void, iov_len: cut - start };
+        n += 1;
+        start = cut;
+    }
+    // SAFETY: start < length (or 0), within the buffer.
+    iov[n] = libc::iovec { iov_base: unsafe { base.add(start) } as *mut libc::c_void, iov_len: length - start };
+    n += 1;
+    match sys::writev(raw.fd.as_raw_fd(), iov.get(..n).unwrap_or(&iov)) {
+        Ok(_) => 0,
+        Err(e) => e.0,
+    }
+}
+
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_usertrace_bench_RawWritev_close0<'caller>(
     mut env: EnvUnowned<'caller>,

@@ -39,6 +39,7 @@ public class EmitBench {
     ByteBuffer rawPayload;
     long rawAddress;
     int rawLength;
+    long rawCuts;
     int a = 31;
     long b = -5;
     String c = "hello";
@@ -55,6 +56,8 @@ public class EmitBench {
         // u32 a, s64 b, rel_loc (length << 16 | offset from the end of the loc word), then the data.
         rawPayload.putInt(a).putLong(b).putInt(s.length << 16).put(s);
         rawLength = rawPayload.position();
+        // After a (4), b (8), the loc word (4) and the string's bytes (5): its NUL.
+        rawCuts = 4L | 12L << 16 | 16L << 32 | (long) (16 + s.length - 1) << 48;
         rawAddress = RawWritev.address(rawPayload);
         if (!tp.isEnabled()) {
             throw new IllegalStateException(tp.name() + " is not enabled: the benchmark would measure nothing");
@@ -84,5 +87,16 @@ public class EmitBench {
     @Benchmark
     public int rawJniWritev() {
         return RawWritev.writev0(raw, rawAddress, rawLength);
+    }
+
+    /**
+     * The same bytes in the iovecs the core writes them in (index, a, b, the
+     * rel_loc word, "hello", its NUL): the kernel's share of the gap between
+     * an emit and {@link #rawJniWritev}, since the core does not copy values
+     * into one buffer.
+     */
+    @Benchmark
+    public int rawJniWritevCoreIovecs() {
+        return RawWritev.writevCut0(raw, rawAddress, rawLength, rawCuts);
     }
 }

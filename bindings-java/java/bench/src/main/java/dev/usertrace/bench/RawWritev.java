@@ -20,6 +20,13 @@ final class RawWritev {
     /** Returns 0 or the errno. */
     static native int writev0(long handle, long address, int length);
 
+    /**
+     * {@link #writev0} with the payload cut at up to four offsets (16 bits
+     * each, from the low end; 0 ends them), one iovec a piece: the core's
+     * layout of the same bytes. Returns 0 or the errno.
+     */
+    static native int writevCut0(long handle, long address, int length, long cuts);
+
     static native void close0(long handle);
 
     static long address(ByteBuffer direct) {

@@ -6,7 +6,10 @@
 //!    `writev` of the same event to user_events_data.
 //! 3. Registering and unregistering 10,000 tracepoints vs raw ioctl loops.
 //! 4. A disabled span's begin and end vs two disabled checks.
-//! 5. An enabled span (begin + end, perf attached) vs one 4-byte emit.
+//! 5. An enabled span (begin + end, perf attached) vs one 4-byte emit, and
+//!    the same two events written by hand, the kernel's share of it.
+//!
+//! `cargo bench --bench producer -- enabled_span` runs one of them.
 
 use std::ffi::CString;
 use std::hint::black_box;
@@ -134,27 +137,7 @@ fn enabled_emit() {
 
     // The baseline: the same event written by hand, with our own descriptor
     // and registration, as a C programmer would without usertrace.
-    let tracefs = usertrace::status().tracefs.unwrap();
-    let path = CString::new(tracefs.join("user_events_data").to_str().unwrap()).unwrap();
-    // SAFETY: open(2) on a NUL-terminated path.
-    let raw_fd = unsafe { OwnedFd::from_raw_fd(libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC)) };
-    let enable_word = Box::new(AtomicU32::new(0));
-    let name_args = CString::new(format!("{} u32 x", events::enabled::NAME)).unwrap();
-    let mut reg = UserReg {
-        size: std::mem::size_of::<UserReg>() as u32,
-        enable_bit: 0,
-        enable_size: 4,
-        flags: 0,
-        enable_addr: enable_word.as_ptr() as u64,
-        name_args: name_args.as_ptr() as u64,
-        write_index: 0,
-    };
-    // SAFETY: a valid user_reg; the enable word outlives the process's use
-    // of it (it is leaked below rather than freed while registered).
-    assert_eq!(unsafe { libc::ioctl(raw_fd.as_raw_fd(), DIAG_IOCSREG as _, &mut reg) }, 0);
-    assert_ne!(enable_word.load(Ordering::Relaxed), 0);
-    let index = reg.write_index;
-
+    let raw = RawEvent::register(&format!("{} u32 x", events::enabled::NAME));
     const N: u64 = 20_000;
     let ours = |n: u64| {
         for i in 0..n {
@@ -166,15 +149,8 @@ fn enabled_emit() {
     };
     let baseline = |n: u64| {
         for i in 0..n {
-            if enable_word.load(Ordering::Relaxed) != 0 {
-                let value = i as u32;
-                let iov = [
-                    libc::iovec { iov_base: &index as *const u32 as *mut _, iov_len: 4 },
-                    libc::iovec { iov_base: &value as *const u32 as *mut _, iov_len: 4 },
-                ];
-                // SAFETY: both iovecs point at live locals.
-                let n = unsafe { libc::writev(raw_fd.as_raw_fd(), iov.as_ptr(), 2) };
-                assert_eq!(n, 8);
+            if raw.enabled() {
+                raw.write(&(i as u32).to_ne_bytes());
             }
             if i % 256 == 0 {
                 perf.drain();
@@ -189,8 +165,57 @@ fn enabled_emit() {
     }
     let (ours, baseline) = (ours_ns, baseline_ns);
     row("enabled 4-byte emit (perf attached)", ours, "hand-written raw writev", baseline);
-    std::mem::forget(enable_word);
-    std::mem::forget(raw_fd);
+}
+
+/// An event registered and written by hand, without usertrace: a
+/// descriptor of its own, a bare `DIAG_IOCSREG`, and one `writev` of the
+/// write index and the payload. What a C programmer would write.
+struct RawEvent {
+    fd: OwnedFd,
+    index: u32,
+    enable_word: &'static AtomicU32,
+}
+
+impl RawEvent {
+    /// Registers `name_args` (`NAME TYPE FIELD;...`); it must already be
+    /// enabled (perf attached), as the benchmarks need.
+    fn register(name_args: &str) -> RawEvent {
+        let tracefs = usertrace::status().tracefs.unwrap();
+        let path = CString::new(tracefs.join("user_events_data").to_str().unwrap()).unwrap();
+        // SAFETY: open(2) on a NUL-terminated path.
+        let fd = unsafe { OwnedFd::from_raw_fd(libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC)) };
+        // Leaked: the kernel may write the enable bit for as long as the
+        // registration lives, which is the rest of the process.
+        let enable_word: &'static AtomicU32 = Box::leak(Box::new(AtomicU32::new(0)));
+        let name_args = CString::new(name_args).unwrap();
+        let mut reg = UserReg {
+            size: std::mem::size_of::<UserReg>() as u32,
+            enable_bit: 0,
+            enable_size: 4,
+            flags: 0,
+            enable_addr: enable_word.as_ptr() as u64,
+            name_args: name_args.as_ptr() as u64,
+            write_index: 0,
+        };
+        // SAFETY: a valid user_reg whose enable word lives forever.
+        assert_eq!(unsafe { libc::ioctl(fd.as_raw_fd(), DIAG_IOCSREG as _, &mut reg) }, 0, "{}", std::io::Error::last_os_error());
+        assert_ne!(enable_word.load(Ordering::Relaxed), 0, "attach perf before registering the baseline");
+        RawEvent { fd, index: reg.write_index, enable_word }
+    }
+
+    fn enabled(&self) -> bool {
+        self.enable_word.load(Ordering::Relaxed) != 0
+    }
+
+    fn write(&self, payload: &[u8]) {
+        let iov = [
+            libc::iovec { iov_base: &self.index as *const u32 as *mut _, iov_len: 4 },
+            libc::iovec { iov_base: payload.as_ptr() as *mut _, iov_len: payload.len() },
+        ];
+        // SAFETY: both iovecs point at live memory of the lengths given.
+        let n = unsafe { libc::writev(self.fd.as_raw_fd(), iov.as_ptr(), 2) };
+        assert_eq!(n as usize, 4 + payload.len());
+    }
 }
 
 fn disabled_span() {
@@ -219,16 +244,37 @@ fn disabled_span() {
 }
 
 fn enabled_span() {
-    let _begin = PerfAttached::open(events::enabled_span::NAME);
+    let begin = PerfAttached::open(events::enabled_span::NAME);
     let end = PerfAttached::open(events::SPAN_END.name());
     let one = PerfAttached::open(events::enabled::NAME);
     assert!(events::enabled_span::enabled() && events::SPAN_END.enabled() && events::enabled::enabled());
+    // The kernel's share: the same two events (same names, so the same
+    // tracepoints and perf events), written by hand.
+    let raw_begin = RawEvent::register(&format!("{} u64 span_begin;u32 x", events::enabled_span::NAME));
+    let raw_end = RawEvent::register(&format!("{} u64 span_end", events::SPAN_END.name()));
     const N: u64 = 20_000;
     let ours = |n: u64| {
         for i in 0..n {
             drop(usertrace::span!(events::enabled_span(i as u32)).unwrap());
             if i % 128 == 0 {
-                _begin.drain();
+                begin.drain();
+                end.drain();
+            }
+        }
+    };
+    let raw_pair = |n: u64| {
+        for i in 0..n {
+            if raw_begin.enabled() {
+                let mut payload = [0u8; 12];
+                payload[..8].copy_from_slice(&(i + 1).to_ne_bytes());
+                payload[8..].copy_from_slice(&(i as u32).to_ne_bytes());
+                raw_begin.write(&payload);
+                if raw_end.enabled() {
+                    raw_end.write(&(i + 1).to_ne_bytes());
+                }
+            }
+            if i % 128 == 0 {
+                begin.drain();
                 end.drain();
             }
         }
@@ -241,12 +287,15 @@ fn enabled_span() {
             }
         }
     };
-    let (mut ours_ns, mut baseline_ns) = (f64::INFINITY, f64::INFINITY);
+    let (mut ours_ns, mut raw_ns, mut baseline_ns) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
     for _ in 0..9 {
         baseline_ns = baseline_ns.min(best(1, N, baseline));
         ours_ns = ours_ns.min(best(1, N, ours));
+        raw_ns = raw_ns.min(best(1, N, raw_pair));
     }
     row("enabled span: begin + end (perf attached)", ours_ns, "one enabled 4-byte emit", baseline_ns);
+    row("two raw writevs, the span's two layouts", raw_ns, "one enabled 4-byte emit", baseline_ns);
+    row("enabled span: begin + end (perf attached)", ours_ns, "the same two events as raw writevs", raw_ns);
 }
 
 /// 10,000 registrations and unregistrations through usertrace, beside the
@@ -345,11 +394,21 @@ fn register_unregister() {
 }
 
 fn main() {
-    // `cargo bench` passes --bench; a filter argument is not supported.
     println!("usertrace producer benchmarks (kernel {})", std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim());
-    disabled_check();
-    enabled_emit();
-    disabled_span();
-    enabled_span();
-    register_unregister();
+    // `cargo bench` passes --bench; other arguments name the benchmarks to
+    // run (all of them when none is named).
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let benches: [(&str, fn()); 5] = [
+        ("disabled_check", disabled_check),
+        ("enabled_emit", enabled_emit),
+        ("disabled_span", disabled_span),
+        ("enabled_span", enabled_span),
+        ("register_unregister", register_unregister),
+    ];
+    events::PROVIDER.register().expect("user_events must be available (see `usertrace status`)");
+    for (name, bench) in benches {
+        if wanted.is_empty() || wanted.iter().any(|w| w == name) {
+            bench();
+        }
+    }
 }

@@ -136,6 +136,20 @@ pub extern "system" fn Java_dev_usertrace_bench_RawWritev_writevCut0<'caller>(
     }
 }
 
+/// A JNI call with `writev0`'s arguments that does nothing: the floor of
+/// any emit from Java, for `EmitPathBench` on a host without user_events.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_usertrace_bench_RawWritev_nothing0<'caller>(
+    _env: EnvUnowned<'caller>,
+    _class: JClass<'caller>,
+    handle: jlong,
+    address: jlong,
+    length: jint,
+) -> jint {
+    // Uses its arguments, as writev0 does, so the call is not a constant.
+    (handle ^ address) as jint ^ length
+}
+
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_usertrace_bench_RawWritev_close0<'caller>(
     mut env: EnvUnowned<'caller>,

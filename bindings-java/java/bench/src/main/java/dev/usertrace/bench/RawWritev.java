@@ -27,6 +27,9 @@ final class RawWritev {
      */
     static native int writevCut0(long handle, long address, int length, long cuts);
 
+    /** A JNI call with {@link #writev0}'s arguments that does nothing. */
+    static native int nothing0(long handle, long address, int length);
+
     static native void close0(long handle);
 
     static long address(ByteBuffer direct) {

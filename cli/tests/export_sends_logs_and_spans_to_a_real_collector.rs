@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use otel_components::{component, free_port, monotonic_now, recording, span_id, TempDir};
+use otel_components::{component, free_port, monotonic_now, recording, span_id, TempDir, ORDER_SERVICE_CONTAINER};
 use serde_json::{json, Value as Json};
 use usertrace_output::jsonl;
 
@@ -133,6 +133,7 @@ fn logs_and_spans_arrive_in_a_collector_started_after_the_export_with_exact_attr
             ("process.executable.name".into(), json!({"stringValue": "order-service"})),
             ("process.executable.path".into(), json!({"stringValue": "/usr/local/bin/order-service"})),
             ("process.command_line".into(), json!({"stringValue": "order-service --port 8080"})),
+            ("container.id".into(), json!({"stringValue": ORDER_SERVICE_CONTAINER})),
             ("deployment.environment".into(), json!({"stringValue": "ci"})),
             ("team".into(), json!({"stringValue": "a,b"})),
         ]

@@ -19,6 +19,9 @@ pub struct ProcessInfo {
     /// The arguments (`/proc/PID/cmdline`); None if it had exited or is a
     /// kernel thread.
     pub command_line: Option<Vec<String>>,
+    /// The id of the container it runs in, from its cgroup path
+    /// (`/proc/PID/cgroup`, see [`container_id`]); None outside one.
+    pub container_id: Option<String>,
 }
 
 impl ProcessInfo {
@@ -30,8 +33,36 @@ impl ProcessInfo {
             let bytes = bytes.strip_suffix(&[0]).unwrap_or(&bytes);
             bytes.split(|&b| b == 0).map(|arg| String::from_utf8_lossy(arg).into_owned()).collect()
         });
-        ProcessInfo { executable, command_line }
+        let container_id = std::fs::read_to_string(dir.join("cgroup")).ok().and_then(|text| container_id(&text));
+        ProcessInfo { executable, command_line, container_id }
     }
+}
+
+/// The container id in a process's cgroup membership (`/proc/PID/cgroup`),
+/// as OpenTelemetry's `container.id` wants it: the 64 hex digits the
+/// runtimes (Docker, containerd, CRI-O, Podman) put in the path of the
+/// cgroup they make for each container, in either cgroup version:
+///
+/// ```text
+/// 0::/system.slice/docker-<id>.scope
+/// 0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod<uid>.slice/cri-containerd-<id>.scope
+/// 12:memory:/docker/<id>
+/// 0::/machine.slice/libpod-<id>.scope/container
+/// ```
+///
+/// The innermost matching path segment wins; a segment matches when, once
+/// `.scope` and anything up to the last `-` or `:` are cut off, 64 hex
+/// digits remain. None when no segment does (not in a container).
+pub fn container_id(cgroup: &str) -> Option<String> {
+    const LEN: usize = 64;
+    cgroup
+        .lines()
+        .filter_map(|line| line.splitn(3, ':').nth(2))
+        .flat_map(|path| path.rsplit('/'))
+        .map(|segment| segment.strip_suffix(".scope").unwrap_or(segment))
+        .map(|segment| segment.rsplit(['-', ':']).next().unwrap_or(segment))
+        .find(|id| id.len() == LEN && id.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_ascii_lowercase)
 }
 
 /// The processes described so far, and what was read at their execs.
@@ -95,7 +126,7 @@ mod tests {
     use super::*;
 
     fn info(exe: &str) -> ProcessInfo {
-        ProcessInfo { executable: Some(exe.into()), command_line: Some(vec![exe.into(), "--flag".into()]) }
+        ProcessInfo { executable: Some(exe.into()), command_line: Some(vec![exe.into(), "--flag".into()]), container_id: None }
     }
 
     #[test]
@@ -122,6 +153,41 @@ mod tests {
             d.exit(pid);
         }
         assert_eq!(d.len(), 0);
+    }
+
+    const ID: &str = "3f5e2c0b9a8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f";
+
+    #[test]
+    fn a_container_id_is_found_in_each_runtimes_cgroup_path() {
+        let cases = [
+            format!("0::/system.slice/docker-{ID}.scope\n"),
+            format!("0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod0b5c2b1e_4d1f_4a7e_9b7e_1c2d3e4f5a6b.slice/cri-containerd-{ID}.scope\n"),
+            format!("0::/kubepods/burstable/pod0b5c2b1e-4d1f-4a7e-9b7e-1c2d3e4f5a6b/{ID}\n"),
+            format!("12:memory:/docker/{ID}\n11:cpu,cpuacct:/docker/{ID}\n"),
+            format!("0::/machine.slice/libpod-{ID}.scope/container\n"),
+            format!("0::/system.slice/crio-conmon-0000.scope\n0::/kubepods.slice/crio-{ID}.scope\n"),
+            format!("0::/system.slice/docker-{}.scope\n", ID.to_uppercase()),
+        ];
+        for cgroup in &cases {
+            assert_eq!(container_id(cgroup).as_deref(), Some(ID), "{cgroup}");
+        }
+    }
+
+    #[test]
+    fn outside_a_container_there_is_no_container_id() {
+        for cgroup in [
+            "0::/user.slice/user-1000.slice/session-2.scope\n",
+            "0::/\n",
+            "0::/system.slice/docker.service\n",
+            // 63 and 65 digits, and a non-hex letter: not an id.
+            &format!("0::/docker/{}\n", &ID[1..]),
+            &format!("0::/docker/{ID}0\n"),
+            &format!("0::/docker/{}g\n", &ID[1..]),
+            "garbage without colons",
+            "",
+        ] {
+            assert_eq!(container_id(cgroup), None, "{cgroup}");
+        }
     }
 
     #[test]

@@ -56,6 +56,7 @@
 //! | `pid`          | integer | its process id |
 //! | `executable`   | string  | only when known: the full path of the program it runs |
 //! | `command_line` | array   | only when known: its arguments (strings), the program's name first |
+//! | `container_id` | string  | only inside a container: its id, 64 hex digits from the cgroup path |
 //!
 //! ## `"type": "exit"`: a thread exited ([`ExitRecord`])
 //!

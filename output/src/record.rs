@@ -143,6 +143,8 @@ pub struct ProcessRecord {
     pub executable: Option<String>,
     /// Its command line (argv), where known.
     pub command_line: Option<Vec<String>>,
+    /// The container it runs in, where it runs in one (64 hex digits).
+    pub container_id: Option<String>,
 }
 
 /// A thread exited; `tid == pid` means the whole process did.

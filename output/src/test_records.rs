@@ -36,6 +36,7 @@ pub fn process(t: u64, pid: u32, executable: &str, args: &[&str]) -> Record {
         pid,
         executable: Some(executable.into()),
         command_line: Some(args.iter().map(|a| (*a).to_owned()).collect()),
+        container_id: None,
     })
 }
 

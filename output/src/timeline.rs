@@ -99,6 +99,8 @@ pub struct Process {
     pub executable: Option<String>,
     /// Its command line, where known.
     pub command_line: Option<Vec<String>>,
+    /// The container it runs in, where known.
+    pub container_id: Option<String>,
     /// How many events it emitted.
     pub events: u64,
 }

@@ -52,6 +52,7 @@ fn recording() -> Vec<Record> {
             pid: 40,
             executable: Some("/usr/bin/server".into()),
             command_line: Some(vec!["server".into(), "--port=80".into()]),
+            container_id: None,
         }),
         event(1_000, 40, 41, "request", vec![("span_begin", Value::Unsigned(1)), ("path", Value::Str("/é".into()))]),
         event(1_100, 40, 41, "parse", vec![("span_begin", Value::Unsigned(2))]),

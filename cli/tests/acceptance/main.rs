@@ -19,3 +19,4 @@ mod a_recording_becomes_a_perfetto_and_chrome_timeline_and_a_report;
 mod record_exports_live_spans_to_a_real_jaeger;
 mod record_outlives_a_collector_killed_and_restarted_mid_recording;
 mod the_four_language_demo_reaches_a_real_jaeger;
+mod record_names_the_container_a_process_runs_in;

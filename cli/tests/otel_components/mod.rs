@@ -77,18 +77,27 @@ pub fn event(t: u64, pid: u32, tid: u32, process: &str, name: &str, fields: &[(&
     })
 }
 
-pub fn process(t: u64, pid: u32, exe: &str, argv: &[&str]) -> Record {
-    Record::Process(ProcessRecord { time_ns: t, pid, executable: Some(exe.into()), command_line: Some(argv.iter().map(|a| (*a).to_owned()).collect()) })
+pub fn process(t: u64, pid: u32, exe: &str, argv: &[&str], container_id: Option<&str>) -> Record {
+    Record::Process(ProcessRecord {
+        time_ns: t,
+        pid,
+        executable: Some(exe.into()),
+        command_line: Some(argv.iter().map(|a| (*a).to_owned()).collect()),
+        container_id: container_id.map(str::to_owned),
+    })
 }
+
+/// The container the C service of [`recording`] runs in.
+pub const ORDER_SERVICE_CONTAINER: &str = "5d0e4c8b9f1a2e3d4c5b6a7f8e9d0c1b2a3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d";
 
 /// A C service, a Python worker and a Java app, as `usertrace record -o
 /// FILE.jsonl` would have written them. `t0` is a recent monotonic time.
 pub fn recording(t0: u64) -> Vec<Record> {
     let us = |n: u64| t0 + n * 1_000;
     let mut r = vec![
-        process(us(0), 4100, "/usr/local/bin/order-service", &["order-service", "--port", "8080"]),
-        process(us(0), 4200, "/usr/bin/python3.11", &["python3.11", "worker.py"]),
-        process(us(0), 4300, "/usr/lib/jvm/java-17/bin/java", &["java", "-jar", "shop.jar"]),
+        process(us(0), 4100, "/usr/local/bin/order-service", &["order-service", "--port", "8080"], Some(ORDER_SERVICE_CONTAINER)),
+        process(us(0), 4200, "/usr/bin/python3.11", &["python3.11", "worker.py"], None),
+        process(us(0), 4300, "/usr/lib/jvm/java-17/bin/java", &["java", "-jar", "shop.jar"], None),
         // C: a request with a nested query, an event inside, and a write
         // handed to another thread.
         event(us(10), 4100, 4100, "order-service", "orders_handle_request", &[("span_begin", Value::Unsigned(1)), ("path", Value::Str("/orders/42".into())), ("method", Value::Str("GET".into()))]),

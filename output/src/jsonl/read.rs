@@ -171,6 +171,7 @@ struct AnyLine {
     error: Option<String>,
     executable: Option<String>,
     command_line: Option<Vec<String>>,
+    container_id: Option<String>,
     count: Option<u64>,
     sideband: Option<bool>,
 }
@@ -226,6 +227,7 @@ fn parse_line(bytes: &[u8], line: u64, complete: bool) -> Result<Option<Record>,
             pid: parsed.pid.ok_or_else(|| missing("process", "pid"))?,
             executable: parsed.executable,
             command_line: parsed.command_line,
+            container_id: parsed.container_id,
         }),
         "exit" => Record::Exit(ExitRecord {
             time_ns: parsed.time_ns.ok_or_else(|| missing("exit", "time_ns"))?,

@@ -39,7 +39,7 @@ fn as_read(v: &Value) -> Value {
 fn every_line_kind_round_trips() {
     let mut records = mixed();
     records.push(Record::Lost(crate::record::LostRecord { time_ns: 80, cpu: 2, count: 1, sideband: true }));
-    records.push(Record::Process(crate::record::ProcessRecord { time_ns: 90, pid: 5, executable: None, command_line: None }));
+    records.push(Record::Process(crate::record::ProcessRecord { time_ns: 90, pid: 5, executable: None, command_line: None, container_id: Some("ab".repeat(32)) }));
     let back = read(&lines(&records)).unwrap();
     let expected: Vec<Record> = records
         .iter()
@@ -105,12 +105,17 @@ fn event_lines_keep_the_contracts_bytes_with_a_type_first() {
 
 #[test]
 fn the_other_line_kinds_look_as_documented() {
-    let text = lines(&[process(1, 2, "/bin/sh", &["sh", "-c", "x"]), exit(3, 2, 4), lost(5, 1, 9)]);
+    let mut contained = process(6, 7, "/app/srv", &["srv"]);
+    if let Record::Process(p) = &mut contained {
+        p.container_id = Some("0f".repeat(32));
+    }
+    let text = lines(&[process(1, 2, "/bin/sh", &["sh", "-c", "x"]), exit(3, 2, 4), lost(5, 1, 9), contained]);
     assert_eq!(
         text,
         "{\"type\":\"process\",\"time_ns\":1,\"pid\":2,\"executable\":\"/bin/sh\",\"command_line\":[\"sh\",\"-c\",\"x\"]}\n\
          {\"type\":\"exit\",\"time_ns\":3,\"pid\":2,\"tid\":4}\n\
-         {\"type\":\"lost\",\"time_ns\":5,\"cpu\":1,\"count\":9,\"sideband\":false}\n"
+         {\"type\":\"lost\",\"time_ns\":5,\"cpu\":1,\"count\":9,\"sideband\":false}\n\
+         {\"type\":\"process\",\"time_ns\":6,\"pid\":7,\"executable\":\"/app/srv\",\"command_line\":[\"srv\"],\"container_id\":\"0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f\"}\n"
     );
 }
 

@@ -135,6 +135,8 @@ struct ProcessLine<'a> {
     executable: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     command_line: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container_id: Option<&'a str>,
 }
 
 impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
@@ -145,6 +147,7 @@ impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
             pid: p.pid,
             executable: p.executable.as_deref(),
             command_line: p.command_line.as_deref(),
+            container_id: p.container_id.as_deref(),
         }
     }
 }

@@ -286,6 +286,9 @@ fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Nam
     if let Some(argv) = process.and_then(|p| p.command_line.as_ref()).filter(|a| !a.is_empty()) {
         attributes.push(key_value("process.command_line", string(&argv.join(" "))));
     }
+    if let Some(id) = process.and_then(|p| p.container_id.as_deref()) {
+        attributes.push(key_value("container.id", string(id)));
+    }
     if let Some(ns) = namespaces {
         let kinds = [("net", ns.net), ("uts", ns.uts), ("ipc", ns.ipc), ("pid", ns.pid), ("user", ns.user), ("mnt", ns.mnt), ("cgroup", ns.cgroup)];
         for (kind, inode) in kinds.into_iter().filter(|&(_, inode)| inode != 0) {

@@ -213,7 +213,11 @@ fn each_process_is_a_resource_with_its_identity() {
     if let Record::Event(EventRecord { namespaces, .. }) = &mut with_ns {
         *namespaces = Some(Namespaces { pid: 4026531836, mnt: 4026531841, ..Default::default() });
     }
-    let records = [process(1, 1, "/usr/bin/api-server", &["api-server", "--port", "80"]), event(10, 1, 1, "tick", &[]), with_ns];
+    let mut api_server = process(1, 1, "/usr/bin/api-server", &["api-server", "--port", "80"]);
+    if let Record::Process(p) = &mut api_server {
+        p.container_id = Some("c0ffee".repeat(10) + "c0de");
+    }
+    let records = [api_server, event(10, 1, 1, "tick", &[]), with_ns];
     let o = map_records(&records, &settings(), CLOCK);
     let resources: Vec<&Resource> = o.logs.resource_logs.iter().filter_map(|r| r.resource.as_ref()).collect();
     assert_eq!(resources.len(), 2);
@@ -227,6 +231,7 @@ fn each_process_is_a_resource_with_its_identity() {
             "process.executable.name",
             "process.executable.path",
             "process.command_line",
+            "container.id",
             "deployment.environment"
         ]
     );
@@ -235,11 +240,13 @@ fn each_process_is_a_resource_with_its_identity() {
     assert_eq!(attr(a, "host.name"), Some(Any::StringValue("node-1".into())));
     assert_eq!(attr(a, "process.pid"), Some(Any::IntValue(1)));
     assert_eq!(attr(a, "process.command_line"), Some(Any::StringValue("api-server --port 80".into())));
+    assert_eq!(attr(a, "container.id"), Some(Any::StringValue("c0ffee".repeat(10) + "c0de")));
     let b = &resources[1].attributes;
     assert_eq!(attr(b, "service.name"), Some(Any::StringValue("proc2".into())), "no exec seen: the events' process name");
     assert_eq!(attr(b, "linux.namespace.pid"), Some(Any::IntValue(4026531836)));
     assert_eq!(attr(b, "linux.namespace.mnt"), Some(Any::IntValue(4026531841)));
     assert_eq!(attr(b, "linux.namespace.net"), None, "unknown namespaces are left out");
+    assert_eq!(attr(b, "container.id"), None, "not in a container");
 
     let named_service = ResourceSettings { service_name: Some("checkout".into()), ..settings() };
     let o = map_records(&records, &named_service, CLOCK);

@@ -34,6 +34,9 @@ pub(super) fn build(records: &[Record]) -> Timeline {
                 if p.command_line.is_some() {
                     info.command_line.clone_from(&p.command_line);
                 }
+                if p.container_id.is_some() {
+                    info.container_id.clone_from(&p.container_id);
+                }
                 // A new program: its name, not the old one's.
                 if p.executable.is_some() || p.command_line.is_some() {
                     info.event_name = None;
@@ -88,6 +91,7 @@ struct Closed {
 struct ProcessInfo {
     executable: Option<String>,
     command_line: Option<Vec<String>>,
+    container_id: Option<String>,
     /// The `process` name of its latest event since the last exec seen.
     event_name: Option<String>,
     events: u64,
@@ -277,7 +281,14 @@ impl Builder {
                     .filter(|n| !n.is_empty())
                     .or(info.event_name)
                     .unwrap_or_default();
-                let process = Process { pid, name, executable: info.executable, command_line: info.command_line, events: info.events };
+                let process = Process {
+                    pid,
+                    name,
+                    executable: info.executable,
+                    command_line: info.command_line,
+                    container_id: info.container_id,
+                    events: info.events,
+                };
                 (pid, process)
             })
             .collect();

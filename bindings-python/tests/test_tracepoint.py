@@ -102,6 +102,38 @@ def test_positional_and_keyword_values_are_matched_to_fields(provider: usertrace
         tp.validate(1, "x", 3)
 
 
+def test_keywords_built_at_run_time_match_their_fields(provider: usertrace.Provider) -> None:
+    # Call sites pass interned names, matched by identity; these are new
+    # strings, matched by their text.
+    tp = provider.tracepoint("ev", alpha="u8", beta=str)
+    a, b = "".join(["al", "pha"]), "".join(["be", "ta"])
+    tp.validate(**{a: 1, b: "x"})
+    tp.validate(1, **{b: "x"})
+
+    class Key(str):
+        pass
+
+    tp.validate(**{Key("alpha"): 1, Key("beta"): "x"})
+    with pytest.raises(TypeError, match="field beta of event .* is str, but a value of type int"):
+        tp.validate(**{a: 1, b: 2})
+    with pytest.raises(TypeError, match="has no field gamma"):
+        tp.validate(1, "x", **{"".join(["gam", "ma"]): 3})
+
+
+def test_emit_validate_and_begin_belong_to_their_classes(provider: usertrace.Provider) -> None:
+    import inspect
+
+    span = provider.span("sp", n="u8")
+    for cls, method in [(usertrace.Tracepoint, "emit"), (usertrace.Tracepoint, "validate"),
+                        (usertrace.SpanTracepoint, "begin"), (usertrace.SpanTracepoint, "validate")]:
+        with pytest.raises(TypeError):
+            getattr(cls, method)(object(), 1)
+        assert str(inspect.signature(getattr(cls, method))) == "(self, /, *args, **kwargs)"
+    with pytest.raises(TypeError):
+        usertrace.SpanTracepoint.begin(provider.tracepoint("plain"))
+    usertrace.Tracepoint.validate(span, 0, 1)  # a span's begin event is a Tracepoint
+
+
 @pytest.mark.parametrize("bad", ["", "a b", "a:b", "ünï", "a-b"])
 def test_bad_names_raise_usertrace_error_with_its_kind(bad: str) -> None:
     with pytest.raises(UsertraceError) as provider_error:

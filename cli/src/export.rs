@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use usertrace_output::otlp::{Exporter, QueueLimits};
+use usertrace_output::otlp::{Clock, Exporter, QueueLimits};
 use usertrace_output::jsonl;
 
 use crate::otlp_args::OtlpArgs;
@@ -17,9 +17,10 @@ use crate::otlp_args::OtlpArgs;
 /// twice gives the same ids), other events log records, and each process a
 /// resource. Honours OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, _TIMEOUT,
 /// _COMPRESSION, OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. Times are
-/// converted to Unix time with this machine's clocks now, so export on the
-/// machine that recorded, before it reboots. Exits 1 if any event could
-/// not be delivered within --timeout.
+/// converted to Unix time with the wall clock the recording kept at its
+/// start, so it may be exported on any machine, at any time (a recording
+/// without one, from an older usertrace, takes this machine's clocks now).
+/// Exits 1 if any event could not be delivered within --timeout.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// The JSON-lines recording to read (usertrace record -o FILE.jsonl)
@@ -50,6 +51,13 @@ pub fn run(args: &ExportArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    match Clock::of_recording(&records) {
+        Some(clock) => settings.clock = clock,
+        None => eprintln!(
+            "usertrace export: {} kept no wall-clock reading (no \"clock\" line): its times are converted with this machine's clocks now, right only if it recorded them since it last booted",
+            args.input.display()
+        ),
+    }
     // The recording is in memory already, so the queue may hold all of it:
     // nothing is dropped for want of room, only for want of a collector.
     settings.limits = QueueLimits { memory_cap_bytes: usize::MAX, ..settings.limits };

@@ -26,6 +26,7 @@
 //! errors by the status alone; stderr lines of ours start `usertrace`.
 
 mod args;
+mod clock;
 mod config_file;
 mod convert;
 mod export;

@@ -86,7 +86,7 @@ impl OtlpArgs {
             None => Vec::new(),
         };
         let resource = ResourceSettings { service_name: service.or_else(|| var(config::SERVICE_NAME_VAR)), host_name: host_name(), attributes };
-        let mut settings = ExporterSettings::new(endpoint, resource, clock());
+        let mut settings = ExporterSettings::new(endpoint, resource, Clock::from_reading(&crate::clock::now()));
         let (q, default) = (&file.otlp.queue, QueueLimits::default());
         settings.limits = QueueLimits {
             max_batch_records: q.max_batch_records.unwrap_or(default.max_batch_records),
@@ -102,18 +102,3 @@ fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_owned()).unwrap_or_default()
 }
 
-/// The offset from the recording's clock (CLOCK_MONOTONIC, as perf stamps
-/// events) to Unix time, now.
-fn clock() -> Clock {
-    let read = |id: libc::clockid_t| {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: clock_gettime(2) writes one timespec through the pointer,
-        // which points to a live, writable timespec; both clocks exist on
-        // every Linux.
-        unsafe { libc::clock_gettime(id, &mut ts) };
-        i128::from(ts.tv_sec) * 1_000_000_000 + i128::from(ts.tv_nsec)
-    };
-    let monotonic = read(libc::CLOCK_MONOTONIC);
-    let realtime = read(libc::CLOCK_REALTIME);
-    Clock { unix_minus_monotonic_ns: realtime - monotonic }
-}

@@ -158,6 +158,15 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     let mut kept: Vec<Record> = Vec::new();
     let mut write_failed = None;
     let mut line = Vec::new();
+    // A JSON-lines file is the archive: it starts with the wall clock, so
+    // that `export` can date its events wherever and whenever it runs. (The
+    // terminal's stream stays as it was: a reader there has the clock.)
+    if format == TraceFormat::Json && matches!(sink, Sink::File(_)) {
+        write_streamed(format, &Record::Clock(crate::clock::now()), &mut line);
+        if let Err(e) = sink.write_all(&line) {
+            write_failed = Some(e);
+        }
+    }
     let mut undecodable = 0u64;
     let result = run(&args.run, "record", |output| {
         let Some(record) = to_record(output) else { return };

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use otel_components::jaeger::{get, parent, tag, Jaeger};
 use otel_components::{component, monotonic_now, recording, span_id, hex, TempDir};
 use serde_json::Value as Json;
-use usertrace_output::jsonl;
+use usertrace_output::{jsonl, ClockRecord, Record};
 
 fn op<'a>(spans: &'a [Json], name: &str) -> &'a Json {
     spans.iter().find(|s| s["operationName"] == name).unwrap_or_else(|| panic!("no span {name} in {spans:#?}"))
@@ -36,8 +36,14 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
     let jaeger = Jaeger::start(&binary, "export", None);
     let dir = TempDir::new("export-jaeger");
     let file = dir.0.join("recording.jsonl");
-    let t0 = monotonic_now() - 5_000_000_000;
-    let records = recording(t0);
+    // Recorded on a machine that has rebooted since (7,000 s after it had
+    // booted, ten minutes ago): this machine's clocks say nothing about
+    // those times, the clock line kept at the recording's start does.
+    let t0 = 7_000_000_000_000;
+    let unix_now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let started = ClockRecord { time_ns: t0 - 1_000_000, unix_ns: (unix_now - 600_000_000_000) / 1_000 * 1_000 };
+    let mut records = vec![Record::Clock(started)];
+    records.extend(recording(t0));
     jsonl::write_file(&file, &records).unwrap();
 
     let out = Command::new(env!("CARGO_BIN_EXE_usertrace"))
@@ -49,6 +55,7 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "export failed: {stderr}");
+    assert!(!stderr.contains("kept no wall-clock reading"), "{stderr}");
     assert!(stderr.contains("16 events exported (8 spans, 0 log records), 0 dropped (queue full or unsent at exit), 0 failed"), "{stderr}");
     // Jaeger takes traces, not logs.
     assert!(stderr.contains(&format!("http://127.0.0.1:{}/v1/logs answered 404", jaeger.otlp_http)), "{stderr}");
@@ -74,6 +81,8 @@ fn spans_from_c_python_and_java_arrive_with_services_parents_and_attributes() {
     assert_eq!(request["spanID"], span_id(4100, 1, 4100, us(10), "orders_handle_request"));
     assert_eq!(parent(request), None);
     assert_eq!(request["duration"], 80, "µs");
+    // Dated by the recording's own clock line: 1 ms after it, plus 10 µs.
+    assert_eq!(request["startTime"], (started.unix_ns + 1_000_000) / 1_000 + 10, "µs since the epoch");
     assert_eq!(tag(request, "path"), serde_json::json!({"type": "string", "value": "/orders/42"}));
     assert_eq!(tag(request, "method"), serde_json::json!({"type": "string", "value": "GET"}));
     assert_eq!(tag(request, "thread.id"), serde_json::json!({"type": "int64", "value": 4100}));

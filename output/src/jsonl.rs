@@ -77,6 +77,18 @@
 //! | `count`    | integer | how many records were dropped |
 //! | `sideband` | bool    | `true`: task records were dropped (some names may be wrong), not events |
 //!
+//! ## `"type": "clock"`: the wall clock beside the recording's ([`ClockRecord`])
+//!
+//! The first line of a file `usertrace record -o FILE.jsonl` writes. It lets
+//! `usertrace export` give events their Unix times after a reboot or on
+//! another machine.
+//!
+//! | field     | type    | meaning |
+//! |-----------|---------|---------|
+//! | `type`    | string  | `clock` |
+//! | `time_ns` | integer | CLOCK_MONOTONIC, as every other line's `time_ns` |
+//! | `unix_ns` | integer | CLOCK_REALTIME at the same moment, ns since the Unix epoch |
+//!
 //! # Reading it back
 //!
 //! [`Reader`] gives back every line as a [`Record`]. Integers, bools,
@@ -93,6 +105,7 @@
 //! [`ProcessRecord`]: crate::ProcessRecord
 //! [`ExitRecord`]: crate::ExitRecord
 //! [`LostRecord`]: crate::LostRecord
+//! [`ClockRecord`]: crate::ClockRecord
 
 mod format;
 mod read;

@@ -26,7 +26,7 @@
 //! | the process's namespaces (recorded with CAP_PERFMON) | `Resource` attributes `linux.namespace.{net,uts,ipc,pid,user,mnt,cgroup}` | the inode numbers `/proc/PID/ns/*` shows, nonzero ones only |
 //! | `OTEL_RESOURCE_ATTRIBUTES` | `Resource` attributes | added unless the recording set the key |
 //! | who made them | `InstrumentationScope` | `usertrace`, the crate's version |
-//! | times (CLOCK_MONOTONIC) | Unix ns | plus CLOCK_REALTIME − CLOCK_MONOTONIC at export time ([`mapping::Clock`]) |
+//! | times (CLOCK_MONOTONIC) | Unix ns | plus CLOCK_REALTIME − CLOCK_MONOTONIC, read while recording or kept in the file's `clock` line ([`mapping::Clock`]) |
 //!
 //! Lost records, process and exit records are not exported themselves:
 //! they shape the spans (closing them, naming processes).

@@ -16,6 +16,9 @@ pub enum Record {
     Exit(ExitRecord),
     /// Records were dropped because a ring was full.
     Lost(LostRecord),
+    /// The wall clock, read beside the recording's clock: what turns its
+    /// times into Unix times later, on any machine.
+    Clock(ClockRecord),
 }
 
 impl Record {
@@ -26,6 +29,7 @@ impl Record {
             Record::Process(p) => p.time_ns,
             Record::Exit(e) => e.time_ns,
             Record::Lost(l) => l.time_ns,
+            Record::Clock(c) => c.time_ns,
         }
     }
 }
@@ -170,4 +174,18 @@ pub struct LostRecord {
     /// Whether they were task (sideband) records rather than events, so
     /// some names may be wrong.
     pub sideband: bool,
+}
+
+/// CLOCK_REALTIME read at the same moment as CLOCK_MONOTONIC `time_ns`.
+///
+/// A recording's times are monotonic: nanoseconds since this machine
+/// booted. Written at the start of a recording file, this pair converts
+/// them to Unix times after a reboot or on another machine, where the
+/// clocks of the moment would say nothing about the recording's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockRecord {
+    /// CLOCK_MONOTONIC, in ns.
+    pub time_ns: u64,
+    /// CLOCK_REALTIME at the same moment: ns since the Unix epoch.
+    pub unix_ns: u64,
 }

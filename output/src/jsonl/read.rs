@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
-use crate::record::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
+use crate::record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
 
 /// Reads records from JSON lines, one per [`Iterator::next`]. Blank lines
 /// and lines of a kind this version does not know are skipped.
@@ -173,6 +173,7 @@ struct AnyLine {
     command_line: Option<Vec<String>>,
     container_id: Option<String>,
     count: Option<u64>,
+    unix_ns: Option<u64>,
     sideband: Option<bool>,
 }
 
@@ -239,6 +240,10 @@ fn parse_line(bytes: &[u8], line: u64, complete: bool) -> Result<Option<Record>,
             cpu: parsed.cpu.ok_or_else(|| missing("lost", "cpu"))?,
             count: parsed.count.ok_or_else(|| missing("lost", "count"))?,
             sideband: parsed.sideband.unwrap_or(false),
+        }),
+        "clock" => Record::Clock(ClockRecord {
+            time_ns: parsed.time_ns.ok_or_else(|| missing("clock", "time_ns"))?,
+            unix_ns: parsed.unix_ns.ok_or_else(|| missing("clock", "unix_ns"))?,
         }),
         _ => return Ok(None),
     };

@@ -109,14 +109,18 @@ fn the_other_line_kinds_look_as_documented() {
     if let Record::Process(p) = &mut contained {
         p.container_id = Some("0f".repeat(32));
     }
-    let text = lines(&[process(1, 2, "/bin/sh", &["sh", "-c", "x"]), exit(3, 2, 4), lost(5, 1, 9), contained]);
+    let clock = Record::Clock(crate::record::ClockRecord { time_ns: 1, unix_ns: 1_764_556_800_000_000_000 });
+    let text = lines(&[clock.clone(), process(1, 2, "/bin/sh", &["sh", "-c", "x"]), exit(3, 2, 4), lost(5, 1, 9), contained]);
     assert_eq!(
         text,
-        "{\"type\":\"process\",\"time_ns\":1,\"pid\":2,\"executable\":\"/bin/sh\",\"command_line\":[\"sh\",\"-c\",\"x\"]}\n\
+        "{\"type\":\"clock\",\"time_ns\":1,\"unix_ns\":1764556800000000000}\n\
+         {\"type\":\"process\",\"time_ns\":1,\"pid\":2,\"executable\":\"/bin/sh\",\"command_line\":[\"sh\",\"-c\",\"x\"]}\n\
          {\"type\":\"exit\",\"time_ns\":3,\"pid\":2,\"tid\":4}\n\
          {\"type\":\"lost\",\"time_ns\":5,\"cpu\":1,\"count\":9,\"sideband\":false}\n\
          {\"type\":\"process\",\"time_ns\":6,\"pid\":7,\"executable\":\"/app/srv\",\"command_line\":[\"srv\"],\"container_id\":\"0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f\"}\n"
     );
+    let back: Vec<Record> = Reader::new(text.as_bytes()).collect::<Result<_, _>>().unwrap();
+    assert_eq!(back[0], clock, "a clock line reads back exactly");
 }
 
 #[test]

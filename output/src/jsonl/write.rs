@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::format::write_json_line;
 use crate::atomic_file::{AtomicFile, FileError};
-use crate::record::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
+use crate::record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
 
 /// Appends `record` as one JSON line to `out`.
 pub fn write_record(record: &Record, out: &mut Vec<u8>) {
@@ -17,6 +17,7 @@ pub fn write_record(record: &Record, out: &mut Vec<u8>) {
         Record::Process(p) => write_json_line(&ProcessLine::from(p), out),
         Record::Exit(x) => write_json_line(&ExitLine::from(x), out),
         Record::Lost(l) => write_json_line(&LostLine::from(l), out),
+        Record::Clock(c) => write_json_line(&ClockLine::from(c), out),
     }
 }
 
@@ -149,6 +150,20 @@ impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
             command_line: p.command_line.as_deref(),
             container_id: p.container_id.as_deref(),
         }
+    }
+}
+
+#[derive(Serialize)]
+struct ClockLine {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    time_ns: u64,
+    unix_ns: u64,
+}
+
+impl From<&ClockRecord> for ClockLine {
+    fn from(c: &ClockRecord) -> Self {
+        ClockLine { kind: "clock", time_ns: c.time_ns, unix_ns: c.unix_ns }
     }
 }
 

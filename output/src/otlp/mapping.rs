@@ -13,7 +13,7 @@ use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSpans, Span, Status};
 
 use super::ids::SpanKey;
-use crate::record::{Namespaces, Record, Value};
+use crate::record::{ClockRecord, Namespaces, Record, Value};
 use crate::timeline::{self, Process, Timeline};
 
 /// The arg that names a span's parent explicitly: the id of a span of the
@@ -37,9 +37,9 @@ pub struct ResourceSettings {
 
 /// Converts CLOCK_MONOTONIC (the recording's clock) to Unix time (OTLP's).
 ///
-/// The recording has no wall-clock anchor, so the offset is the one in
-/// force when exporting: exact for a live export, and for a file exported
-/// on the machine that recorded it, before it rebooted.
+/// A live export takes the offset in force while recording; a file takes
+/// the one its [`ClockRecord`] line kept ([`Clock::of_recording`]), so that
+/// it exports right after a reboot or on another machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Clock {
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns.
@@ -47,6 +47,20 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// The offset a pair of clock readings gives.
+    pub fn from_reading(reading: &ClockRecord) -> Clock {
+        Clock { unix_minus_monotonic_ns: i128::from(reading.unix_ns) - i128::from(reading.time_ns) }
+    }
+
+    /// The offset of the recording's first clock reading, if it has one
+    /// (recordings from before readings were kept have none).
+    pub fn of_recording(records: &[Record]) -> Option<Clock> {
+        records.iter().find_map(|r| match r {
+            Record::Clock(reading) => Some(Clock::from_reading(reading)),
+            _ => None,
+        })
+    }
+
     /// The Unix time of the monotonic time `ns` (0 if before 1970).
     pub fn unix_ns(&self, ns: u64) -> u64 {
         u64::try_from(i128::from(ns) + self.unix_minus_monotonic_ns).unwrap_or(0)

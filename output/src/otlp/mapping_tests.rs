@@ -283,3 +283,17 @@ fn batches_hold_open_spans_back_until_their_end_and_keep_their_ids() {
     assert_eq!(attr(&tail.attributes, "unfinished"), Some(Any::StringValue("recording ended".into())));
     assert_eq!(mapper.open_spans(), 0);
 }
+
+#[test]
+fn a_recording_is_dated_by_its_first_clock_line() {
+    use crate::record::ClockRecord;
+    let reading = |time_ns, unix_ns| Record::Clock(ClockRecord { time_ns, unix_ns });
+    assert_eq!(Clock::of_recording(&[event(10, 1, 1, "tick", &[])]), None, "an older recording has none");
+    let records = [event(10, 1, 1, "tick", &[]), reading(1_000, 1_700_000_000_000_000_000), reading(5_000, 42)];
+    let clock = Clock::of_recording(&records).unwrap();
+    assert_eq!(clock.unix_ns(1_000), 1_700_000_000_000_000_000);
+    assert_eq!(clock.unix_ns(2_500), 1_700_000_000_000_001_500);
+    // A reading with the wall clock before the monotonic one (a machine
+    // with its clock at 1970) dates nothing before the epoch.
+    assert_eq!(Clock::from_reading(&ClockRecord { time_ns: 100, unix_ns: 10 }).unix_ns(50), 0);
+}

@@ -191,8 +191,9 @@ pub fn approx_bytes(record: &Record) -> usize {
             Record::Process(p) => {
                 p.executable.as_ref().map_or(0, String::capacity)
                     + p.command_line.as_ref().map_or(0, |c| c.iter().map(|a| a.capacity() + size_of::<String>()).sum())
+                    + p.container_id.as_ref().map_or(0, String::capacity)
             }
-            Record::Exit(_) | Record::Lost(_) => 0,
+            Record::Exit(_) | Record::Lost(_) | Record::Clock(_) => 0,
         }
 }
 

@@ -42,6 +42,9 @@ pub(super) fn build(records: &[Record]) -> Timeline {
                     info.event_name = None;
                 }
             }
+            // Wall-clock time is for exports; a timeline keeps the
+            // recording's own clock.
+            Record::Clock(_) => {}
             Record::Exit(x) if x.tid == x.pid => b.process_exited(x.pid, x.time_ns),
             Record::Exit(x) => b.close_thread(x.tid, x.time_ns, "thread exited"),
             Record::Lost(l) => {

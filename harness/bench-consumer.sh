@@ -1,16 +1,32 @@
 #!/usr/bin/env bash
 # Consumer benchmarks, run where user_events is (harness/bench calls this in
-# the guest). Each figure is printed beside perf's from the same run.
-#   1. events/s from a producer's writes to text output (rings of 1024
-#      pages per CPU for both): `usertrace record`
-#      against `perf record` followed by `perf script`.
-#   2. session start time with 1000 idle processes: `usertrace record`
-#      against `perf record -a` (which synthesizes /proc for each).
+# the guest). Each figure is printed beside its baseline from the same run.
+#   text   events/s from a producer's writes to text output (rings of 1024
+#          pages per CPU for both): `usertrace record` against `perf record`
+#          followed by `perf script`.
+#   start  session start time with 1000 idle processes: `usertrace record`
+#          against `perf record -a` (which synthesizes /proc for each).
+#   drain  time to drain a flood already in the rings: `usertrace record
+#          --format json -o FILE` against ring_drain_baseline (the same
+#          per-CPU rings, counted, nothing decoded), the limit for any
+#          consumer. The recorder is stopped (SIGSTOP) while one producer
+#          per CPU fills its ring, then continued and timed to its exit.
+#   sweep  the highest paced emit rate with nothing lost, for
+#          ring_drain_baseline, `usertrace record --format json` and `perf
+#          record`, all with the same ring size per CPU.
+#   profile  where `usertrace record --format json` (BENCH_PROFILE=stat:
+#          `usertrace stat`) spends the drain of that flood: a flat
+#          cpu-clock profile by perf (not run by default)
+#   bash harness/bench-consumer.sh [PART...]     (all but profile by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ut=target/release/usertrace
 emit=target/release/examples/ut_emit
+base=target/release/examples/ring_drain_baseline
+paced=target/release/examples/paced_emit
 n=${BENCH_EVENTS:-200000}
+parts=" ${*:-text start drain sweep} "
+want() { [[ $parts == *" $1 "* ]]; }
 scratch=$(mktemp -d /dev/shm/ut-bench.XXXXXX)
 trap 'rm -rf "$scratch"; kill $(jobs -p) 2>/dev/null || true' EXIT
 now() { date +%s.%N; }
@@ -24,6 +40,7 @@ start_producer() {
   echo $!
 }
 
+if want text; then
 pid=$(start_producer bench_ut)
 t0=$(now)
 "$ut" record -e bench_ut --buffer-size 1024 --format text -o "$scratch/ut.txt" -- sh -c "$(waiter "$pid")" 2>"$scratch/ut.err"
@@ -47,7 +64,10 @@ print(f"  perf record + perf script   {pf:>7} events in {t3-t2:6.2f} s = {pf_rat
 print(f"  ratio usertrace/perf        {ut_rate/pf_rate:.2f}")
 PY
 
+fi
+
 # Session start with 1000 idle processes.
+if want start; then
 for _ in $(seq 1000); do sleep 600 & done
 sleep 1
 t0=$(now)
@@ -63,3 +83,192 @@ print(f"  usertrace record -- true    {t1-t0:6.3f} s")
 print(f"  perf record -a -- true      {t2-t1:6.3f} s")
 print(f"  ratio usertrace/perf        {(t1-t0)/(t2-t1):.2f}")
 PY
+# Their sleeps end with the script (trap), but they would crowd the parts
+# after this one.
+kill $(jobs -p) 2>/dev/null || true
+wait 2>/dev/null || true
+fi
+
+# paced_emit NAME RATE COUNT on each CPU given, pinned there, each waiting
+# for $scratch/go before it emits; their pids land in `producers`. Started
+# from this shell (not a subshell) so that `wait` reaps them: the waiter's
+# `kill -0` would see a zombie as alive.
+producers=()
+start_producers() {
+  local name=$1 rate=$2 count=$3 cpu
+  shift 3
+  producers=()
+  rm -f "$scratch/go"
+  for cpu in "$@"; do
+    taskset -c "$cpu" "$paced" "$name" "$rate" "$count" "$scratch/go" >"$scratch/$name.$cpu.out" &
+    producers+=($!)
+  done
+  for cpu in "$@"; do until grep -q ready "$scratch/$name.$cpu.out" 2>/dev/null; do sleep 0.01; done; done
+}
+producers_enabled() {
+  local name=$1 cpu
+  shift
+  for cpu in "$@"; do until grep -q enabled "$scratch/$name.$cpu.out" 2>/dev/null; do sleep 0.01; done; done
+}
+producers_done() {
+  local p
+  for p in "${producers[@]}"; do wait "$p" || true; done
+}
+# KIND NAME PAGES: starts a consumer in the background until the producers
+# exit, its stderr in $scratch/KIND.err and its pid in `consumer`.
+start_consumer() {
+  local kind=$1 name=$2 pages=$3 cmd="" p
+  for p in "${producers[@]}"; do cmd+="$(waiter "$p"); "; done
+  case $kind in
+    baseline) "$base" --buffer-size "$pages" "$name" -- sh -c "$cmd" 2>"$scratch/$kind.err" & ;;
+    record) "$ut" record -e "$name" --buffer-size "$pages" --format json -o "$scratch/ut.json" -- sh -c "$cmd" 2>"$scratch/$kind.err" & ;;
+    stat) "$ut" stat -e "$name" --buffer-size "$pages" -- sh -c "$cmd" >/dev/null 2>"$scratch/$kind.err" & ;;
+    perf) perf record -a -m "$pages" -e "user_events:$name" -o "$scratch/perf.data" -- sh -c "$cmd" 2>"$scratch/$kind.err" & ;;
+  esac
+  consumer=$!
+}
+# KIND: events it received, and the losses its kernel rings reported
+# (perf's own count is not parsed: its shortfall says the same).
+received() {
+  case $1 in
+    baseline) sed -n 's/.* samples \([0-9]*\) .*/\1/p' "$scratch/$1.err" ;;
+    record | stat) sed -n "s/^usertrace $1: \([0-9]*\) events, .*/\1/p" "$scratch/$1.err" | tail -1 ;;
+    perf) sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$scratch/$1.err" ;;
+  esac
+}
+reported_lost() {
+  case $1 in
+    baseline) sed -n 's/.* lost \([0-9]*\) .*/\1/p' "$scratch/$1.err" ;;
+    record | stat) sed -n "s/^usertrace $1: [0-9]* events, \([0-9]*\) lost.*/\1/p" "$scratch/$1.err" | tail -1 ;;
+    perf) echo - ;;
+  esac
+}
+# The producers' achieved rates, summed ("emitted N in T s = R/s").
+emitted_rate() {
+  local name=$1 cpu
+  shift
+  for cpu in "$@"; do sed -n 's/.*= \([0-9]*\)\/s.*/\1/p' "$scratch/$name.$cpu.out"; done | awk '{s += $1} END {print s + 0}'
+}
+
+cpus=$(seq 0 $(($(nproc) - 1)))
+if want drain; then
+  # 64-byte records (a u64 field): 50,000 fill 3.2 MB of each 4 MiB ring.
+  flood=${BENCH_FLOOD:-50000}
+  : >"$scratch/drain.txt"
+  for trial in 1 2 3; do
+    for kind in baseline stat record; do
+      # shellcheck disable=SC2086
+      start_producers bench_flood 0 "$flood" $cpus
+      start_consumer "$kind" bench_flood 1024
+      # shellcheck disable=SC2086
+      producers_enabled bench_flood $cpus
+      # The bit flips at the first CPU's open; the others follow within
+      # microseconds. Then the consumer stops and the rings fill.
+      sleep 1
+      kill -STOP "$consumer"
+      touch "$scratch/go"
+      producers_done
+      t0=$(now)
+      kill -CONT "$consumer"
+      wait "$consumer" || true
+      t1=$(now)
+      # shellcheck disable=SC2086
+      echo "$kind $t0 $t1 $(received "$kind") $(reported_lost "$kind") $(emitted_rate bench_flood $cpus)" >>"$scratch/drain.txt"
+      rm -f "$scratch/ut.json"
+    done
+  done
+  python3 - "$flood" "$(nproc)" "$scratch/drain.txt" <<'PY'
+import statistics, sys
+flood, ncpu, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+runs = {}
+for line in open(path):
+    kind, t0, t1, got, lost, emit_rate = line.split()
+    runs.setdefault(kind, []).append((float(t1) - float(t0), int(got or 0), lost, int(emit_rate)))
+print(f"drain {flood} events per CPU x {ncpu} CPUs already in rings of 1024 pages (SIGSTOP while filled), 3 trials:")
+rate = {}
+for kind, label in (
+    ("baseline", "ring_drain_baseline (count only)"),
+    ("stat", "usertrace stat (session, no output)"),
+    ("record", "usertrace record --format json"),
+):
+    rs = runs[kind]
+    times = ", ".join(f"{t:.3f}" for t, *_ in rs)
+    t = statistics.median(r[0] for r in rs)
+    got = rs[0][1]
+    rate[kind] = got / t
+    print(f"  {label:34} {got:>7} received, lost {','.join(r[2] for r in rs)}; drained in {times} s; median {rate[kind]:>9.0f} events/s")
+print(f"  ratio record/baseline (events/s)   {rate['record'] / rate['baseline']:.3f}")
+print(f"  ratio stat/baseline (events/s)     {rate['stat'] / rate['baseline']:.3f}")
+print(f"  producers' flat-out emit rate while filling: {', '.join(str(r[3]) for k in runs for r in runs[k])} events/s (all CPUs)")
+PY
+fi
+
+if want profile; then
+  # BENCH_PROFILE=stat profiles the session alone (no decoding, no output).
+  kind=${BENCH_PROFILE:-record}
+  flood=${BENCH_FLOOD:-50000}
+  # shellcheck disable=SC2086
+  start_producers bench_flood 0 "$flood" $cpus
+  start_consumer "$kind" bench_flood 1024
+  # shellcheck disable=SC2086
+  producers_enabled bench_flood $cpus
+  sleep 1
+  kill -STOP "$consumer"
+  touch "$scratch/go"
+  producers_done
+  perf record -q -e cpu-clock -F 4000 -p "$consumer" -o "$scratch/prof.data" 2>"$scratch/prof.err" &
+  profiler=$!
+  sleep 1
+  kill -CONT "$consumer"
+  wait "$consumer" || true
+  wait "$profiler" || true
+  echo "where usertrace $kind spends the drain of $flood events per CPU (cpu-clock samples):"
+  perf report -i "$scratch/prof.data" --stdio --no-children --sort dso,symbol 2>&1 | grep -v '^#' | grep -v '^$' | head -45 || true
+  cat "$scratch/prof.err"
+  rm -f "$scratch/ut.json" "$scratch/prof.data"
+fi
+
+if want sweep; then
+  rates=${BENCH_RATES:-5000 7500 10000 15000 20000 30000 40000 60000 80000 120000}
+  declare -A lost_at=()
+  secs=${BENCH_SWEEP_SECONDS:-3}
+  pages=${BENCH_SWEEP_PAGES:-128}
+  # One producer, on the last CPU; the consumer goes where the scheduler puts it.
+  cpu=$(($(nproc) - 1))
+  : >"$scratch/sweep.txt"
+  for rate in $rates; do
+    count=$((rate * secs))
+    for kind in baseline record perf; do
+      # Higher rates only lose more: a consumer that lost is done.
+      [ -z "${lost_at[$kind]:-}" ] || continue
+      start_producers bench_sweep "$rate" "$count" "$cpu"
+      start_consumer "$kind" bench_sweep "$pages"
+      producers_enabled bench_sweep "$cpu"
+      # perf enables its events only after reading /proc: start no event
+      # before every consumer is surely live.
+      sleep 2
+      touch "$scratch/go"
+      producers_done
+      wait "$consumer" || true
+      got=$(received "$kind")
+      echo "$rate $kind $count ${got:-0} $(reported_lost "$kind") $(emitted_rate bench_sweep "$cpu")" >>"$scratch/sweep.txt"
+      [ "${got:-0}" = "$count" ] || lost_at[$kind]=$rate
+      rm -f "$scratch/ut.json" "$scratch/perf.data"
+    done
+  done
+  python3 - "$secs" "$pages" "$scratch/sweep.txt" <<'PY'
+import sys
+secs, pages, path = sys.argv[1], sys.argv[2], sys.argv[3]
+print(f"paced emit for {secs} s from one thread on the last CPU, rings of {pages} pages per CPU for all:")
+print(f"  {'rate asked':>10} {'emitted at':>10}  {'consumer':9} {'received':>9} {'of':>9} {'lost (kernel)':>13}")
+best = {}
+for line in open(path):
+    rate, kind, count, got, lost, achieved = line.split()
+    ok = got == count
+    print(f"  {rate:>10} {achieved:>10}  {kind:9} {got:>9} {count:>9} {lost:>13}{'' if ok else '  <- lost'}")
+    if ok:
+        best[kind] = max(best.get(kind, 0), int(achieved))
+for kind in ("baseline", "record", "perf"):
+    print(f"  highest emitted rate with nothing lost, {kind:8}: {best.get(kind, 0)} events/s")
+PY
+fi

@@ -4,12 +4,18 @@ where user_events exists, in one run:
     bindings-python/run-tests.sh build
     harness/in-guest '/tmp/usertrace-python/311/bin/python bindings-python/bench/bench.py'
 
-Under qemu without KVM absolute times are inflated: compare the ratios.
-Disabled: `tp.enabled` vs a plain attribute read vs a disabled
-`logging.debug`; a span's begin and end vs two `tp.enabled` checks, and a
-`@traced` call vs the undecorated call. Enabled (ftrace attached): `tp.emit`
-vs a raw `os.writev` to user_events_data of the same event layout,
-registered by hand; a span's begin and end vs two such writevs.
+Under qemu without KVM absolute times are inflated: compare the ratios,
+each to the first row of its table. The rows of a table take turns
+(BENCH_ROUNDS rounds of BENCH_NUMBER loops each; the enabled tables a
+quarter as many loops), so that a stretch of host load falls on a row and
+its baseline alike.
+
+Disabled: `tp.enabled` vs a plain attribute read, beside CPython's own C
+getter (`int.real`), a `__slots__` read and a disabled `logging.debug`; a
+span's begin and end vs two `tp.enabled` checks, and a `@traced` call vs
+the undecorated call. Enabled (ftrace attached): `tp.emit` by position
+and by keyword vs a raw `os.writev` to user_events_data of the same event
+layout, registered by hand; a span's begin and end vs two such writevs.
 """
 
 from __future__ import annotations

@@ -180,8 +180,12 @@ fn value_of<'a>(value: &PerfItemValue<'a>) -> FieldValue<'a> {
             _ => {}
         }
     }
-    if encoding == FieldEncoding::BinaryLength16Char8 && matches!(format, FieldFormat::Default | FieldFormat::HexBytes)
-    {
+    // Binary data: counted 8-bit "chars" shown as hex bytes, which is how
+    // eventheader's `binary` type writes them (StringLength16Char8 +
+    // HexBytes) and what BinaryLength16Char8 means by default.
+    let counted = matches!(encoding, FieldEncoding::BinaryLength16Char8 | FieldEncoding::StringLength16Char8);
+    let binary_default = encoding == FieldEncoding::BinaryLength16Char8 && format == FieldFormat::Default;
+    if counted && (format == FieldFormat::HexBytes || binary_default) {
         return FieldValue::Bytes(value.bytes());
     }
     let mut text = String::new();

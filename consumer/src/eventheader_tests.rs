@@ -55,6 +55,7 @@ const PID: u8 = 5;
 const TIME: u8 = 6;
 const BOOLEAN: u8 = 7;
 const FLOAT: u8 = 8;
+const HEX_BYTES: u8 = 9;
 const STRING_JSON: u8 = 14;
 const UUID: u8 = 15;
 const PORT: u8 = 16;
@@ -147,6 +148,8 @@ fn every_type() -> Payload {
     p.field("z32", ZSTR32, 0).data(&utf32);
     p.field("json", STR16_8, STRING_JSON).data(&7u16.to_le_bytes()).data(b"{\"a\":1}");
     p.field("bin", BIN16, 0).data(&2u16.to_le_bytes()).data(&[0xde, 0xad]);
+    // eventheader's `binary` type: counted 8-bit chars shown as hex bytes.
+    p.field("blob", STR16_8, HEX_BYTES).data(&3u16.to_le_bytes()).data(&[1, 2, 0xff]);
     // struct pt { x: u32, inner { y: i8 } }: the struct's format byte is its field count.
     p.field("pt", STRUCT, 2).field("x", V32, 0).data(&7u32.to_le_bytes());
     p.field("inner", STRUCT, 1).field("y", V8, SIGNED).data(&[(-2i8) as u8]);
@@ -199,6 +202,7 @@ fn every_encoding_and_format_reads_back_its_value() {
         ("z32", s("a😀")),
         ("json", s("{\"a\":1}")),
         ("bin", FieldValue::Bytes(&[0xde, 0xad])),
+        ("blob", FieldValue::Bytes(&[1, 2, 0xff])),
         ("pt.x", FieldValue::Unsigned(7)),
         ("pt.inner.y", FieldValue::Signed(-2)),
         ("arr[0]", FieldValue::Unsigned(1)),

@@ -76,6 +76,17 @@ class OnJdk24AndLaterTheWordIsReadWithNoWarningOfItsOwnTest {
     }
 
     @Test
+    void with_native_access_denied_tracepoints_are_disabled_no_ops_read_through_a_view() throws Exception {
+        Path java = ChildJvm.java24();
+        // JNI's load throws IllegalCallerException: no library, as if none were there.
+        ChildJvm r = ChildJvm.run(java, WithoutLibrary.class, "--illegal-native-access=deny");
+        assertEquals("", r.err, "stderr of " + java);
+        assertTrue(r.out.contains("route=BUFFER"), r.out);
+        assertTrue(r.out.contains("enabled=false"), r.out);
+        assertTrue(r.out.contains("buffer reads=false,true"), r.out);
+    }
+
+    @Test
     @Tag("host")
     void with_the_library_and_native_access_the_segment_reads_false_and_nothing_is_printed() throws Exception {
         Path java = ChildJvm.java24();

@@ -66,7 +66,9 @@ final class NativeLoader {
                 }
                 return checkVersion(resource);
             }
-        } catch (UnsatisfiedLinkError | IOException | SecurityException e) {
+        } catch (UnsatisfiedLinkError | IOException | SecurityException | IllegalCallerException e) {
+            // IllegalCallerException: JDK 24+ run with --illegal-native-access=deny
+            // (JEP 472) and no native access for this module: a no-op, like no library.
             return error(tried, e.toString(), e);
         }
     }

@@ -64,9 +64,7 @@ impl Fields<'_> {
         }
         if fields.len() > N {
             // Unreachable: registration refuses more than MAX_FIELDS fields.
-            return Err(PyTypeError::new_err(format!(
-                "event {event} has more than {MAX_FIELDS} fields"
-            )));
+            return Err(PyTypeError::new_err(format!("event {event} has more than {MAX_FIELDS} fields")));
         }
         let mut given: [Option<Borrowed<'_, 'py, PyAny>>; N] = [None; N];
         for (i, slot) in given.iter_mut().enumerate().take(positional) {
@@ -103,16 +101,9 @@ impl Fields<'_> {
         if let Some((key, why)) = refused {
             let key: &Bound<'py, PyAny> = &key;
             return Err(PyTypeError::new_err(match why {
-                Misplaced::Unknown => format!(
-                    "event {event} has no field {key} (fields: {})",
-                    field_names(fields)
-                ),
-                Misplaced::ByPosition => {
-                    format!("field {key} of event {event} was given by position and by keyword")
-                }
-                Misplaced::Twice => {
-                    format!("field {key} of event {event} was given twice by keyword")
-                }
+                Misplaced::Unknown => format!("event {event} has no field {key} (fields: {})", field_names(fields)),
+                Misplaced::ByPosition => format!("field {key} of event {event} was given by position and by keyword"),
+                Misplaced::Twice => format!("field {key} of event {event} was given twice by keyword"),
             }));
         }
         let mut values = [Value::U8(0); N];
@@ -124,24 +115,15 @@ impl Fields<'_> {
 
     /// The field a keyword names, if any.
     fn index_of(&self, key: &Borrowed<'_, '_, PyAny>) -> Option<usize> {
-        let by_identity = self
-            .names
-            .iter()
-            .position(|name| name.as_ptr() == key.as_ptr());
+        let by_identity = self.names.iter().position(|name| name.as_ptr() == key.as_ptr());
         by_identity.or_else(|| {
             // A name built at run time: compare the text (a failed comparison is no match).
-            self.names
-                .iter()
-                .position(|name| name.bind(key.py()).as_any().eq(&**key).unwrap_or(false))
+            self.names.iter().position(|name| name.bind(key.py()).as_any().eq(&**key).unwrap_or(false))
         })
     }
 }
 
 /// `a, b, c`: the fields' names, for error messages.
 pub(crate) fn field_names(fields: &[Field]) -> String {
-    fields
-        .iter()
-        .map(|f| f.name.as_ref())
-        .collect::<Vec<_>>()
-        .join(", ")
+    fields.iter().map(|f| f.name.as_ref()).collect::<Vec<_>>().join(", ")
 }

@@ -40,11 +40,7 @@ impl Arg<'_> {
 }
 
 fn type_error(event: &str, field: &Field, obj: &Bound<'_, PyAny>) -> PyErr {
-    let got = obj
-        .get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "?".into());
+    let got = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
     PyTypeError::new_err(format!(
         "field {} of event {event} is {}, but a value of type {got} was given",
         field.name,
@@ -53,15 +49,8 @@ fn type_error(event: &str, field: &Field, obj: &Bound<'_, PyAny>) -> PyErr {
 }
 
 fn overflow_error(event: &str, field: &Field, obj: &Bound<'_, PyAny>, range: &str) -> PyErr {
-    let shown = obj
-        .repr()
-        .map(|r| r.to_string())
-        .unwrap_or_else(|_| "the value".into());
-    let shown = if shown.len() > 60 {
-        format!("{}...", &shown[..shown.floor_char_boundary_compat(57)])
-    } else {
-        shown
-    };
+    let shown = obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "the value".into());
+    let shown = if shown.len() > 60 { format!("{}...", &shown[..shown.floor_char_boundary_compat(57)]) } else { shown };
     PyOverflowError::new_err(format!(
         "field {} of event {event} is {} ({range}), but {shown} is out of range",
         field.name,
@@ -99,11 +88,7 @@ macro_rules! int {
 }
 
 /// Converts `obj` for `field` of `event`.
-pub(crate) fn convert<'py>(
-    event: &str,
-    field: &Field,
-    obj: &Bound<'py, PyAny>,
-) -> PyResult<Arg<'py>> {
+pub(crate) fn convert<'py>(event: &str, field: &Field, obj: &Bound<'py, PyAny>) -> PyResult<Arg<'py>> {
     match field.ty {
         FieldType::U8 => int!(event, field, obj, u8, U8),
         FieldType::U16 => int!(event, field, obj, u16, U16),
@@ -133,12 +118,7 @@ pub(crate) fn convert<'py>(
             }
             let narrow = v as f32;
             if v.is_finite() && narrow.is_infinite() {
-                return Err(overflow_error(
-                    event,
-                    field,
-                    obj,
-                    "at most 3.4028235e38 in magnitude",
-                ));
+                return Err(overflow_error(event, field, obj, "at most 3.4028235e38 in magnitude"));
             }
             Ok(Arg::Scalar(Value::F32(narrow)))
         }
@@ -155,14 +135,10 @@ pub(crate) fn convert<'py>(
 }
 
 fn string<'py>(event: &str, field: &Field, obj: &Bound<'py, PyAny>) -> PyResult<Arg<'py>> {
-    let Ok(s) = obj.cast::<PyString>() else {
-        return Err(type_error(event, field, obj));
-    };
+    let Ok(s) = obj.cast::<PyString>() else { return Err(type_error(event, field, obj)) };
     match s.encode_utf8() {
         Ok(utf8) => Ok(Arg::Utf8(utf8)),
-        Err(e) if e.is_instance_of::<PyUnicodeEncodeError>(obj.py()) => {
-            Ok(Arg::OwnedStr(replace_surrogates(s)?))
-        }
+        Err(e) if e.is_instance_of::<PyUnicodeEncodeError>(obj.py()) => Ok(Arg::OwnedStr(replace_surrogates(s)?)),
         Err(e) => Err(e),
     }
 }
@@ -181,9 +157,7 @@ fn bytes<'py>(event: &str, field: &Field, obj: &Bound<'py, PyAny>) -> PyResult<A
 fn replace_surrogates(s: &Bound<'_, PyString>) -> PyResult<String> {
     // "surrogatepass" writes each surrogate as the 3 bytes ED A0..BF xx.
     let raw = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
-    let raw = raw
-        .cast::<PyBytes>()
-        .map_err(|_| PyValueError::new_err("str.encode returned no bytes"))?;
+    let raw = raw.cast::<PyBytes>().map_err(|_| PyValueError::new_err("str.encode returned no bytes"))?;
     let raw = raw.as_bytes();
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
@@ -196,6 +170,5 @@ fn replace_surrogates(s: &Bound<'_, PyString>) -> PyResult<String> {
             i += 1;
         }
     }
-    Ok(String::from_utf8(out)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }

@@ -22,10 +22,7 @@ use pyo3::types::PyType;
 use crate::tracepoint::Tracepoint;
 
 /// Whether a tracer is attached to `obj`'s tracepoint.
-unsafe extern "C" fn get_enabled(
-    obj: *mut ffi::PyObject,
-    _closure: *mut c_void,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn get_enabled(obj: *mut ffi::PyObject, _closure: *mut c_void) -> *mut ffi::PyObject {
     // SAFETY: getters run with the GIL held ("attached"), and CPython's
     // descriptor has checked that `obj` is a Tracepoint (see module docs).
     let enabled = unsafe {
@@ -38,11 +35,7 @@ unsafe extern "C" fn get_enabled(
     // SAFETY: True and False are static objects; the getter returns a new
     // reference, as the C API requires.
     unsafe {
-        let result = if enabled {
-            ffi::Py_True()
-        } else {
-            ffi::Py_False()
-        };
+        let result = if enabled { ffi::Py_True() } else { ffi::Py_False() };
         ffi::Py_IncRef(result);
         result
     }
@@ -67,10 +60,7 @@ static ENABLED: GetSetDef = GetSetDef(std::cell::UnsafeCell::new(ffi::PyGetSetDe
 pub(crate) fn install(ty: &Bound<'_, PyType>) -> PyResult<()> {
     // SAFETY: `ty` is a live type object, and ENABLED outlives it.
     let descr = unsafe {
-        Bound::from_owned_ptr_or_err(
-            ty.py(),
-            ffi::PyDescr_NewGetSet(ty.as_type_ptr(), ENABLED.0.get()),
-        )?
+        Bound::from_owned_ptr_or_err(ty.py(), ffi::PyDescr_NewGetSet(ty.as_type_ptr(), ENABLED.0.get()))?
     };
     ty.setattr("enabled", descr)
 }

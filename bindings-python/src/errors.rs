@@ -36,12 +36,8 @@ pub(crate) fn usertrace_error(py: Python<'_>, error: &Error) -> PyErr {
 /// The Python exception for a core error.
 pub(crate) fn to_pyerr(py: Python<'_>, error: &Error) -> PyErr {
     match error {
-        Error::ValueCount { .. } | Error::ValueMismatch { .. } => {
-            PyTypeError::new_err(error.to_string())
-        }
-        Error::InteriorNul { .. } | Error::ValueTooLong { .. } => {
-            PyValueError::new_err(error.to_string())
-        }
+        Error::ValueCount { .. } | Error::ValueMismatch { .. } => PyTypeError::new_err(error.to_string()),
+        Error::InteriorNul { .. } | Error::ValueTooLong { .. } => PyValueError::new_err(error.to_string()),
         _ => usertrace_error(py, error),
     }
 }

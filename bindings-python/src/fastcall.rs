@@ -64,31 +64,19 @@ impl<'a, 'py> FastArgs<'a, 'py> {
         kwnames: *mut ffi::PyObject,
     ) -> PyResult<Self> {
         // SAFETY: kwnames is null or a tuple the caller holds (PEP 590).
-        let names = unsafe {
-            Borrowed::from_ptr_or_opt(py, kwnames).map(|n| n.cast_unchecked::<PyTuple>())
-        };
+        let names = unsafe { Borrowed::from_ptr_or_opt(py, kwnames).map(|n| n.cast_unchecked::<PyTuple>()) };
         let keywords = names.as_ref().map_or(0, |n| n.len());
         let Ok(nargs) = usize::try_from(nargs) else {
             return Err(PyTypeError::new_err("negative argument count"));
         };
         if nargs + keywords == 0 {
             // `args` may be null or dangling when there is nothing to read.
-            return Ok(FastArgs {
-                positional: &[],
-                names,
-                keyword_values: &[],
-                py,
-            });
+            return Ok(FastArgs { positional: &[], names, keyword_values: &[], py });
         }
         // SAFETY: `args` points at nargs + keywords live pointers (PEP 590).
         let all = unsafe { std::slice::from_raw_parts(args, nargs + keywords) };
         let (positional, keyword_values) = all.split_at(nargs);
-        Ok(FastArgs {
-            positional,
-            names,
-            keyword_values,
-            py,
-        })
+        Ok(FastArgs { positional, names, keyword_values, py })
     }
 
     pub(crate) fn positional_len(&self) -> usize {
@@ -106,30 +94,19 @@ impl<'a, 'py> FastArgs<'a, 'py> {
     }
 
     /// The `j`th keyword's name and value (`j < keywords_len()`).
-    pub(crate) fn keyword(
-        &self,
-        j: usize,
-    ) -> PyResult<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)> {
-        let Some(names) = self.names else {
-            return Err(PyTypeError::new_err("keyword values without names"));
-        };
-        let j_ssize =
-            ffi::Py_ssize_t::try_from(j).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    pub(crate) fn keyword(&self, j: usize) -> PyResult<(Borrowed<'a, 'py, PyAny>, Borrowed<'a, 'py, PyAny>)> {
+        let Some(names) = self.names else { return Err(PyTypeError::new_err("keyword values without names")) };
+        let j_ssize = ffi::Py_ssize_t::try_from(j).map_err(|e| PyTypeError::new_err(e.to_string()))?;
         // SAFETY: `names` is a live tuple; PyTuple_GetItem checks the index
         // and returns a reference borrowed from the tuple, which lives for 'a.
-        let name = unsafe {
-            Borrowed::from_ptr_or_err(self.py, ffi::PyTuple_GetItem(names.as_ptr(), j_ssize))?
-        };
+        let name = unsafe { Borrowed::from_ptr_or_err(self.py, ffi::PyTuple_GetItem(names.as_ptr(), j_ssize))? };
         // SAFETY: a live object the caller holds for the call (see `new`).
-        Ok((name, unsafe {
-            Borrowed::from_ptr(self.py, self.keyword_values[j])
-        }))
+        Ok((name, unsafe { Borrowed::from_ptr(self.py, self.keyword_values[j]) }))
     }
 }
 
 /// The Rust side of a fast method of class `T`.
-pub(crate) type Body<T> =
-    for<'a, 'py> fn(&Bound<'py, T>, FastArgs<'a, 'py>) -> PyResult<Bound<'py, PyAny>>;
+pub(crate) type Body<T> = for<'a, 'py> fn(&Bound<'py, T>, FastArgs<'a, 'py>) -> PyResult<Bound<'py, PyAny>>;
 
 /// Runs `body` for a call of a fast method of class `T`: the panic
 /// boundary, and the conversion of its result to what CPython expects.
@@ -219,17 +196,9 @@ impl MethodDef {
 pub(crate) fn install(ty: &Bound<'_, PyType>, def: &'static MethodDef) -> PyResult<()> {
     // SAFETY: `ty` is a live type object, and `def` (static) outlives it.
     let descr = unsafe {
-        Bound::from_owned_ptr_or_err(
-            ty.py(),
-            ffi::PyDescr_NewMethod(ty.as_type_ptr(), def.0.get()),
-        )?
+        Bound::from_owned_ptr_or_err(ty.py(), ffi::PyDescr_NewMethod(ty.as_type_ptr(), def.0.get()))?
     };
-    ty.setattr(
-        def.name()
-            .to_str()
-            .map_err(|e| PyTypeError::new_err(e.to_string()))?,
-        descr,
-    )
+    ty.setattr(def.name().to_str().map_err(|e| PyTypeError::new_err(e.to_string()))?, descr)
 }
 
 /// Declares `$function`, the C function of the fast method `$body` of class

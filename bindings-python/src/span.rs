@@ -68,26 +68,10 @@ impl SpanTracepoint {
         multi_format: bool,
     ) -> PyResult<PyClassInitializer<Self>> {
         // Checked first: a refused span must not leave its begin event registered.
-        check_end_event(
-            py,
-            "end",
-            end.get(),
-            Definition::span_end(provider),
-            "span_end",
-        )?;
-        check_end_event(
-            py,
-            "error",
-            error.get(),
-            Definition::span_error(provider),
-            "span_error",
-        )?;
-        let options = RegisterOptions {
-            persist,
-            multi_format,
-        };
-        let begin =
-            Tracepoint::define(py, provider, event, fields, options, Definition::span_begin)?;
+        check_end_event(py, "end", end.get(), Definition::span_end(provider), "span_end")?;
+        check_end_event(py, "error", error.get(), Definition::span_error(provider), "span_error")?;
+        let options = RegisterOptions { persist, multi_format };
+        let begin = Tracepoint::define(py, provider, event, fields, options, Definition::span_begin)?;
         Ok(PyClassInitializer::from(begin).add_subclass(SpanTracepoint { end, error }))
     }
 
@@ -125,30 +109,20 @@ begun (`id` 0), whose end emits nothing.",
 );
 fast_method!(begin_fast, SpanTracepoint, begin);
 
-fn begin<'py>(
-    slf: &Bound<'py, SpanTracepoint>,
-    call: FastArgs<'_, 'py>,
-) -> PyResult<Bound<'py, PyAny>> {
+fn begin<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
     let py = slf.py();
     let begin = slf.as_super().get();
     if !begin.enabled() {
         return Ok(not_begun(py)?.into_bound(py).into_any());
     }
-    let id = begin.arguments(1).with_values(&call, |values| {
-        begin
-            .inner()
-            .begin_span(values)
-            .map_err(|e| to_pyerr(py, &e))
-    })?;
+    let id = begin
+        .arguments(1)
+        .with_values(&call, |values| begin.inner().begin_span(values).map_err(|e| to_pyerr(py, &e)))?;
     if id == 0 {
         // Disabled between the check and the emit: nothing was written.
         return Ok(not_begun(py)?.into_bound(py).into_any());
     }
-    let span = Span {
-        id,
-        open: AtomicBool::new(true),
-        tracepoint: Some(slf.clone().unbind()),
-    };
+    let span = Span { id, open: AtomicBool::new(true), tracepoint: Some(slf.clone().unbind()) };
     Ok(Bound::new(py, span)?.into_any())
 }
 
@@ -161,17 +135,12 @@ whether or not the tracepoint is enabled, and writes nothing.",
 );
 fast_method!(validate_fast, SpanTracepoint, validate);
 
-fn validate<'py>(
-    slf: &Bound<'py, SpanTracepoint>,
-    call: FastArgs<'_, 'py>,
-) -> PyResult<Bound<'py, PyAny>> {
+fn validate<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
     let py = slf.py();
     let begin = slf.as_super().get();
     begin.arguments(1).with_values(&call, |values| {
-        usertrace::span::with_leading_value(Value::U64(0), values, |all| {
-            begin.inner().validate(all)
-        })
-        .map_err(|e| to_pyerr(py, &e))
+        usertrace::span::with_leading_value(Value::U64(0), values, |all| begin.inner().validate(all))
+            .map_err(|e| to_pyerr(py, &e))
     })?;
     Ok(py.None().into_bound(py))
 }
@@ -181,14 +150,7 @@ static NOT_BEGUN: PyOnceLock<Py<Span>> = PyOnceLock::new();
 
 fn not_begun(py: Python<'_>) -> PyResult<Py<Span>> {
     let span = NOT_BEGUN.get_or_try_init(py, || {
-        Py::new(
-            py,
-            Span {
-                id: 0,
-                open: AtomicBool::new(false),
-                tracepoint: None,
-            },
-        )
+        Py::new(py, Span { id: 0, open: AtomicBool::new(false), tracepoint: None })
     })?;
     Ok(span.clone_ref(py))
 }
@@ -226,10 +188,7 @@ fn type_name(ty: &Bound<'_, PyAny>) -> PyResult<String> {
         Ok(t) => t.qualname()?.to_string(),
         Err(_) => return Ok(ty.repr()?.to_string()),
     };
-    let module: String = ty
-        .getattr("__module__")
-        .and_then(|m| m.extract())
-        .unwrap_or_default();
+    let module: String = ty.getattr("__module__").and_then(|m| m.extract()).unwrap_or_default();
     Ok(match module.as_str() {
         "" | "builtins" | "__main__" => qualname,
         _ => format!("{module}.{qualname}"),
@@ -257,28 +216,17 @@ impl Span {
     #[pyo3(signature = (error = None))]
     fn end(&self, py: Python<'_>, error: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let Some(error) = error else {
-            let Some(tp) = self.close() else {
-                return Ok(());
-            };
-            return tp
-                .end
-                .get()
-                .inner()
-                .end_span(self.id)
-                .map_err(|e| to_pyerr(py, &e));
+            let Some(tp) = self.close() else { return Ok(()) };
+            return tp.end.get().inner().end_span(self.id).map_err(|e| to_pyerr(py, &e));
         };
         // Converted before the span is closed, so a bad value leaves it open.
-        let Some(tp) = self.tracepoint.as_ref().map(|tp| tp.get()) else {
-            return Ok(());
-        };
+        let Some(tp) = self.tracepoint.as_ref().map(|tp| tp.get()) else { return Ok(()) };
         let error_event = tp.error.get().inner();
         let arg = convert(error_event.name(), &error_event.fields()[1], error)?;
         if self.close().is_none() {
             return Ok(());
         }
-        error_event
-            .end_span_with(self.id, &[arg.value()])
-            .map_err(|e| to_pyerr(py, &e))
+        error_event.end_span_with(self.id, &[arg.value()]).map_err(|e| to_pyerr(py, &e))
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -309,11 +257,7 @@ impl Span {
         match &self.tracepoint {
             None => "<usertrace.Span not begun>".to_owned(),
             Some(tp) => {
-                let state = if self.open.load(Ordering::Relaxed) {
-                    "open"
-                } else {
-                    "ended"
-                };
+                let state = if self.open.load(Ordering::Relaxed) { "open" } else { "ended" };
                 let name = tp.bind(py).as_super().get().inner().name().to_owned();
                 format!("<usertrace.Span {name} {} {state}>", self.id)
             }
@@ -335,7 +279,5 @@ impl Drop for Span {
 /// one rule (`usertrace::span::event_name_for`), e.g. `Foo.bar` → `Foo_bar`.
 #[pyfunction]
 pub(crate) fn span_event_name(py: Python<'_>, name: &str) -> PyResult<String> {
-    usertrace::span::event_name_for(name)
-        .map(|n| n.into_owned())
-        .map_err(|e| to_pyerr(py, &e))
+    usertrace::span::event_name_for(name).map(|n| n.into_owned()).map_err(|e| to_pyerr(py, &e))
 }

@@ -6,13 +6,7 @@ use pyo3::prelude::*;
 /// the availability by its core name. `usertrace.status()` turns it into a
 /// `Status`.
 #[pyfunction]
-pub(crate) fn status() -> (
-    &'static str,
-    Option<String>,
-    Vec<String>,
-    Option<i32>,
-    String,
-) {
+pub(crate) fn status() -> (&'static str, Option<String>, Vec<String>, Option<i32>, String) {
     let s = usertrace::status();
     let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
     (

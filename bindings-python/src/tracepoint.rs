@@ -5,9 +5,7 @@ use std::sync::Mutex;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyType};
-use usertrace::{
-    Definition, DynamicTracepoint, Error, ErrorKind, Field, FieldType, RegisterOptions,
-};
+use usertrace::{Definition, DynamicTracepoint, Error, ErrorKind, Field, FieldType, RegisterOptions};
 
 use crate::arguments::{field_names, Fields};
 use crate::errors::{to_pyerr, usertrace_error};
@@ -62,18 +60,8 @@ impl Tracepoint {
         let mut parsed = Vec::with_capacity(fields.len());
         for (name, ty) in fields {
             let Some(parsed_ty) = FieldType::parse(&ty) else {
-                let (event, given) = (
-                    format!("{provider}_{event}"),
-                    format!("\"{}\"", ty.escape_debug()),
-                );
-                return Err(to_pyerr(
-                    py,
-                    &Error::UnknownFieldType {
-                        event,
-                        field: name,
-                        given,
-                    },
-                ));
+                let (event, given) = (format!("{provider}_{event}"), format!("\"{}\"", ty.escape_debug()));
+                return Err(to_pyerr(py, &Error::UnknownFieldType { event, field: name, given }));
             };
             parsed.push(Field::owned(name, parsed_ty));
         }
@@ -85,11 +73,7 @@ impl Tracepoint {
             Err(e) if e.kind() == ErrorKind::Unavailable => state.error = Some(e),
             Err(e) => return Err(to_pyerr(py, &e)),
         }
-        let names = inner
-            .fields()
-            .iter()
-            .map(|f| PyString::intern(py, &f.name).unbind())
-            .collect();
+        let names = inner.fields().iter().map(|f| PyString::intern(py, &f.name).unbind()).collect();
         Ok(Tracepoint {
             inner,
             names,
@@ -110,11 +94,7 @@ impl Tracepoint {
         } else {
             "unregistered"
         };
-        format!(
-            "<usertrace.{class} {} ({}) {state}>",
-            self.inner.name(),
-            field_names(self.inner.fields())
-        )
+        format!("<usertrace.{class} {} ({}) {state}>", self.inner.name(), field_names(self.inner.fields()))
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -148,57 +128,27 @@ impl Tracepoint {
         persist: bool,
         multi_format: bool,
     ) -> PyResult<Self> {
-        let options = RegisterOptions {
-            persist,
-            multi_format,
-        };
-        Tracepoint::define(
-            py,
-            provider,
-            event,
-            fields,
-            options,
-            Definition::with_provider,
-        )
+        let options = RegisterOptions { persist, multi_format };
+        Tracepoint::define(py, provider, event, fields, options, Definition::with_provider)
     }
 
     /// `<provider>_span_end(span_end u64)`, which ends the provider's spans.
     #[staticmethod]
     #[pyo3(signature = (provider, *, persist = false, multi_format = false))]
-    fn span_end(
-        py: Python<'_>,
-        provider: &str,
-        persist: bool,
-        multi_format: bool,
-    ) -> PyResult<Self> {
-        let options = RegisterOptions {
-            persist,
-            multi_format,
-        };
+    fn span_end(py: Python<'_>, provider: &str, persist: bool, multi_format: bool) -> PyResult<Self> {
+        let options = RegisterOptions { persist, multi_format };
         let event = usertrace::span::SPAN_END_EVENT;
-        Tracepoint::define(py, provider, event, Vec::new(), options, |p, _, _| {
-            Definition::span_end(p)
-        })
+        Tracepoint::define(py, provider, event, Vec::new(), options, |p, _, _| Definition::span_end(p))
     }
 
     /// `<provider>_span_error(span_end u64, error str)`, which ends the
     /// provider's spans because of an error.
     #[staticmethod]
     #[pyo3(signature = (provider, *, persist = false, multi_format = false))]
-    fn span_error(
-        py: Python<'_>,
-        provider: &str,
-        persist: bool,
-        multi_format: bool,
-    ) -> PyResult<Self> {
-        let options = RegisterOptions {
-            persist,
-            multi_format,
-        };
+    fn span_error(py: Python<'_>, provider: &str, persist: bool, multi_format: bool) -> PyResult<Self> {
+        let options = RegisterOptions { persist, multi_format };
         let event = usertrace::span::SPAN_ERROR_EVENT;
-        Tracepoint::define(py, provider, event, Vec::new(), options, |p, _, _| {
-            Definition::span_error(p)
-        })
+        Tracepoint::define(py, provider, event, Vec::new(), options, |p, _, _| Definition::span_error(p))
     }
 
     /// The kernel's event name, `<provider>_<event>`.
@@ -220,20 +170,13 @@ impl Tracepoint {
     /// The fields as `(name, type)` pairs, in order.
     #[getter]
     fn fields(&self) -> Vec<(String, String)> {
-        self.inner
-            .fields()
-            .iter()
-            .map(|f| (f.name.to_string(), f.ty.declared_name().into_owned()))
-            .collect()
+        self.inner.fields().iter().map(|f| (f.name.to_string(), f.ty.declared_name().into_owned())).collect()
     }
 
     /// The definition handed to the kernel, e.g. `app_req u32 code;__rel_loc char[] path`.
     #[getter]
     fn format(&self, py: Python<'_>) -> PyResult<String> {
-        self.inner
-            .tracepoint()
-            .format()
-            .map_err(|e| to_pyerr(py, &e))
+        self.inner.tracepoint().format().map_err(|e| to_pyerr(py, &e))
     }
 
     /// Whether the kernel knows this tracepoint (False when user_events is
@@ -259,10 +202,7 @@ impl Tracepoint {
     fn register(&self, py: Python<'_>) -> PyResult<()> {
         let mut state = self.state();
         if state.closed {
-            return Err(PyValueError::new_err(format!(
-                "tracepoint {} is closed",
-                self.inner.name()
-            )));
+            return Err(PyValueError::new_err(format!("tracepoint {} is closed", self.inner.name())));
         }
         let result = self.inner.register();
         state.error = result.as_ref().err().cloned();
@@ -302,9 +242,7 @@ fn emit<'py>(slf: &Bound<'py, Tracepoint>, call: FastArgs<'_, 'py>) -> PyResult<
     let tp = slf.get();
     // Disabled, nothing is looked at: the arguments cost only the call.
     if tp.inner.enabled() {
-        tp.arguments(0).with_values(&call, |values| {
-            tp.inner.emit(values).map_err(|e| to_pyerr(py, &e))
-        })?;
+        tp.arguments(0).with_values(&call, |values| tp.inner.emit(values).map_err(|e| to_pyerr(py, &e)))?;
     }
     Ok(py.None().into_bound(py))
 }
@@ -318,15 +256,10 @@ the tracepoint is enabled, and writes nothing.",
 );
 fast_method!(validate_fast, Tracepoint, validate);
 
-fn validate<'py>(
-    slf: &Bound<'py, Tracepoint>,
-    call: FastArgs<'_, 'py>,
-) -> PyResult<Bound<'py, PyAny>> {
+fn validate<'py>(slf: &Bound<'py, Tracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
     let py = slf.py();
     let tp = slf.get();
-    tp.arguments(0).with_values(&call, |values| {
-        tp.inner.validate(values).map_err(|e| to_pyerr(py, &e))
-    })?;
+    tp.arguments(0).with_values(&call, |values| tp.inner.validate(values).map_err(|e| to_pyerr(py, &e)))?;
     Ok(py.None().into_bound(py))
 }
 
@@ -338,11 +271,7 @@ pub(crate) fn check_name(py: Python<'_>, what: &str, name: &str) -> PyResult<()>
         "provider" => "provider",
         "event" => "event",
         "field" => "field",
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "check_name: {what:?} is not provider, event or field"
-            )))
-        }
+        _ => return Err(PyValueError::new_err(format!("check_name: {what:?} is not provider, event or field"))),
     };
     usertrace::validate_name(what, name).map_err(|e| to_pyerr(py, &e))
 }

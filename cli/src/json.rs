@@ -51,6 +51,12 @@
 //! | `lost_task_records` | integer | task records lost, so some process names may be wrong |
 //! | `malformed`         | integer | records that could not be parsed and were skipped (should be 0) |
 //! | `seconds`           | float   | how long the session ran |
+//! | `otlp`              | object  | only with --otlp or --config: [`OtlpLine`], what became of the events exported |
+//!
+//! [`OtlpLine`]: `exported`, `dropped` (queue full, or unsent when the
+//! exporter's time at exit ran out), `failed` (refused by the endpoint) —
+//! events, which add up to `events` — then `spans`, `log_records` (what the
+//! endpoint took) and `retries`.
 //!
 //! ## `list --format json`: [`ListedEvent`], one per registered event
 //!
@@ -76,6 +82,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use usertrace_output::otlp::ExportSummary;
 pub use usertrace_output::jsonl::write_json_line as write_line;
 
 /// The summary of a `stat` run.
@@ -89,6 +96,32 @@ pub struct StatLine<'a> {
     pub lost_task_records: u64,
     pub malformed: u64,
     pub seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub otlp: Option<OtlpLine>,
+}
+
+/// `stat`'s account of OTLP export (see the table above).
+#[derive(Serialize)]
+pub struct OtlpLine {
+    pub exported: u64,
+    pub dropped: u64,
+    pub failed: u64,
+    pub spans: u64,
+    pub log_records: u64,
+    pub retries: u64,
+}
+
+impl From<&ExportSummary> for OtlpLine {
+    fn from(s: &ExportSummary) -> OtlpLine {
+        OtlpLine {
+            exported: s.exported_events,
+            dropped: s.dropped_events,
+            failed: s.failed_events,
+            spans: s.spans,
+            log_records: s.logs,
+            retries: s.retries,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -154,12 +187,22 @@ mod tests {
     #[test]
     fn stat_lines_keep_their_field_order() {
         let counts = BTreeMap::from([("user_events:a".to_owned(), 2u64)]);
-        let line = StatLine { counts: &counts, events: 2, skipped: 0, lost: 1, lost_by_cpu: vec![CpuLost { cpu: 3, lost: 1 }], lost_task_records: 0, malformed: 0, seconds: 1.5 };
+        let line = StatLine { counts: &counts, events: 2, skipped: 0, lost: 1, lost_by_cpu: vec![CpuLost { cpu: 3, lost: 1 }], lost_task_records: 0, malformed: 0, seconds: 1.5, otlp: None };
         let mut out = Vec::new();
         write_line(&line, &mut out);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"counts\":{\"user_events:a\":2},\"events\":2,\"skipped\":0,\"lost\":1,\"lost_by_cpu\":[{\"cpu\":3,\"lost\":1}],\"lost_task_records\":0,\"malformed\":0,\"seconds\":1.5}\n"
+        );
+        // With --otlp, what became of the events comes last.
+        let summary = ExportSummary { exported_events: 1, dropped_events: 1, spans: 1, retries: 2, ..Default::default() };
+        let line = StatLine { otlp: Some(OtlpLine::from(&summary)), ..line };
+        let mut out = Vec::new();
+        write_line(&line, &mut out);
+        assert!(
+            String::from_utf8(out).unwrap().ends_with(
+                ",\"seconds\":1.5,\"otlp\":{\"exported\":1,\"dropped\":1,\"failed\":0,\"spans\":1,\"log_records\":0,\"retries\":2}}\n"
+            )
         );
     }
 }

@@ -3,16 +3,17 @@
 //! recording or upload starts, so a bad URL is an error now.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
 use usertrace_output::otlp::config::{self, parse_resource_attributes};
-use usertrace_output::otlp::{Clock, ConfigError, Endpoint, EndpointArgs, ExporterSettings, QueueLimits, ResourceSettings};
+use usertrace_output::otlp::{Clock, ConfigError, Endpoint, EndpointArgs, Exporter, ExporterSettings, QueueLimits, ResourceSettings};
 
 use crate::config_file::{ConfigFile, ConfigFileError};
 
-/// How long `record` gives the exporter, after the recording ends, to
-/// send what is queued; what is left then is counted as dropped.
+/// How long `record` and `stat` give the exporter, after the session
+/// ends, to send what is queued; what is left then is counted as dropped.
 pub const RECORD_GRACE: Duration = Duration::from_secs(5);
 
 /// Options of OTLP export.
@@ -66,6 +67,24 @@ impl From<ConfigError> for SettingsError {
 }
 
 impl OtlpArgs {
+    /// The exporter these options ask for, started; `None` without
+    /// --otlp or --config. Bad settings are refused here, before the
+    /// session starts (`Err`: the exit code, the reason printed as
+    /// `usertrace COMMAND: ...`).
+    pub fn start_exporter(&self, command: &str) -> Result<Option<Exporter>, ExitCode> {
+        if !self.enabled() {
+            return Ok(None);
+        }
+        let settings = self.settings().map_err(|e| {
+            eprintln!("usertrace {command}: {e}");
+            ExitCode::from(2)
+        })?;
+        Exporter::start(settings).map(Some).map_err(|e| {
+            eprintln!("usertrace {command}: cannot start the OTLP exporter thread: {e}");
+            ExitCode::from(1)
+        })
+    }
+
     /// Whether OTLP export was asked for (--otlp or --config).
     pub fn enabled(&self) -> bool {
         self.url.is_some() || self.config.is_some()

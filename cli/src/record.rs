@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use usertrace_output::otlp::Exporter;
 use usertrace_output::{check_writable, AtomicFile, Record, Report};
 
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
@@ -114,19 +113,9 @@ impl Sink {
 pub fn run_record(args: &RecordArgs) -> ExitCode {
     // Checked before recording starts, like -o: a bad URL is no reason to
     // find out after the fact.
-    let exporter = match args.otlp.enabled().then(|| args.otlp.settings()) {
-        None => None,
-        Some(Err(e)) => {
-            eprintln!("usertrace record: {e}");
-            return ExitCode::from(2);
-        }
-        Some(Ok(settings)) => match Exporter::start(settings) {
-            Ok(exporter) => Some(exporter),
-            Err(e) => {
-                eprintln!("usertrace record: cannot start the OTLP exporter thread: {e}");
-                return ExitCode::from(1);
-            }
-        },
+    let exporter = match args.otlp.start_exporter("record") {
+        Ok(exporter) => exporter,
+        Err(code) => return code,
     };
     // With --otlp alone, the events go there rather than to the terminal.
     let prints = exporter.is_none() || args.output.is_some() || args.format.is_some();

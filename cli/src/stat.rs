@@ -8,7 +8,9 @@ use clap::Args;
 use usertrace_consumer::Output;
 
 use crate::args::Format;
-use crate::json::{print_line, CpuLost, StatLine};
+use crate::json::{print_line, CpuLost, OtlpLine, StatLine};
+use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
+use crate::records::to_record;
 use crate::run::{print_summary, run, RunArgs};
 
 const OUTPUT_HELP: &str = "\
@@ -17,6 +19,13 @@ Output:
         each CPU that lost events.
   json  one object: counts (event: count), events, skipped (by -p), lost,
         lost_by_cpu [{cpu, lost}], lost_task_records, malformed, seconds.
+
+With --otlp or --config (a node agent that counts as it exports), the
+events also go to the OTLP endpoint as `record --otlp` sends them, and
+the output adds what became of them: text rows `exported to OTLP`,
+`dropped by the OTLP exporter` and `failed to export`; JSON an `otlp`
+object {exported, dropped, failed, spans, log_records, retries}. Every
+event counted is exported, dropped or failed.
 
 Without CMD, counting goes on until Ctrl-C (or --duration); the exit
 status is then 0. With CMD, it is CMD's own, or 127 if CMD cannot start.";
@@ -35,22 +44,37 @@ pub struct StatArgs {
     /// text: a table; json: one JSON object when counting ends
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub format: Format,
+
+    #[command(flatten, next_help_heading = "OTLP export")]
+    pub otlp: OtlpArgs,
 }
 
 pub fn run_stat(args: &StatArgs) -> ExitCode {
+    let exporter = match args.otlp.start_exporter("stat") {
+        Ok(exporter) => exporter,
+        Err(code) => return code,
+    };
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    let result = run(&args.run, "stat", |output| match output {
-        Output::Event(e) => *counts.entry(e.format.full_name()).or_default() += 1,
-        // Attached events show with 0 even when nothing arrives.
-        Output::Attached { format, .. } => {
-            counts.entry(format.full_name()).or_default();
+    let result = run(&args.run, "stat", |output| {
+        match &output {
+            Output::Event(e) => *counts.entry(e.format.full_name()).or_default() += 1,
+            // Attached events show with 0 even when nothing arrives.
+            Output::Attached { format, .. } => {
+                counts.entry(format.full_name()).or_default();
+            }
+            Output::Lost { .. } | Output::Process { .. } | Output::Exit { .. } => {}
         }
-        Output::Lost { .. } | Output::Process { .. } | Output::Exit { .. } => {}
+        if let Some(exporter) = &exporter {
+            if let Some(record) = to_record(output) {
+                exporter.push(record);
+            }
+        }
     });
     let summary = match result {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let exported = exporter.map(|e| e.finish(RECORD_GRACE));
     let stats = &summary.stats;
     let lost_cpus = stats.lost.iter().filter(|l| l.1 > 0);
     match args.format {
@@ -67,6 +91,11 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
             if stats.lost_sideband > 0 {
                 println!("{:>12}  task records lost (process names may be wrong)", stats.lost_sideband);
             }
+            if let Some(otlp) = &exported {
+                println!("{:>12}  exported to OTLP ({} spans, {} log records)", otlp.exported_events, otlp.spans, otlp.logs);
+                println!("{:>12}  dropped by the OTLP exporter (queue full or unsent at exit)", otlp.dropped_events);
+                println!("{:>12}  failed to export", otlp.failed_events);
+            }
         }
         Format::Json => print_line(&StatLine {
             counts: &counts,
@@ -77,8 +106,12 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
             lost_task_records: stats.lost_sideband,
             malformed: stats.malformed,
             seconds: summary.duration.as_secs_f64(),
+            otlp: exported.as_ref().map(OtlpLine::from),
         }),
     }
     print_summary("stat", &summary);
+    if let Some(otlp) = &exported {
+        eprintln!("usertrace stat: {otlp}");
+    }
     summary.exit
 }

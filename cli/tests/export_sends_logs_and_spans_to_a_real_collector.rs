@@ -10,82 +10,13 @@
 
 mod otel_components;
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
+use otel_components::collector::Collector;
 use otel_components::{component, free_port, monotonic_now, recording, span_id, TempDir, ORDER_SERVICE_CONTAINER};
 use serde_json::{json, Value as Json};
 use usertrace_output::jsonl;
-
-/// A Collector process, killed when dropped.
-struct Collector(Child);
-
-impl Drop for Collector {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_collector(binary: &Path, dir: &Path, port: u16) -> Collector {
-    let config = format!(
-        r#"
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:{port}
-exporters:
-  file/logs:
-    path: {dir}/logs.json
-    flush_interval: 100ms
-  file/traces:
-    path: {dir}/traces.json
-    flush_interval: 100ms
-service:
-  telemetry:
-    metrics:
-      level: none
-    logs:
-      level: warn
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [file/logs]
-    traces:
-      receivers: [otlp]
-      exporters: [file/traces]
-"#,
-        dir = dir.display()
-    );
-    let config_path = dir.join("otelcol.yaml");
-    std::fs::write(&config_path, config).unwrap();
-    let log = std::fs::File::create(dir.join("otelcol.log")).unwrap();
-    let child = Command::new(binary)
-        .arg("--config")
-        .arg(format!("file:{}", config_path.display()))
-        .stdout(Stdio::from(log.try_clone().unwrap()))
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-    Collector(child)
-}
-
-/// Every OTLP JSON object the file exporter wrote to `path` (one a line),
-/// once there are `lines` of them.
-fn written(path: &Path, lines: usize, log: &Path) -> Vec<Json> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let objects: Vec<Json> = text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
-        if objects.len() >= lines {
-            return objects;
-        }
-        assert!(Instant::now() < deadline, "{} has {} lines, not {lines}; the Collector said:\n{}", path.display(), objects.len(), std::fs::read_to_string(log).unwrap_or_default());
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 /// OTLP JSON attributes as (key, value) pairs: `{"stringValue": …}` and
 /// friends, ints as strings as OTLP JSON writes them.
@@ -112,15 +43,14 @@ fn logs_and_spans_arrive_in_a_collector_started_after_the_export_with_exact_attr
         .unwrap();
     // Absent at start: the export retries until it comes.
     std::thread::sleep(Duration::from_secs(1));
-    let _collector = start_collector(&binary, &dir.0, port);
+    let collector = Collector::spawn(&binary, &dir.0, port);
     let out = export.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "export failed: {stderr}");
     assert!(stderr.contains("16 events exported (8 spans, 1 log records), 0 dropped (queue full or unsent at exit), 0 failed"), "{stderr}");
     assert!(!stderr.contains("; 0 retries"), "the Collector was not up at first, so there were retries: {stderr}");
 
-    let log = dir.0.join("otelcol.log");
-    let logs = written(&dir.0.join("logs.json"), 1, &log);
+    let logs = collector.written("logs.json", 1);
     let resource_logs = logs[0]["resourceLogs"].as_array().unwrap();
     assert_eq!(resource_logs.len(), 1);
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
@@ -157,7 +87,7 @@ fn logs_and_spans_arrive_in_a_collector_started_after_the_export_with_exact_attr
     assert_eq!(record["timeUnixNano"], record["observedTimeUnixNano"]);
 
     // The spans, one resource per process.
-    let traces = written(&dir.0.join("traces.json"), 1, &log);
+    let traces = collector.written("traces.json", 1);
     let resource_spans: Vec<&Json> = traces.iter().flat_map(|t| t["resourceSpans"].as_array().unwrap()).collect();
     let pids: Vec<Json> = resource_spans
         .iter()

@@ -20,3 +20,4 @@ mod record_exports_live_spans_to_a_real_jaeger;
 mod record_outlives_a_collector_killed_and_restarted_mid_recording;
 mod the_four_language_demo_reaches_a_real_jaeger;
 mod record_names_the_container_a_process_runs_in;
+mod stat_accounts_for_every_event_it_exports;

@@ -4,6 +4,7 @@
 //! a Java app).
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod collector;
 pub mod jaeger;
 
 use std::net::TcpListener;

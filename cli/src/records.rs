@@ -133,6 +133,34 @@ mod tests {
         );
     }
 
+    /// `P_L4K1 E { u8 n = 42 }` with `opcode` and an activity id extension
+    /// (activity 0x01 repeated then 0x03 repeated: span id 0x0202020202020202).
+    fn activity_event(opcode: u8, time_ns: u64) -> Event {
+        let mut event = eventheader_event(&[42]);
+        let mut raw = event.raw[..16].to_vec();
+        raw[14] = opcode;
+        raw.extend_from_slice(&[16, 0, 2, 0x80]);
+        raw.extend_from_slice(&[1; 8]);
+        raw.extend_from_slice(&[3; 8]);
+        raw.extend_from_slice(&event.raw[16..]);
+        event.raw = raw.into();
+        Event { time_ns, ..event }
+    }
+
+    #[test]
+    fn an_eventheader_activity_start_and_stop_are_a_span_in_the_timeline() {
+        let records =
+            [Record::Event(event_record(&activity_event(1, 5))), Record::Event(event_record(&activity_event(2, 9)))];
+        let timeline = usertrace_output::timeline::Timeline::build(&records);
+        assert_eq!(timeline.spans.len(), 1, "{timeline:?}");
+        let span = &timeline.spans[0];
+        assert_eq!(
+            (span.name.as_str(), span.pid, span.start_ns, span.end_ns, span.id, span.unfinished),
+            ("P_L4K1", 10, 5, 9, Some(0x0202_0202_0202_0202), None)
+        );
+        assert!(timeline.instants.is_empty(), "{timeline:?}");
+    }
+
     #[test]
     fn an_undecodable_eventheader_event_keeps_its_error_and_payload() {
         // The metadata says 5 bytes but only 3 are there, and no data.

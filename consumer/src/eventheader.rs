@@ -26,11 +26,14 @@
 //!   (numbers), `meta.activity`, `meta.relatedActivity` (UUID text),
 //!   `meta.options` (the name's suffix after the keyword and group, e.g.
 //!   `Gmygroup`) and `meta.flags` (the header's flags byte);
-//! - field tags are not kept.
+//! - field tags are not kept;
+//! - an activity start (opcode 1) or stop (2) with an activity id starts
+//!   with `span_begin` or `span_end`, the id folded by [`span_id`], so the
+//!   timeline and OTLP make it a span (output/src/timeline.rs).
 
 use std::borrow::Cow;
 
-use eventheader_types::{FieldEncoding, FieldFormat, Guid};
+use eventheader_types::{FieldEncoding, FieldFormat, Guid, Opcode};
 use tracepoint_decode::{
     EventHeaderEnumeratorContext, EventHeaderEnumeratorError, EventHeaderEnumeratorState, PerfConvertOptions,
     PerfItemValue,
@@ -135,7 +138,26 @@ pub fn decode_eventheader<'a>(format: &EventFormat, raw: &'a [u8]) -> Result<Vec
     if header.flags.as_int() != 0 {
         meta("meta.flags", FieldValue::Unsigned(header.flags.as_int().into()));
     }
+    // An activity's start and stop are the timeline's span begin and end
+    // (output/src/timeline.rs): the span's id, first, is the activity id
+    // folded to the 64 nonzero bits that convention wants.
+    let span = match header.opcode {
+        Opcode::ActivityStart => Some(usertrace::span::SPAN_BEGIN_FIELD),
+        Opcode::ActivityStop => Some(usertrace::span::SPAN_END_FIELD),
+        _ => None,
+    };
+    if let Some((name, id)) = span.zip(info.activity_id()) {
+        out.insert(0, (Cow::Borrowed(name), FieldValue::Unsigned(span_id(id))));
+    }
     Ok(out)
+}
+
+/// The two halves of an activity id XORed, 1 if that is 0.
+pub fn span_id(activity: &[u8; 16]) -> u64 {
+    let (high, low) = activity.split_at(8);
+    let fold = u64::from_be_bytes(high.try_into().unwrap_or_default())
+        ^ u64::from_be_bytes(low.try_into().unwrap_or_default());
+    fold.max(1)
 }
 
 /// One value (a scalar or one array element) in our model: types kept where

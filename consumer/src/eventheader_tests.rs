@@ -179,6 +179,9 @@ fn every_encoding_and_format_reads_back_its_value() {
     let fields = decode_eventheader(&format, &raw).unwrap();
     let s = |v: &str| FieldValue::Str(v.to_owned().into());
     let expected: Vec<(&str, FieldValue<'_>)> = vec![
+        // An activity start: a span begin, its id the activity id's halves
+        // XORed (0x1011121314151617 ^ 0x18191a1b1c1d1e1f).
+        ("span_begin", FieldValue::Unsigned(0x0808_0808_0808_0808)),
         ("u8", FieldValue::Unsigned(200)),
         ("i16", FieldValue::Signed(-300)),
         ("u64", FieldValue::Unsigned(u64::MAX)),
@@ -336,8 +339,9 @@ fn an_array_of_structs_without_fields_is_decoded_without_a_library_assertion() {
     let fields = decode_eventheader(&format, &raw).unwrap();
     let s = |v: &str| FieldValue::Str(v.to_owned().into());
     assert_eq!(
-        owned(&fields)[..4],
+        owned(&fields)[..5],
         [
+            ("span_begin", &FieldValue::Unsigned(0x0808_0808_0808_0808)),
             ("n", &FieldValue::Unsigned(42)),
             // A counted string of 2 bytes, not UTF-8: read as Latin-1.
             ("s", &s("\u{8b}Q")),
@@ -362,4 +366,23 @@ fn a_struct_of_no_fields_is_an_error() {
         decode_eventheader(&format, &raw),
         Err(DecodeError::EventHeader { error: EventHeaderError::InvalidData, at: 8 + 8 + 4 + 8 })
     );
+}
+
+#[test]
+fn an_activity_stop_ends_its_span_and_other_opcodes_or_no_activity_make_none() {
+    let format = format();
+    let mut activity = [0u8; 16];
+    activity[15] = 5;
+    // opcode 2 (ActivityStop) with the activity id only.
+    let stop = Payload::new("Stop").raw([0, 0, 0, 0, 0, 2, 4], &activity);
+    let fields = decode_eventheader(&format, &stop).unwrap();
+    assert_eq!(fields[0], (Cow::Borrowed("span_end"), FieldValue::Unsigned(5)));
+    library_json::assert_same_as_library(&fields, &library_json::library_fields(&format, &stop));
+    // An id whose halves are equal folds to 0, which the timeline refuses: 1.
+    assert_eq!(span_id(&[7; 16]), 1);
+    // A start without an activity id, and an info event with one.
+    for raw in [Payload::new("S").raw([0, 0, 0, 0, 0, 1, 4], &[]), Payload::new("I").raw(PLAIN, &activity)] {
+        let fields = decode_eventheader(&format, &raw).unwrap();
+        assert!(!fields.iter().any(|(n, _)| n.starts_with("span_")), "{fields:?}");
+    }
 }

@@ -1,7 +1,8 @@
 //! The consumer's tests that need a kernel with user_events. `harness/test-all`
 //! runs them inside the guest kernel (or directly on a host that has
 //! user_events). Build with `--features kernel-tests`; they fail, never skip,
-//! without it. The producer they record is core's `ut_emit` example.
+//! without it. The producer they record is core's `ut_emit` example, and for
+//! EventHeader this crate's `eventheader_producer` and `otel_logs_producer`.
 
 // The producer-side helpers (tracefs, ftrace, unique names) are the core's
 // test support, shared rather than copied.
@@ -21,3 +22,6 @@ mod events_carry_the_namespaces_they_were_emitted_in;
 mod registration_goes_on_while_another_waits_for_the_recorder;
 mod a_long_churn_of_processes_keeps_the_thread_table_small;
 mod sixty_four_threads_emitting_at_once_are_all_received_or_counted_lost;
+mod eventheader_support;
+mod eventheader_events_read_field_by_field_as_tracepoint_decode_reads_them;
+mod eventheader_events_keep_their_process_names_across_exec;

@@ -27,6 +27,11 @@ paced=target/release/examples/paced_emit
 n=${BENCH_EVENTS:-200000}
 parts=" ${*:-text start drain sweep} "
 want() { [[ $parts == *" $1 "* ]]; }
+if want drain || want sweep || want profile; then
+  for b in "$base" "$paced"; do
+    [ -x "$b" ] || { echo "bench-consumer: $b is missing: cargo build --release -p usertrace-consumer --example ring_drain_baseline --example paced_emit" >&2; exit 1; }
+  done
+fi
 scratch=$(mktemp -d /dev/shm/ut-bench.XXXXXX)
 trap 'rm -rf "$scratch"; kill $(jobs -p) 2>/dev/null || true' EXIT
 now() { date +%s.%N; }
@@ -133,7 +138,9 @@ received() {
   case $1 in
     baseline) sed -n 's/.* samples \([0-9]*\) .*/\1/p' "$scratch/$1.err" ;;
     record | stat) sed -n "s/^usertrace $1: \([0-9]*\) events, .*/\1/p" "$scratch/$1.err" | tail -1 ;;
-    perf) sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$scratch/$1.err" ;;
+    # Counted in the file: the "(N samples)" perf record prints is not
+    # always the count of samples written (it said 52,571 of 52,500).
+    perf) perf report --stats -i "$scratch/perf.data" 2>/dev/null | awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' ;;
   esac
 }
 reported_lost() {

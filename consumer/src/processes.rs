@@ -20,7 +20,8 @@ pub struct ProcessInfo {
     /// kernel thread.
     pub command_line: Option<Vec<String>>,
     /// The id of the container it runs in, from its cgroup path
-    /// (`/proc/PID/cgroup`, see [`container_id`]); None outside one.
+    /// (`/proc/PID/cgroup`, read as `processes::container_id` reads it);
+    /// None outside one.
     pub container_id: Option<String>,
 }
 

@@ -158,7 +158,7 @@ fn take_block() -> u64 {
 }
 
 /// A new span id: nonzero and unique within this program, and (see
-/// [`first_block`]) distinct from the ids of the program it exec'd from.
+/// `first_block`) distinct from the ids of the program it exec'd from.
 ///
 /// A forked child inherits the parent's counters, so parent and child may
 /// hand out the same id; a reader keys spans by process and id, which

@@ -156,7 +156,7 @@ mod tests {
         let span = &timeline.spans[0];
         assert_eq!(
             (span.name.as_str(), span.pid, span.start_ns, span.end_ns, span.id, span.unfinished),
-            ("P_L4K1", 10, 5, 9, Some(0x0202_0202_0202_0202), None)
+            ("P:E", 10, 5, 9, Some(0x0202_0202_0202_0202), None)
         );
         assert!(timeline.instants.is_empty(), "{timeline:?}");
     }

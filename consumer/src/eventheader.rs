@@ -38,6 +38,7 @@ use tracepoint_decode::{
     EventHeaderEnumeratorContext, EventHeaderEnumeratorError, EventHeaderEnumeratorState, PerfConvertOptions,
     PerfItemValue,
 };
+use usertrace::{EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
 
 use super::decode::FieldValue;
 use super::error::{DecodeError, EventHeaderError};
@@ -111,8 +112,8 @@ pub fn decode_eventheader<'a>(format: &EventFormat, raw: &'a [u8]) -> Result<Vec
     let info = e.event_info();
     let header = info.header();
     let mut meta = |name: &'static str, value: FieldValue<'a>| out.push((Cow::Borrowed(name), value));
-    meta("meta.provider", FieldValue::Str(info.provider_name().to_owned().into()));
-    meta("meta.event", FieldValue::Str(String::from_utf8_lossy(info.name_bytes())));
+    meta(EVENTHEADER_PROVIDER_FIELD, FieldValue::Str(info.provider_name().to_owned().into()));
+    meta(EVENTHEADER_EVENT_FIELD, FieldValue::Str(String::from_utf8_lossy(info.name_bytes())));
     // Numbers the library leaves out of its JSON when zero, left out here too.
     let numbers = [
         ("meta.id", u64::from(header.id)),

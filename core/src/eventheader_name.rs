@@ -8,6 +8,15 @@
 //! then `L` and `K` with lowercase hex digits, then nothing or an
 //! uppercase-letter option such as `Gmygroup`).
 
+/// The field that holds a decoded EventHeader event's provider. The consumer
+/// adds it after the event's own fields, and the timeline names the event
+/// `<provider>:<event>` by it and [`EVENTHEADER_EVENT_FIELD`], as
+/// Microsoft's decoders do.
+pub const EVENTHEADER_PROVIDER_FIELD: &str = "meta.provider";
+/// The field that holds a decoded EventHeader event's own name, from its
+/// metadata (many events share one tracepoint).
+pub const EVENTHEADER_EVENT_FIELD: &str = "meta.event";
+
 /// The parts of an EventHeader tracepoint's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventHeaderName<'a> {

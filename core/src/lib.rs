@@ -31,7 +31,7 @@ mod tracefs;
 pub mod wire;
 
 pub use errno::Errno;
-pub use eventheader_name::EventHeaderName;
+pub use eventheader_name::{EventHeaderName, EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
 pub use error::{Error, ErrorKind};
 pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
 pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};

@@ -19,6 +19,12 @@
 //!   `span_duration_ns` (CLOCK_MONOTONIC). It did not run on the emitting
 //!   thread, so it goes on a process-level (async) track.
 //!
+//! EventHeader events (decoded by the consumer) are named
+//! `<provider>:<event>`; an activity's start and stop carry `span_begin`
+//! and `span_end` from the consumer, and a span written by OpenTelemetry's
+//! user_events trace exporter is a completed span under its own name
+//! (`eventheader.rs`).
+//!
 //! A span that begins and ends on one thread, nesting properly with that
 //! thread's other spans, is a slice on the thread's track; any other span
 //! (ended on another thread, or interleaved with its neighbours) goes on a
@@ -34,6 +40,7 @@
 //! process keeps its pid and its spans, and takes the new program's name.
 
 mod build;
+mod eventheader;
 
 use std::collections::BTreeMap;
 

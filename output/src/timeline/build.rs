@@ -5,6 +5,7 @@
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
+use super::eventheader;
 use super::{
     Instant, LostMarker, Placement, Process, Span, Thread, Timeline, SPAN_BEGIN, SPAN_DURATION_NS, SPAN_END, SPAN_START_NS,
     UNFINISHED,
@@ -120,7 +121,9 @@ struct Builder {
 enum Kind {
     Begin(u64),
     End(u64),
-    Completed { start_ns: u64, duration_ns: u64 },
+    /// A span known after the fact; its args are the event's fields from
+    /// `args_from` on.
+    Completed { start_ns: u64, duration_ns: u64, args_from: usize },
     Plain,
 }
 
@@ -130,11 +133,20 @@ fn kind(e: &EventRecord) -> Kind {
         [(first, v), ..] if first == SPAN_BEGIN => nonzero(v).map_or(Kind::Plain, Kind::Begin),
         [(first, v), ..] if first == SPAN_END => nonzero(v).map_or(Kind::Plain, Kind::End),
         [(start, s), (duration, d), ..] if start == SPAN_START_NS && duration == SPAN_DURATION_NS => match (s.as_u64(), d.as_u64()) {
-            (Some(start_ns), Some(duration_ns)) => Kind::Completed { start_ns, duration_ns },
+            (Some(start_ns), Some(duration_ns)) => Kind::Completed { start_ns, duration_ns, args_from: 2 },
             _ => Kind::Plain,
         },
-        _ => Kind::Plain,
+        _ => match eventheader::completed_span(e) {
+            Some((start_ns, duration_ns)) => Kind::Completed { start_ns, duration_ns, args_from: 0 },
+            None => Kind::Plain,
+        },
     }
+}
+
+/// The name of `e`'s span or instant: its tracepoint's, unless it is an
+/// EventHeader event, which names itself.
+fn name_of(e: &EventRecord) -> String {
+    eventheader::name(e).unwrap_or_else(|| e.event.clone())
 }
 
 impl Builder {
@@ -164,7 +176,7 @@ impl Builder {
                 let open = Open {
                     pid: e.pid,
                     tid: e.tid,
-                    name: e.event.clone(),
+                    name: name_of(e),
                     start_ns: e.time_ns,
                     args: span_args(&e.fields[1..]),
                     id,
@@ -180,16 +192,16 @@ impl Builder {
                 self.orphan_ends += 1;
                 self.instant(e);
             }
-            Kind::Completed { start_ns, duration_ns } => {
+            Kind::Completed { start_ns, duration_ns, args_from } => {
                 let seq = self.next_seq();
                 self.closed.push(Closed {
                     span: Span {
                         pid: e.pid,
                         tid: e.tid,
-                        name: e.event.clone(),
+                        name: name_of(e),
                         start_ns,
                         end_ns: start_ns.saturating_add(duration_ns),
-                        args: e.fields[2..].to_vec(),
+                        args: e.fields[args_from..].to_vec(),
                         placement: Placement::Async { lane: 0 },
                         id: None,
                         unfinished: None,
@@ -208,7 +220,7 @@ impl Builder {
         if let Some(error) = &e.error {
             args.push(("error".into(), Value::Str(error.clone())));
         }
-        self.instants.push(Instant { time_ns: e.time_ns, pid: e.pid, tid: e.tid, name: e.event.clone(), args });
+        self.instants.push(Instant { time_ns: e.time_ns, pid: e.pid, tid: e.tid, name: name_of(e), args });
     }
 
     /// Ends the open span `key` at `end_ns`: a thread slice if it is the

@@ -228,3 +228,67 @@ fn the_mixed_recording_lays_out_as_expected() {
     );
     assert_eq!(t.processes[&10].name, "server");
 }
+
+/// An EventHeader event as the consumer decodes it: its own fields, then
+/// `meta.provider` and `meta.event`.
+fn eventheader(t: u64, first: &[(&str, Value)], event: &str) -> Record {
+    let mut fields = first.to_vec();
+    fields.push(("meta.provider", Value::Str("Shop".into())));
+    fields.push(("meta.event", Value::Str(event.into())));
+    crate::test_records::event(t, 1, 1, "Shop_L4K1", &fields)
+}
+
+#[test]
+fn eventheader_events_are_named_provider_colon_event_not_by_their_shared_tracepoint() {
+    let t = Timeline::build(&[
+        eventheader(10, &[("span_begin", Value::Unsigned(5))], "Work"),
+        eventheader(15, &[("n", Value::Unsigned(1))], "Tick"),
+        eventheader(20, &[("span_end", Value::Unsigned(5))], "Work"),
+    ]);
+    let got: Vec<_> = t.spans.iter().map(|s| (s.name.as_str(), s.start_ns, s.end_ns)).collect();
+    assert_eq!(got, [("Shop:Work", 10, 20)]);
+    assert_eq!(t.instants.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["Shop:Tick"]);
+}
+
+/// A span as OpenTelemetry's user_events trace exporter writes it, at the
+/// time its end was stamped.
+fn otel_span(t: u64, name: &str, start: &str, end: &str) -> Record {
+    eventheader(
+        t,
+        &[
+            ("PartA.time", Value::Str(end.into())),
+            ("PartB._typeName", Value::Str("Span".into())),
+            ("PartB.name", Value::Str(name.into())),
+            ("PartB.startTime", Value::Str(start.into())),
+            ("PartC.user_id", Value::Signed(42)),
+        ],
+        "Span",
+    )
+}
+
+#[test]
+fn an_opentelemetry_span_event_is_a_completed_span_ending_when_it_was_written() {
+    let t = Timeline::build(&[otel_span(
+        1_000_000_000,
+        "checkout",
+        "2026-12-01T06:00:00.000000100Z",
+        "2026-12-01T06:00:00.250000200+00:00",
+    )]);
+    let s = span(&t, "checkout");
+    assert_eq!((s.start_ns, s.end_ns, s.placement), (750_000_000 - 100, 1_000_000_000, Placement::Async { lane: 0 }));
+    // Every field stays, the stamps and the span's attributes with them.
+    assert_eq!(arg(s, "PartC.user_id"), Some(&Value::Signed(42)));
+    assert_eq!(arg(s, "PartB.startTime"), Some(&Value::Str("2026-12-01T06:00:00.000000100Z".into())));
+    assert!(t.instants.is_empty());
+}
+
+#[test]
+fn an_opentelemetry_span_event_with_bad_stamps_stays_an_instant_with_its_fields() {
+    let t = Timeline::build(&[
+        otel_span(10, "backwards", "2026-12-01T06:00:01Z", "2026-12-01T06:00:00Z"),
+        otel_span(20, "garbled", "yesterday", "2026-12-01T06:00:00Z"),
+    ]);
+    assert!(t.spans.is_empty(), "{:?}", t.spans);
+    let got: Vec<_> = t.instants.iter().map(|i| (i.name.as_str(), i.args.len())).collect();
+    assert_eq!(got, [("backwards", 7), ("garbled", 7)]);
+}

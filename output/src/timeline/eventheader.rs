@@ -1,0 +1,59 @@
+//! What the timeline reads from decoded EventHeader events (the consumer's
+//! `eventheader.rs` decodes them): their names, and the spans that
+//! OpenTelemetry's user_events trace exporter writes.
+//!
+//! - Many EventHeader events share one tracepoint (`MyProvider_L4K1`), so
+//!   such an event is named `<provider>:<event>` from its `meta.provider`
+//!   and `meta.event` fields, as Microsoft's own decoders name it.
+//! - `opentelemetry-user-events-trace` writes one event per *finished* span,
+//!   in Microsoft's Common Schema layout: an event named `Span` with
+//!   `PartB._typeName` `Span`, the span's name in `PartB.name`, its start in
+//!   `PartB.startTime` and its end in `PartA.time` (RFC 3339, wall clock).
+//!   The exporter writes the event as the span ends, so the span ends at the
+//!   event's own time and starts the difference of the two stamps before:
+//!   no wall-clock-to-monotonic conversion is involved.
+
+use chrono::DateTime;
+use usertrace::{EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
+
+use crate::record::{EventRecord, Value};
+
+/// Common Schema: the record type, the span's name, its start and its end.
+const TYPE_NAME_FIELD: &str = "PartB._typeName";
+const SPAN_TYPE_NAME: &str = "Span";
+const NAME_FIELD: &str = "PartB.name";
+const START_TIME_FIELD: &str = "PartB.startTime";
+const END_TIME_FIELD: &str = "PartA.time";
+
+fn text<'a>(e: &'a EventRecord, name: &str) -> Option<&'a str> {
+    e.fields.iter().find(|(n, _)| n == name).and_then(|(_, v)| match v {
+        Value::Str(s) => Some(s.as_str()),
+        _ => None,
+    })
+}
+
+/// The name an EventHeader event goes by: a Common Schema span's own name
+/// (even when its stamps do not make it a span), else `<provider>:<event>`;
+/// `None` for any other event.
+pub(super) fn name(e: &EventRecord) -> Option<String> {
+    let provider = text(e, EVENTHEADER_PROVIDER_FIELD)?;
+    let event = text(e, EVENTHEADER_EVENT_FIELD)?;
+    match text(e, NAME_FIELD) {
+        Some(name) if text(e, TYPE_NAME_FIELD) == Some(SPAN_TYPE_NAME) => Some(name.to_owned()),
+        _ => Some(format!("{provider}:{event}")),
+    }
+}
+
+/// A Common Schema span's start and length in ns, on the event's clock.
+///
+/// `None` unless both stamps parse and the end is not before the start
+/// (the event is then an instant, its fields intact).
+pub(super) fn completed_span(e: &EventRecord) -> Option<(u64, u64)> {
+    if text(e, TYPE_NAME_FIELD) != Some(SPAN_TYPE_NAME) || text(e, EVENTHEADER_PROVIDER_FIELD).is_none() {
+        return None;
+    }
+    let start = DateTime::parse_from_rfc3339(text(e, START_TIME_FIELD)?).ok()?;
+    let end = DateTime::parse_from_rfc3339(text(e, END_TIME_FIELD)?).ok()?;
+    let duration_ns = u64::try_from((end - start).num_nanoseconds()?).ok()?;
+    Some((e.time_ns.saturating_sub(duration_ns), duration_ns))
+}

@@ -3,14 +3,19 @@
 //! `eventheader_dynamic` (runtime-defined events), for the consumer's
 //! guest-kernel tests (tests/kernel/eventheader_events_*.rs).
 //!
-//! `eventheader_producer [AFTER_EXEC_PATH]`: registers the providers
-//! `UsertraceEhStatic` and `UsertraceEhDynamic`, prints `ready <pid>`, and
-//! as soon as a recorder enables them (within 60 s) writes:
+//! `eventheader_producer [--on-stdin | AFTER_EXEC_PATH]`: registers the
+//! providers `UsertraceEhStatic` and `UsertraceEhDynamic`, prints
+//! `ready <pid>`, and as soon as a recorder enables them (within 60 s)
+//! writes:
 //! - `UsertraceEhStatic_L4K1` `Every`: a field of every type the static
 //!   macros have (u64 past 2^63, UTF-16 strings, nested structs, arrays);
 //! - `UsertraceEhStatic_L4K1` `Work` start and stop, with activity ids;
 //! - `UsertraceEhDynamic_L5K2` `Dynamic`: runtime-defined fields, arrays of
-//!   strings and of structs.
+//!   strings and of structs, and a 128-bit value.
+//!
+//! With `--on-stdin` it waits for a line on stdin before writing, so that
+//! several recorders (`usertrace record` and `perf record`) can all attach
+//! first: each write goes out as soon as any one of them enables it.
 //!
 //! With AFTER_EXEC_PATH (a link to this program under another name) it then
 //! execs that path with the argument `after-exec`, which registers again and
@@ -38,6 +43,7 @@ pub const PARENT: [u8; 16] =
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let after_exec = args.get(1).is_some_and(|a| a == "after-exec");
+    let on_stdin = args.get(1).is_some_and(|a| a == "--on-stdin");
     // SAFETY: the provider is a static of this program, which never unloads;
     // it is unregistered before exit and before exec (register's contract).
     let error = unsafe { STATIC.register() };
@@ -57,6 +63,10 @@ fn main() {
     if !after_exec {
         println!("ready {}", std::process::id());
         std::io::stdout().flush().unwrap();
+    }
+    if on_stdin {
+        let mut go = String::new();
+        std::io::stdin().read_line(&mut go).unwrap();
     }
 
     // Each write_event! site has its own tracepoint and enable bit, and
@@ -88,7 +98,7 @@ fn main() {
     retry("UsertraceEhDynamic_L5K2", &mut || u32::from(!set.enabled()));
     assert_eq!(write_dynamic(&set), 0, "write Dynamic");
 
-    if let Some(path) = args.get(1) {
+    if let Some(path) = args.get(1).filter(|_| !on_stdin) {
         STATIC.unregister();
         dynamic.unregister();
         let error = std::process::Command::new(path).arg("after-exec").exec();
@@ -189,12 +199,16 @@ fn write_activity() -> u32 {
     )
 }
 
+/// The 128-bit value of `Dynamic`: bytes 0x00 to 0x0f.
+pub const V128: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
 fn write_dynamic(set: &ehd::EventSet) -> i32 {
     let mut b = ehd::EventBuilder::new();
     b.reset("Dynamic", 0x22)
         .id_version(9, 2)
         .add_value("big", u64::MAX, ehd::FieldFormat::Default, 0)
         .add_value("signed", -5i32, ehd::FieldFormat::SignedInt, 0)
+        .add_value("v128", V128, ehd::FieldFormat::Default, 0)
         .add_str("wide", utf16("grüße"), ehd::FieldFormat::Default, 0)
         .add_str_sequence("names", ["alpha", "beta"], ehd::FieldFormat::Default, 0)
         .add_value_sequence("floats", &[0.5f64, -1.0], ehd::FieldFormat::Float, 0)

@@ -129,6 +129,9 @@ fn eventheader_events_read_field_by_field_as_tracepoint_decode_reads_them() {
         &[
             ("big", FieldValue::Unsigned(u64::MAX)),
             ("signed", FieldValue::Signed(-5)),
+            // A 128-bit value, which no integer type holds: its bytes, as
+            // the library prints them.
+            ("v128", s("00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F")),
             ("wide", s("grüße")),
             ("names[0]", s("alpha")),
             ("names[1]", s("beta")),

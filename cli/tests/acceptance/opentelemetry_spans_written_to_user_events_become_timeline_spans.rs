@@ -1,0 +1,94 @@
+//! Spans from a program that uses the OpenTelemetry SDK with its
+//! user_events trace exporter (consumer's `otel_traces_producer`), which
+//! writes each finished span as one EventHeader event in Common Schema
+//! layout. `usertrace record` runs the program, selecting the exporter's
+//! provider by level and keyword; the tracepoint appears only after the
+//! program starts, so the rescan must attach it. The recording converted to
+//! Chrome JSON holds the two spans under their own names, nested, each
+//! exactly as long as its start and end stamps say, with the span's
+//! attributes as args.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::*;
+
+fn usertrace_ok(args: &[&str]) -> String {
+    let out = Command::new(usertrace()).args(args).output().unwrap();
+    assert!(out.status.success(), "usertrace {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Microseconds with three decimals (Chrome's `ts` and `dur`) as ns.
+fn ns(micros: &Value) -> u64 {
+    (micros.as_f64().unwrap() * 1000.0).round() as u64
+}
+
+/// An RFC 3339 stamp as ns since the epoch.
+fn stamp_ns(v: &Value) -> i128 {
+    let s = v.as_str().unwrap();
+    let t = chrono::DateTime::parse_from_rfc3339(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    i128::from(t.timestamp()) * 1_000_000_000 + i128::from(t.timestamp_subsec_nanos())
+}
+
+#[test]
+fn opentelemetry_spans_written_to_user_events_become_timeline_spans() {
+    let name = unique("otel_traces");
+    let producer = usertrace().parent().unwrap().join("examples/otel_traces_producer");
+    assert!(producer.exists(), "{} is missing: build the consumer's examples", producer.display());
+    let jsonl = format!("/tmp/{name}.jsonl");
+    let chrome = format!("/tmp/{name}.json");
+    usertrace_ok(&["record", "-e", "UsertraceOtelTraces:L4K1", "-o", &jsonl, "--", producer.to_str().unwrap()]);
+    usertrace_ok(&["convert", &jsonl, &chrome]);
+    let recorded = std::fs::read_to_string(&jsonl).unwrap();
+    let trace: Value = serde_json::from_str(&std::fs::read_to_string(&chrome).unwrap()).unwrap();
+    let _ = (std::fs::remove_file(&jsonl), std::fs::remove_file(&chrome));
+
+    // The exporter's events, inner span first: it writes a span as it ends.
+    let events: Vec<Value> = recorded
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["type"] == "event")
+        .collect();
+    let names: Vec<(&str, &str)> =
+        events.iter().map(|e| (e["event"].as_str().unwrap(), e["fields"]["PartB.name"].as_str().unwrap())).collect();
+    assert_eq!(names, [("UsertraceOtelTraces_L4K1", "charge"), ("UsertraceOtelTraces_L4K1", "checkout")], "{recorded}");
+    let (charge, checkout) = (&events[0]["fields"], &events[1]["fields"]);
+    assert_eq!(charge["PartB.parentId"], checkout["PartA.ext_dt_spanId"], "{recorded}");
+    assert_eq!(charge["PartA.ext_dt_traceId"], checkout["PartA.ext_dt_traceId"]);
+    let pid = events[0]["pid"].as_u64().unwrap();
+
+    let trace_events = trace["traceEvents"].as_array().unwrap();
+    let process_name = trace_events
+        .iter()
+        .find(|e| e["ph"] == "M" && e["name"] == "process_name" && e["pid"].as_u64() == Some(pid))
+        .unwrap_or_else(|| panic!("no process_name for {pid}: {trace}"));
+    assert_eq!(process_name["args"]["name"], "otel_traces_producer");
+
+    // Each span: a `b`/`e` pair (a completed span goes on an async track).
+    let span = |span_name: &str| -> (u64, u64, Value) {
+        let begin = trace_events
+            .iter()
+            .find(|e| e["ph"] == "b" && e["name"] == span_name)
+            .unwrap_or_else(|| panic!("no span {span_name}: {trace}"));
+        let end = trace_events.iter().find(|e| e["ph"] == "e" && e["id"] == begin["id"]).unwrap();
+        assert_eq!((begin["pid"].as_u64(), end["name"].as_str()), (Some(pid), Some(span_name)));
+        (ns(&begin["ts"]), ns(&end["ts"]), begin["args"].clone())
+    };
+    let (charge_start, charge_end, charge_args) = span("charge");
+    let (checkout_start, checkout_end, checkout_args) = span("checkout");
+    for (fields, start, end, event) in
+        [(charge, charge_start, charge_end, &events[0]), (checkout, checkout_start, checkout_end, &events[1])]
+    {
+        // As long as its own stamps say, ending when its event was written.
+        let length = stamp_ns(&fields["PartA.time"]) - stamp_ns(&fields["PartB.startTime"]);
+        assert_eq!(i128::from(end - start), length, "{fields}");
+        assert_eq!(end, event["time_ns"].as_u64().unwrap());
+    }
+    assert!(charge_end - charge_start >= 20_000_000, "charge slept 20 ms: {}", charge_end - charge_start);
+    assert!(checkout_start < charge_start && charge_end < checkout_end, "charge inside checkout");
+    assert_eq!(charge_args["PartC.amount"], 12.5);
+    assert_eq!(checkout_args["PartC.user_id"], 42);
+    assert_eq!(checkout_args["meta.provider"], "UsertraceOtelTraces");
+}

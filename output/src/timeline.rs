@@ -42,6 +42,8 @@
 mod build;
 mod eventheader;
 
+pub use eventheader::{otel_ids, OtelIds};
+
 use std::collections::BTreeMap;
 
 use crate::record::{Record, Value};

@@ -6,12 +6,16 @@
 //! program starts, so the rescan must attach it. The recording converted to
 //! Chrome JSON holds the two spans under their own names, nested, each
 //! exactly as long as its start and end stamps say, with the span's
-//! attributes as args.
+//! attributes as args. The same recording goes live to a real Jaeger
+//! (`--otlp`), where the spans keep the trace, span and parent ids the
+//! program's SDK gave them, so they join the rest of its trace.
 
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
+use crate::otel_components::component;
+use crate::otel_components::jaeger::{parent, tag, Jaeger};
 use crate::support::*;
 
 fn usertrace_ok(args: &[&str]) -> String {
@@ -37,9 +41,12 @@ fn opentelemetry_spans_written_to_user_events_become_timeline_spans() {
     let name = unique("otel_traces");
     let producer = usertrace().parent().unwrap().join("examples/otel_traces_producer");
     assert!(producer.exists(), "{} is missing: build the consumer's examples", producer.display());
+    let binary = component("jaeger").expect("a kernel test never skips: build jaeger with harness/build-otel-components");
+    let jaeger = Jaeger::start(&binary, &name, None);
     let jsonl = format!("/tmp/{name}.jsonl");
     let chrome = format!("/tmp/{name}.json");
-    usertrace_ok(&["record", "-e", "UsertraceOtelTraces:L4K1", "-o", &jsonl, "--", producer.to_str().unwrap()]);
+    let otlp = jaeger.endpoint();
+    usertrace_ok(&["record", "-e", "UsertraceOtelTraces:L4K1", "-o", &jsonl, "--otlp", &otlp, "--", producer.to_str().unwrap()]);
     usertrace_ok(&["convert", &jsonl, &chrome]);
     let recorded = std::fs::read_to_string(&jsonl).unwrap();
     let trace: Value = serde_json::from_str(&std::fs::read_to_string(&chrome).unwrap()).unwrap();
@@ -91,4 +98,19 @@ fn opentelemetry_spans_written_to_user_events_become_timeline_spans() {
     assert_eq!(charge_args["PartC.amount"], 12.5);
     assert_eq!(checkout_args["PartC.user_id"], 42);
     assert_eq!(checkout_args["meta.provider"], "UsertraceOtelTraces");
+
+    // In Jaeger: the SDK's own ids, and the parent it named.
+    let (spans, processes) = jaeger.spans_of("otel_traces_producer", 2);
+    let by_name = |n: &str| spans.iter().find(|s| s["operationName"] == n).unwrap_or_else(|| panic!("no {n} in {spans:#?}"));
+    let (charge_span, checkout_span) = (by_name("charge"), by_name("checkout"));
+    assert_eq!(charge_span["traceID"], charge["PartA.ext_dt_traceId"]);
+    assert_eq!(checkout_span["traceID"], checkout["PartA.ext_dt_traceId"]);
+    assert_eq!(charge_span["spanID"], charge["PartA.ext_dt_spanId"]);
+    assert_eq!(checkout_span["spanID"], checkout["PartA.ext_dt_spanId"]);
+    assert_eq!(parent(charge_span).as_deref(), checkout_span["spanID"].as_str(), "{processes}");
+    assert_eq!(parent(checkout_span), None);
+    assert_eq!(tag(charge_span, "PartC.amount"), json!({"type": "float64", "value": 12.5}));
+    // Jaeger keeps microseconds: the length the stamps give, to the µs.
+    let length_us = (stamp_ns(&charge["PartA.time"]) - stamp_ns(&charge["PartB.startTime"])) / 1000;
+    assert_eq!(i128::from(charge_span["duration"].as_u64().unwrap()), length_us);
 }

@@ -14,7 +14,7 @@ use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSp
 
 use super::ids::SpanKey;
 use crate::record::{ClockRecord, Namespaces, Record, Value};
-use crate::timeline::{self, Process, Timeline};
+use crate::timeline::{self, otel_ids, Process, Timeline};
 
 /// The arg that names a span's parent explicitly: the id of a span of the
 /// same process that began before it. It wins over nesting, so a span
@@ -195,6 +195,13 @@ fn lineage(timeline: &Timeline) -> Vec<Lineage> {
     for (k, s) in spans.iter().enumerate() {
         let on_thread = open.entry(s.tid).or_default();
         on_thread.retain(|&p| spans[p].end_ns >= s.start_ns);
+        // A span an OpenTelemetry SDK wrote through user_events keeps the
+        // ids it was given, so it joins the trace the rest of its service
+        // sends. (Such a span is completed: it opens nothing on its thread.)
+        if let Some(ids) = otel_ids(&s.args) {
+            out.push(Lineage { span_id: ids.span_id, trace_id: ids.trace_id, parent: ids.parent_span_id });
+            continue;
+        }
         // A completed span (a GC pause) ran on no thread of ours, so
         // nothing encloses it.
         let nested = if s.id.is_some() { on_thread.iter().rev().copied().find(|&p| encloses_start(&spans[p], s)) } else { None };

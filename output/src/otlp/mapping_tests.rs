@@ -297,3 +297,48 @@ fn a_recording_is_dated_by_its_first_clock_line() {
     // with its clock at 1970) dates nothing before the epoch.
     assert_eq!(Clock::from_reading(&ClockRecord { time_ns: 100, unix_ns: 10 }).unix_ns(50), 0);
 }
+
+/// A span as OpenTelemetry's user_events trace exporter writes it (the
+/// consumer's decoding of it), with the ids its SDK gave it.
+fn otel_span(t: u64, name: &str, span_id: &str, parent: Option<&str>) -> Record {
+    let mut fields = vec![
+        ("PartA.time", Value::Str("2026-12-01T06:00:00.000000050Z".into())),
+        ("PartA.ext_dt_traceId", Value::Str("0af7651916cd43dd8448eb211c80319c".into())),
+        ("PartA.ext_dt_spanId", Value::Str(span_id.into())),
+        ("PartB._typeName", Value::Str("Span".into())),
+        ("PartB.name", Value::Str(name.into())),
+        ("PartB.startTime", Value::Str("2026-12-01T06:00:00.000000010Z".into())),
+    ];
+    if let Some(p) = parent {
+        fields.push(("PartB.parentId", Value::Str(p.into())));
+    }
+    fields.push(("meta.provider", Value::Str("Shop".into())));
+    fields.push(("meta.event", Value::Str("Span".into())));
+    event(t, 1, 1, "Shop_L4K1", &fields)
+}
+
+#[test]
+fn an_opentelemetry_span_keeps_the_trace_span_and_parent_ids_its_sdk_gave_it() {
+    let o = map_records(
+        &[otel_span(100, "charge", "b7ad6b7169203331", Some("00f067aa0ba902b7")), otel_span(120, "checkout", "00f067aa0ba902b7", None)],
+        &settings(),
+        CLOCK,
+    );
+    let trace = [0x0a, 0xf7, 0x65, 0x19, 0x16, 0xcd, 0x43, 0xdd, 0x84, 0x48, 0xeb, 0x21, 0x1c, 0x80, 0x31, 0x9c];
+    let (charge, checkout) = (named(&o, "charge"), named(&o, "checkout"));
+    assert_eq!(charge.trace_id, trace);
+    assert_eq!(charge.span_id, [0xb7, 0xad, 0x6b, 0x71, 0x69, 0x20, 0x33, 0x31]);
+    assert_eq!(charge.parent_span_id, [0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7]);
+    assert_eq!((checkout.trace_id.as_slice(), checkout.span_id.as_slice()), (&trace[..], &charge.parent_span_id[..]));
+    assert!(checkout.parent_span_id.is_empty());
+    // 40 ns long by its stamps, ending when its event was written.
+    assert_eq!((charge.start_time_unix_nano, charge.end_time_unix_nano), (1_700_000_000_000_000_060, 1_700_000_000_000_000_100));
+}
+
+#[test]
+fn an_opentelemetry_span_with_malformed_ids_gets_derived_ones() {
+    let o = map_records(&[otel_span(100, "odd", "not-hex-at-all!!", Some("short"))], &settings(), CLOCK);
+    let odd = named(&o, "odd");
+    assert_eq!(odd.span_id, id(1, 0, 1, 60, "odd").span_id());
+    assert!(odd.parent_span_id.is_empty());
+}

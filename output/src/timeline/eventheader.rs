@@ -11,7 +11,9 @@
 //!   `PartB.startTime` and its end in `PartA.time` (RFC 3339, wall clock).
 //!   The exporter writes the event as the span ends, so the span ends at the
 //!   event's own time and starts the difference of the two stamps before:
-//!   no wall-clock-to-monotonic conversion is involved.
+//!   no wall-clock-to-monotonic conversion is involved. The span keeps the
+//!   ids its SDK gave it (`PartA.ext_dt_traceId`, `PartA.ext_dt_spanId`,
+//!   `PartB.parentId`), which OTLP export sends on ([`otel_ids`]).
 
 use chrono::DateTime;
 use usertrace::{EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
@@ -24,9 +26,16 @@ const SPAN_TYPE_NAME: &str = "Span";
 const NAME_FIELD: &str = "PartB.name";
 const START_TIME_FIELD: &str = "PartB.startTime";
 const END_TIME_FIELD: &str = "PartA.time";
+const TRACE_ID_FIELD: &str = "PartA.ext_dt_traceId";
+const SPAN_ID_FIELD: &str = "PartA.ext_dt_spanId";
+const PARENT_ID_FIELD: &str = "PartB.parentId";
 
 fn text<'a>(e: &'a EventRecord, name: &str) -> Option<&'a str> {
-    e.fields.iter().find(|(n, _)| n == name).and_then(|(_, v)| match v {
+    arg(&e.fields, name)
+}
+
+fn arg<'a>(args: &'a [(String, Value)], name: &str) -> Option<&'a str> {
+    args.iter().find(|(n, _)| n == name).and_then(|(_, v)| match v {
         Value::Str(s) => Some(s.as_str()),
         _ => None,
     })
@@ -56,4 +65,43 @@ pub(super) fn completed_span(e: &EventRecord) -> Option<(u64, u64)> {
     let end = DateTime::parse_from_rfc3339(text(e, END_TIME_FIELD)?).ok()?;
     let duration_ns = u64::try_from((end - start).num_nanoseconds()?).ok()?;
     Some((e.time_ns.saturating_sub(duration_ns), duration_ns))
+}
+
+/// The ids an OpenTelemetry SDK gave a span, as its user_events trace
+/// exporter writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OtelIds {
+    /// The trace the span belongs to.
+    pub trace_id: [u8; 16],
+    /// The span's own id.
+    pub span_id: [u8; 8],
+    /// Its parent's span id; `None` for a root span.
+    pub parent_span_id: Option<[u8; 8]>,
+}
+
+/// The SDK's ids among a span's `args` (a Common Schema span's fields), or
+/// `None` unless both the trace id (32 hex digits) and the span id (16)
+/// are there and well formed. A parent id that is not 16 hex digits is no
+/// parent.
+pub fn otel_ids(args: &[(String, Value)]) -> Option<OtelIds> {
+    if arg(args, TYPE_NAME_FIELD) != Some(SPAN_TYPE_NAME) {
+        return None;
+    }
+    Some(OtelIds {
+        trace_id: hex_id(arg(args, TRACE_ID_FIELD)?)?,
+        span_id: hex_id(arg(args, SPAN_ID_FIELD)?)?,
+        parent_span_id: arg(args, PARENT_ID_FIELD).and_then(hex_id),
+    })
+}
+
+/// `N` bytes from exactly `2N` hex digits, as OpenTelemetry prints ids.
+fn hex_id<const N: usize>(text: &str) -> Option<[u8; N]> {
+    if text.len() != 2 * N {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (byte, pair) in out.iter_mut().zip(text.as_bytes().chunks(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(out)
 }

@@ -61,7 +61,10 @@ fn thousands_of_exited_processes_leave_the_table_and_memory_flat() {
             assert!(status.success(), "producer failed: {status}");
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(600), "the producer did not finish");
+        // A guard against a producer that hangs, not a speed bar: the run
+        // takes about 7 minutes alone and over 10 on an emulator whose
+        // host is busy, as seen once with 600 s here.
+        assert!(start.elapsed() < Duration::from_secs(1200), "the producer did not finish");
     }
     take(session.flush(), &mut received, &mut misnamed);
     let stats = session.stats();

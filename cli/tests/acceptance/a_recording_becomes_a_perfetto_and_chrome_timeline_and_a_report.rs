@@ -23,12 +23,6 @@ fn checker() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../output/tests/check_pftrace.py")
 }
 
-fn usertrace_ok(args: &[&str]) -> String {
-    let out = Command::new(usertrace()).args(args).output().unwrap();
-    assert!(out.status.success(), "usertrace {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
-
 struct Recorded {
     pid: u32,
     child: u32,

@@ -10,19 +10,11 @@
 //! (`--otlp`), where the spans keep the trace, span and parent ids the
 //! program's SDK gave them, so they join the rest of its trace.
 
-use std::process::Command;
-
 use serde_json::{json, Value};
 
 use crate::otel_components::component;
 use crate::otel_components::jaeger::{parent, tag, Jaeger};
 use crate::support::*;
-
-fn usertrace_ok(args: &[&str]) -> String {
-    let out = Command::new(usertrace()).args(args).output().unwrap();
-    assert!(out.status.success(), "usertrace {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Microseconds with three decimals (Chrome's `ts` and `dur`) as ns.
 fn ns(micros: &Value) -> u64 {

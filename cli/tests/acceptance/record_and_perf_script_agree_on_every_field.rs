@@ -12,15 +12,6 @@ use std::time::Duration;
 
 use crate::support::*;
 
-fn perf() -> String {
-    for p in ["/usr/bin/perf", "/usr/bin/perf_6.1"] {
-        if std::path::Path::new(p).exists() {
-            return p.to_owned();
-        }
-    }
-    panic!("perf is not installed (Debian: linux-perf)");
-}
-
 #[test]
 fn record_and_perf_script_agree_on_every_field() {
     let name = unique("perf");

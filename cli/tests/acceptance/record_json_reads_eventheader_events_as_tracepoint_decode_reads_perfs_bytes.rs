@@ -35,15 +35,6 @@ def trace_unhandled(event_name, context, event_fields_dict, perf_sample_dict):
     print(event_name, perf_sample_dict['raw_buf'].hex())
 ";
 
-fn perf() -> String {
-    for p in ["/usr/bin/perf", "/usr/bin/perf_6.1"] {
-        if std::path::Path::new(p).exists() {
-            return p.to_owned();
-        }
-    }
-    panic!("perf is not installed (Debian: linux-perf)");
-}
-
 fn eventheader_producer() -> std::path::PathBuf {
     let path = usertrace().parent().unwrap().join("examples/eventheader_producer");
     assert!(path.exists(), "{} is missing: build the consumer's examples (cargo build --examples -p usertrace-consumer)", path.display());

@@ -6,9 +6,8 @@
 //! bytes field only by its length: perf does not print the bytes).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use crate::support::*;
 
@@ -32,25 +31,7 @@ fn record_and_perf_script_agree_on_every_field() {
     assert!(line.contains("attached"), "usertrace record: {line}");
 
     let data = format!("/tmp/{name}.data");
-    let mut theirs = Command::new(perf())
-        .args(["record", "-q", "-o", &data, "-e", &format!("user_events:{name}"), "-a"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // perf enables its events only after synthesizing /proc; give it time
-    // (TCG is slow), then let the producer emit its one event.
-    std::thread::sleep(Duration::from_secs(8));
-    producer.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    assert!(producer.wait().unwrap().success());
-    std::thread::sleep(Duration::from_secs(1));
-    for pid in [theirs.id(), ours.id()] {
-        let _ = Command::new("kill").args(["-INT", &pid.to_string()]).status();
-    }
-    // perf's exit status after SIGINT varies by version; its file is what counts.
-    let _ = theirs.wait();
-    let status = ours.wait().unwrap();
-    assert!(status.success(), "usertrace record after Ctrl-C: {status}");
+    record_beside_perf(&mut ours, &mut producer, &[format!("user_events:{name}")], &data);
 
     let script = Command::new(perf()).args(["script", "-i", &data]).output().unwrap();
     let text = String::from_utf8_lossy(&script.stdout);

@@ -7,9 +7,8 @@
 //! integers past 2^63, UTF-16 and UTF-32 strings, a 128-bit value, nested
 //! structs and arrays included. The process is named as perf names it.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{Map, Value};
 // library_json takes these from its parent.
@@ -81,25 +80,7 @@ fn record_json_reads_eventheader_events_as_tracepoint_decode_reads_perfs_bytes()
 
     let data = format!("/tmp/{name}.data");
     let events: Vec<String> = TRACEPOINTS.iter().map(|t| format!("user_events:{t}")).collect();
-    let mut theirs = Command::new(perf())
-        .args(["record", "-q", "-a", "-o", &data, "-e", &events[0], "-e", &events[1]])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // perf enables its events only after synthesizing /proc; give it time
-    // (TCG is slow), then let the producer write.
-    std::thread::sleep(Duration::from_secs(8));
-    producer.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    assert!(producer.wait().unwrap().success());
-    std::thread::sleep(Duration::from_secs(1));
-    for child in [theirs.id(), ours.id()] {
-        let _ = Command::new("kill").args(["-INT", &child.to_string()]).status();
-    }
-    // perf's exit status after SIGINT varies by version; its file is what counts.
-    let _ = theirs.wait();
-    let status = ours.wait().unwrap();
-    assert!(status.success(), "usertrace record after Ctrl-C: {status}");
+    record_beside_perf(&mut ours, &mut producer, &events, &data);
 
     let script_path = format!("/tmp/{name}.py");
     std::fs::write(&script_path, RAW_SCRIPT).unwrap();

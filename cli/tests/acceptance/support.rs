@@ -1,7 +1,9 @@
 //! Paths of the binaries under test, a unique event name, and running them.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 pub fn usertrace() -> PathBuf {
@@ -35,4 +37,29 @@ pub fn usertrace_ok(args: &[&str]) -> String {
     let out = Command::new(usertrace()).args(args).output().unwrap();
     assert!(out.status.success(), "usertrace {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs `perf record -a` of `events` into `data` beside `ours`, a running
+/// `usertrace record` already attached; once perf is attached too, lets
+/// `producer` go (a line on its stdin), and when it has exited stops both
+/// recorders with Ctrl-C. `ours` must then exit successfully.
+pub fn record_beside_perf(ours: &mut Child, producer: &mut Child, events: &[String], data: &str) {
+    let mut args = vec!["record", "-q", "-a", "-o", data];
+    for e in events {
+        args.extend(["-e", e.as_str()]);
+    }
+    let mut theirs = Command::new(perf()).args(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    // perf enables its events only after synthesizing /proc; give it time
+    // (TCG is slow), then let the producer write.
+    std::thread::sleep(Duration::from_secs(8));
+    producer.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    assert!(producer.wait().unwrap().success());
+    std::thread::sleep(Duration::from_secs(1));
+    for pid in [theirs.id(), ours.id()] {
+        let _ = Command::new("kill").args(["-INT", &pid.to_string()]).status();
+    }
+    // perf's exit status after SIGINT varies by version; its file is what counts.
+    let _ = theirs.wait();
+    let status = ours.wait().unwrap();
+    assert!(status.success(), "usertrace record after Ctrl-C: {status}");
 }

@@ -6,13 +6,14 @@
 //! timeline closed at an exit or at the end of the recording has no true
 //! duration, so it is counted apart as `unfinished`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
 use crate::record::Record;
-use crate::timeline::Timeline;
+use crate::timeline::{event_name, Timeline};
 
 /// Everything the report says; serialisable for `--format json`, and
 /// printed for humans by its `Display`.
@@ -37,7 +38,8 @@ pub struct Report {
 /// How often one event came.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EventStats {
-    /// The event's name.
+    /// The event's name: its tracepoint's, or `<provider>:<event>` for an
+    /// EventHeader event.
     pub name: String,
     /// How many.
     pub count: u64,
@@ -99,16 +101,16 @@ impl Report {
     /// The report of `records`, whose timeline is already built.
     pub fn with_timeline(records: &[Record], timeline: &Timeline) -> Report {
         let duration_ns = timeline.end_ns - timeline.start_ns;
-        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut counts: BTreeMap<Cow<'_, str>, u64> = BTreeMap::new();
         for record in records {
             if let Record::Event(e) = record {
-                *counts.entry(&e.event).or_default() += 1;
+                *counts.entry(event_name(e)).or_default() += 1;
             }
         }
         let seconds = duration_ns as f64 / 1e9;
         let events = counts
             .into_iter()
-            .map(|(name, count)| EventStats { name: name.to_owned(), count, rate_per_s: (duration_ns > 0).then(|| count as f64 / seconds) })
+            .map(|(name, count)| EventStats { name: name.into_owned(), count, rate_per_s: (duration_ns > 0).then(|| count as f64 / seconds) })
             .collect();
         let mut durations: BTreeMap<&str, (Vec<u64>, u64)> = BTreeMap::new();
         let mut spans_of: BTreeMap<u32, u64> = BTreeMap::new();

@@ -44,9 +44,16 @@ mod eventheader;
 
 pub use eventheader::{otel_ids, OtelIds};
 
+/// The name `e` is counted under: its tracepoint's, or for an EventHeader
+/// event (many share one tracepoint) `<provider>:<event>`.
+pub fn event_name(e: &EventRecord) -> Cow<'_, str> {
+    eventheader::event_name(e).map_or(Cow::Borrowed(e.event.as_str()), Cow::Owned)
+}
+
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::record::{Record, Value};
+use crate::record::{EventRecord, Record, Value};
 
 /// The span convention's field names, as the core defines them for every
 /// language's producer (see `usertrace::span`).

@@ -77,3 +77,14 @@ fn durations_print_in_a_readable_unit() {
     assert_eq!(human(25_000_000), "25.0 ms");
     assert_eq!(human(123_000_000_000), "123 s");
 }
+
+#[test]
+fn eventheader_events_are_counted_by_provider_and_event_not_by_their_shared_tracepoint() {
+    let eh = |t: u64, event: &str| {
+        let fields = [("meta.provider", Value::Str("Shop".into())), ("meta.event", Value::Str(event.into()))];
+        crate::test_records::event(t, 1, 1, "Shop_L4K1", &fields)
+    };
+    let report = Report::new(&[eh(0, "Checkout"), eh(1, "Tick"), eh(2, "Tick"), event(3, 1, 1, "plain", &[])]);
+    let counts: Vec<_> = report.events.iter().map(|e| (e.name.as_str(), e.count)).collect();
+    assert_eq!(counts, [("Shop:Checkout", 1), ("Shop:Tick", 2), ("plain", 1)]);
+}

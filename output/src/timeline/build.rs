@@ -146,7 +146,7 @@ fn kind(e: &EventRecord) -> Kind {
 /// The name of `e`'s span or instant: its tracepoint's, unless it is an
 /// EventHeader event, which names itself.
 fn name_of(e: &EventRecord) -> String {
-    eventheader::name(e).unwrap_or_else(|| e.event.clone())
+    eventheader::timeline_name(e).unwrap_or_else(|| e.event.clone())
 }
 
 impl Builder {

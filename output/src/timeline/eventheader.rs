@@ -41,15 +41,20 @@ fn arg<'a>(args: &'a [(String, Value)], name: &str) -> Option<&'a str> {
     })
 }
 
-/// The name an EventHeader event goes by: a Common Schema span's own name
-/// (even when its stamps do not make it a span), else `<provider>:<event>`;
-/// `None` for any other event.
-pub(super) fn name(e: &EventRecord) -> Option<String> {
-    let provider = text(e, EVENTHEADER_PROVIDER_FIELD)?;
-    let event = text(e, EVENTHEADER_EVENT_FIELD)?;
+/// `<provider>:<event>` for an EventHeader event, as Microsoft's decoders
+/// name it; `None` for any other event.
+pub(super) fn event_name(e: &EventRecord) -> Option<String> {
+    Some(format!("{}:{}", text(e, EVENTHEADER_PROVIDER_FIELD)?, text(e, EVENTHEADER_EVENT_FIELD)?))
+}
+
+/// The name an EventHeader event's slice or instant goes by: a Common
+/// Schema span's own name (even when its stamps do not make it a span),
+/// else [`event_name`]; `None` for any other event.
+pub(super) fn timeline_name(e: &EventRecord) -> Option<String> {
+    let event = event_name(e)?;
     match text(e, NAME_FIELD) {
         Some(name) if text(e, TYPE_NAME_FIELD) == Some(SPAN_TYPE_NAME) => Some(name.to_owned()),
-        _ => Some(format!("{provider}:{event}")),
+        _ => Some(event),
     }
 }
 

@@ -79,6 +79,18 @@ impl fmt::Display for FieldValue<'_> {
 /// ```
 pub fn decode<'a>(format: &'a EventFormat, raw: &'a [u8]) -> Result<Vec<(&'a str, FieldValue<'a>)>, DecodeError> {
     let mut out = Vec::with_capacity(format.fields.len());
+    decode_each(format, raw, |name, value| out.push((name, value)))?;
+    Ok(out)
+}
+
+/// [`decode`], handing each field to `each` in declaration order rather
+/// than collecting them: callers that keep fields in another shape need
+/// no vector in between. On an error, the fields before it were handed.
+pub(crate) fn decode_each<'a>(
+    format: &'a EventFormat,
+    raw: &'a [u8],
+    mut each: impl FnMut(&'a str, FieldValue<'a>),
+) -> Result<(), DecodeError> {
     for (index, field) in format.fields.iter().enumerate() {
         let fixed = raw
             .get(field.offset..field.offset + field.size)
@@ -98,9 +110,9 @@ pub fn decode<'a>(format: &'a EventFormat, raw: &'a [u8]) -> Result<Vec<(&'a str
             FieldKind::LocStr { relative } => FieldValue::Str(until_nul(located(raw, field.offset, fixed, relative, index)?)),
             FieldKind::LocBytes { relative } => FieldValue::Bytes(located(raw, field.offset, fixed, relative, index)?),
         };
-        out.push((field.name.as_str(), value));
+        each(field.name.as_str(), value);
     }
-    Ok(out)
+    Ok(())
 }
 
 fn int(bytes: &[u8], signed: bool) -> FieldValue<'static> {

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::attach::{attach, perf_error, Attachment, Window};
-use super::decode::decode;
+use super::decode::decode_each;
 use super::error::{DecodeError, Error};
 use super::eventheader::{decode_eventheader, is_eventheader, Field};
 use super::format::EventFormat;
@@ -115,7 +115,9 @@ impl Event {
         if is_eventheader(&self.format) {
             return decode_eventheader(&self.format, &self.raw);
         }
-        Ok(decode(&self.format, &self.raw)?.into_iter().map(|(name, value)| (Cow::Borrowed(name), value)).collect())
+        let mut fields = Vec::with_capacity(self.format.fields.len());
+        decode_each(&self.format, &self.raw, |name, value| fields.push((Cow::Borrowed(name), value)))?;
+        Ok(fields)
     }
 }
 
@@ -200,12 +202,14 @@ struct CpuRing {
     lost_sideband: u64,
 }
 
+/// A record queued for ordering. Samples are nearly all of them, so the
+/// rare large variants are boxed to keep every queued record small.
 enum Pending {
     Sample { id: u64, pid: u32, tid: u32, cpu: u32, raw: Box<[u8]> },
-    Comm { pid: u32, tid: u32, comm: String, exec: Option<ProcessInfo> },
+    Comm { pid: u32, tid: u32, comm: Box<str>, exec: Option<Box<ProcessInfo>> },
     Fork { pid: u32, tid: u32, ptid: u32 },
     Exit { tid: u32 },
-    Namespaces { tid: u32, namespaces: Namespaces },
+    Namespaces { tid: u32, namespaces: Box<Namespaces> },
     Lost { cpu: u32, count: u64, sideband: bool },
     Attached { format: Arc<EventFormat>, window: Window },
 }
@@ -398,7 +402,10 @@ impl Session {
             self.attach_new()?;
         }
         self.read_rings();
-        let mut out = Vec::new();
+        // A round releases at most what is queued, at most one output
+        // each (two for a process's first event): room for one each,
+        // reserved at once, so that a flood is not copied as it grows.
+        let mut out = Vec::with_capacity(self.orderer.len());
         let mut orderer = std::mem::take(&mut self.orderer);
         orderer.end_round(&mut |time, p| self.release(time, p, &mut out));
         // Exits before the previous round's watermark: one round of grace
@@ -416,7 +423,7 @@ impl Session {
         self.read_rings();
         self.provoke_lost_records();
         self.read_rings();
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.orderer.len());
         let mut orderer = std::mem::take(&mut self.orderer);
         orderer.flush(&mut |time, p| self.release(time, p, &mut out));
         self.orderer = orderer;
@@ -500,7 +507,7 @@ impl Session {
             }
             Pending::Comm { pid, tid, comm, exec } => {
                 self.threads.comm(pid, tid, &comm, exec.is_some(), time);
-                if let Some(Describe::Process(info)) = exec.map(|info| self.processes.exec(pid, info)) {
+                if let Some(Describe::Process(info)) = exec.map(|info| self.processes.exec(pid, *info)) {
                     out.push(Output::Process { time_ns: time, pid, info });
                 }
             }
@@ -516,7 +523,7 @@ impl Session {
                 }
                 self.threads.exit(tid, time);
             }
-            Pending::Namespaces { tid, namespaces } => self.threads.namespaces(tid, namespaces, time),
+            Pending::Namespaces { tid, namespaces } => self.threads.namespaces(tid, *namespaces, time),
             Pending::Lost { cpu, count, sideband } => out.push(Output::Lost { cpu, time_ns: time, count, sideband }),
             Pending::Attached { format, window } => out.push(Output::Attached { format, time_ns: time, window }),
         }
@@ -532,12 +539,14 @@ fn to_pending(record: Record<'_>) -> Option<(u64, Pending)> {
         Record::Comm { pid, tid, comm, exec, sample } => {
             // Read now, while the ring is drained: by the time the record is
             // released in order, a short-lived process may be gone.
-            let exec = exec.then(|| ProcessInfo::read(Path::new("/proc"), pid));
-            (sample.time, Pending::Comm { pid, tid, comm: String::from_utf8_lossy(comm).into_owned(), exec })
+            let exec = exec.then(|| Box::new(ProcessInfo::read(Path::new("/proc"), pid)));
+            (sample.time, Pending::Comm { pid, tid, comm: String::from_utf8_lossy(comm).into(), exec })
         }
         Record::Fork(t) => (t.time, Pending::Fork { pid: t.pid, tid: t.tid, ptid: t.ptid }),
         Record::Exit(t) => (t.time, Pending::Exit { tid: t.tid }),
-        Record::Namespaces { tid, namespaces, sample, .. } => (sample.time, Pending::Namespaces { tid, namespaces }),
+        Record::Namespaces { tid, namespaces, sample, .. } => {
+            (sample.time, Pending::Namespaces { tid, namespaces: Box::new(namespaces) })
+        }
         Record::Lost { lost, sample, .. } => (sample.time, Pending::Lost { cpu: sample.cpu, count: lost, sideband: false }),
         Record::Mmap2 { .. } | Record::Other { .. } => return None,
     })

@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use usertrace_consumer::Output;
 use usertrace_output::{check_writable, AtomicFile, Record, Report};
 
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
-use crate::records::to_record;
+use crate::records::{to_record, write_event_line};
 use crate::run::{print_summary, run, RunArgs};
 use crate::trace_format::{self, write_streamed, TraceFormat};
 
@@ -110,6 +111,24 @@ impl Sink {
     }
 }
 
+/// Bytes of lines gathered for one write to a file.
+const FILE_WRITE: usize = 64 * 1024;
+
+/// Writes the lines in `lines` to `sink` once they are `at_least` bytes,
+/// and empties it. After a failed write, which `failed` keeps, lines are
+/// dropped rather than written.
+fn write_lines(lines: &mut Vec<u8>, at_least: usize, sink: &mut Sink, failed: &mut Option<std::io::Error>) {
+    if lines.len() < at_least {
+        return;
+    }
+    if failed.is_none() {
+        if let Err(e) = sink.write_all(lines) {
+            *failed = Some(e);
+        }
+    }
+    lines.clear();
+}
+
 pub fn run_record(args: &RecordArgs) -> ExitCode {
     // Checked before recording starts, like -o: a bad URL is no reason to
     // find out after the fact.
@@ -152,12 +171,23 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     // terminal's stream stays as it was: a reader there has the clock.)
     if format == TraceFormat::Json && matches!(sink, Sink::File(_)) {
         write_streamed(format, &Record::Clock(crate::clock::now()), &mut line);
-        if let Err(e) = sink.write_all(&line) {
-            write_failed = Some(e);
-        }
+        write_lines(&mut line, 0, &mut sink, &mut write_failed);
     }
+    // Lines for a file, which appears only once complete, are gathered
+    // into large writes; a terminal or pipe gets each line as it comes.
+    let gather = if matches!(sink, Sink::File(_)) { FILE_WRITE } else { 0 };
     let mut undecodable = 0u64;
+    // JSON lines that nothing else reads (no export, nothing kept) are
+    // written straight from each event, with no owned record in between.
+    let direct = format == TraceFormat::Json && exporter.is_none() && !keep;
     let result = run(&args.run, "record", |output| {
+        if let (true, Output::Event(event)) = (direct, &output) {
+            if write_event_line(event, &mut line) {
+                undecodable += 1;
+            }
+            write_lines(&mut line, gather, &mut sink, &mut write_failed);
+            return;
+        }
         let Some(record) = to_record(output) else { return };
         if matches!(&record, Record::Event(e) if e.error.is_some()) {
             undecodable += 1;
@@ -166,13 +196,8 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
             exporter.push(record.clone());
         }
         if format.streams() {
-            line.clear();
             write_streamed(format, &record, &mut line);
-            if write_failed.is_none() {
-                if let Err(e) = sink.write_all(&line) {
-                    write_failed = Some(e);
-                }
-            }
+            write_lines(&mut line, gather, &mut sink, &mut write_failed);
         }
         if keep {
             kept.push(record);
@@ -183,6 +208,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         // The temporary file, if any, goes with the sink.
         Err(code) => return code,
     };
+    write_lines(&mut line, 0, &mut sink, &mut write_failed);
     print_summary("record", &summary);
     if undecodable > 0 {
         eprintln!("usertrace record: {undecodable} events could not be decoded; each is written with its error, an EventHeader one with its payload as `raw`");
@@ -303,9 +329,15 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
+    /// The event's JSON line, checked to be the same both ways `record`
+    /// writes one: through the owned record, and straight from the event.
     fn json(event: &Event) -> String {
         let mut out = Vec::new();
         write_record(&Record::Event(event_record(event)), &mut out);
+        let mut direct = Vec::new();
+        let undecodable = write_event_line(event, &mut direct);
+        assert_eq!(String::from_utf8_lossy(&direct), String::from_utf8_lossy(&out));
+        assert_eq!(undecodable, event_record(event).error.is_some());
         String::from_utf8(out).unwrap()
     }
 

@@ -56,6 +56,150 @@ pub fn event_record(event: &Event) -> EventRecord {
     }
 }
 
+/// Appends `event`'s JSON line to `out`: byte for byte what
+/// [`event_record`] and `usertrace_output::jsonl::write_record` write (the
+/// tests hold them to it), but written by hand from the event's own names
+/// and payload: no owned copy of either, and none of serde's generic
+/// machinery, which an event line per record pays for. Returns whether
+/// the payload could not be decoded (the line then has an `error`, as
+/// [`EventRecord::error`] would).
+pub fn write_event_line(event: &Event, out: &mut Vec<u8>) -> bool {
+    let e = event;
+    out.extend_from_slice(b"{\"type\":\"event\",\"time_ns\":");
+    push_u64(out, e.time_ns);
+    out.extend_from_slice(b",\"cpu\":");
+    push_u64(out, e.cpu.into());
+    out.extend_from_slice(b",\"pid\":");
+    push_u64(out, e.pid.into());
+    out.extend_from_slice(b",\"tid\":");
+    push_u64(out, e.tid.into());
+    out.extend_from_slice(b",\"comm\":");
+    push_str(out, &e.comm);
+    out.extend_from_slice(b",\"process\":");
+    push_str(out, &e.process);
+    if let Some(n) = e.namespaces.as_deref() {
+        let kinds = [("net", n.net), ("uts", n.uts), ("ipc", n.ipc), ("pid", n.pid), ("user", n.user), ("mnt", n.mnt), ("cgroup", n.cgroup)];
+        out.extend_from_slice(b",\"namespaces\":{");
+        for (i, (kind, inode)) in kinds.into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push_str(out, kind);
+            out.push(b':');
+            push_u64(out, inode);
+        }
+        out.push(b'}');
+    }
+    out.extend_from_slice(b",\"event\":");
+    push_str(out, e.name());
+    out.extend_from_slice(b",\"fields\":{");
+    let undecodable = match e.fields() {
+        Ok(fields) => {
+            for (i, (name, value)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                push_str(out, name);
+                out.push(b':');
+                push_value(out, value);
+            }
+            out.push(b'}');
+            false
+        }
+        // As event_record: an EventHeader payload that does not follow
+        // its own layout is kept whole, from its header on.
+        Err(error @ DecodeError::EventHeader { .. }) => {
+            let start = e.format.fields.first().map_or(0, |f| f.offset);
+            push_str(out, UNDECODABLE_FIELD);
+            out.push(b':');
+            push_value(out, &FieldValue::Bytes(e.raw.get(start..).unwrap_or_default()));
+            out.extend_from_slice(b"},\"error\":");
+            push_str(out, &error.to_string());
+            true
+        }
+        Err(error) => {
+            out.extend_from_slice(b"},\"error\":");
+            push_str(out, &error.to_string());
+            true
+        }
+    };
+    out.extend_from_slice(b"}\n");
+    undecodable
+}
+
+/// A field value as `jsonl::write_record` writes its [`Value`]: numbers
+/// as they are (floats as Rust's Display writes them), non-finite floats
+/// as the strings `NaN`, `inf`, `-inf`, bytes as a string of lowercase hex.
+fn push_value(out: &mut Vec<u8>, value: &FieldValue<'_>) {
+    use std::io::Write;
+    // Writes into a Vec cannot fail.
+    match value {
+        FieldValue::Unsigned(v) => push_u64(out, *v),
+        FieldValue::Signed(v) => {
+            if *v < 0 {
+                out.push(b'-');
+            }
+            push_u64(out, v.unsigned_abs());
+        }
+        FieldValue::Bool(v) => out.extend_from_slice(if *v { b"true" } else { b"false" }),
+        FieldValue::F32(v) if v.is_finite() => drop(write!(out, "{v}")),
+        FieldValue::F64(v) if v.is_finite() => drop(write!(out, "{v}")),
+        FieldValue::F32(v) => drop(write!(out, "\"{v}\"")),
+        FieldValue::F64(v) => drop(write!(out, "\"{v}\"")),
+        FieldValue::Str(s) => push_str(out, s),
+        FieldValue::Bytes(b) => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push(b'"');
+            for &x in *b {
+                out.extend_from_slice(&[HEX[usize::from(x >> 4)], HEX[usize::from(x & 15)]]);
+            }
+            out.push(b'"');
+        }
+    }
+}
+
+/// `v` in decimal.
+fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// `s` as a JSON string, escaped as every usertrace JSON line escapes
+/// (`usertrace_output::jsonl::LineFormatter`): `"` as `\"`, `\` as `\\`,
+/// newline, CR and tab as `\n`, `\r`, `\t`, other control characters
+/// below U+0020 as `\u00XX` in lowercase hex; nothing else.
+fn push_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut plain = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[plain..i]);
+        out.extend_from_slice(escape);
+        plain = i + 1;
+    }
+    out.extend_from_slice(&bytes[plain..]);
+    out.push(b'"');
+}
+
 fn value_of(value: FieldValue<'_>) -> Value {
     match value {
         FieldValue::Unsigned(v) => Value::Unsigned(v),
@@ -175,5 +319,18 @@ mod tests {
             record.fields,
             vec![(UNDECODABLE_FIELD.to_owned(), Value::Bytes(vec![7, 0, 0, 0, 0, 0, 0, 4, 5, 0, 1, 0, b'E', 0, b'n']))]
         );
+    }
+
+    #[test]
+    fn an_eventheader_line_straight_from_the_event_is_the_records_line() {
+        let mut undecodable = eventheader_event(&[]);
+        undecodable.raw = undecodable.raw[..8 + 8 + 4 + 3].into();
+        for (event, broken) in [(eventheader_event(&[42]), false), (activity_event(1, 5), false), (undecodable, true)] {
+            let mut want = Vec::new();
+            write_record(&Record::Event(event_record(&event)), &mut want);
+            let mut got = Vec::new();
+            assert_eq!(write_event_line(&event, &mut got), broken);
+            assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
+        }
     }
 }

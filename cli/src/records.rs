@@ -1,8 +1,9 @@
 //! What a live session yields, as the neutral records every output of
 //! `usertrace_output` takes.
 
-use usertrace_consumer::{DecodeError, Event, FieldValue, Output};
-use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
+use usertrace_consumer::{DecodeError, Event, Field, FieldValue, Output};
+use usertrace_output::jsonl::{write_json_line, EventLine, FieldRefs};
+use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
 
 /// The record for `output`; `None` for what is no part of a recording
 /// (a tracepoint being attached).
@@ -21,19 +22,26 @@ pub fn to_record(output: Output) -> Option<Record> {
 /// The one field of an undecodable EventHeader event: its payload's bytes.
 pub const UNDECODABLE_FIELD: &str = "raw";
 
-/// `event` with its fields decoded (or the reason they could not be).
-pub fn event_record(event: &Event) -> EventRecord {
-    let (fields, error) = match event.fields() {
-        Ok(fields) => (fields.into_iter().map(|(name, value)| (name.into_owned(), value_of(value))).collect(), None),
+/// `event`'s fields decoded (or the reason they could not be), borrowed
+/// from `decoded`, which is `event.fields()`.
+fn fields_of<'a>(event: &'a Event, decoded: &'a Result<Vec<Field<'a>>, DecodeError>) -> (Vec<(&'a str, ValueRef<'a>)>, Option<String>) {
+    match decoded {
+        Ok(fields) => (fields.iter().map(|(name, value)| (name.as_ref(), value_ref(value))).collect(), None),
         // An EventHeader payload carries its own layout: one that does not
         // follow it is kept whole, from its header on, for whoever reads it.
         Err(e @ DecodeError::EventHeader { .. }) => {
             let start = event.format.fields.first().map_or(0, |f| f.offset);
-            let payload = event.raw.get(start..).unwrap_or_default().to_vec();
-            (vec![(UNDECODABLE_FIELD.to_owned(), Value::Bytes(payload))], Some(e.to_string()))
+            let payload = event.raw.get(start..).unwrap_or_default();
+            (vec![(UNDECODABLE_FIELD, ValueRef::Bytes(payload))], Some(e.to_string()))
         }
         Err(e) => (Vec::new(), Some(e.to_string())),
-    };
+    }
+}
+
+/// `event` with its fields decoded (or the reason they could not be).
+pub fn event_record(event: &Event) -> EventRecord {
+    let decoded = event.fields();
+    let (fields, error) = fields_of(event, &decoded);
     EventRecord {
         time_ns: event.time_ns,
         cpu: event.cpu,
@@ -41,174 +49,51 @@ pub fn event_record(event: &Event) -> EventRecord {
         tid: event.tid,
         comm: event.comm.to_string(),
         process: event.process.to_string(),
-        namespaces: event.namespaces.as_deref().map(|ns| Namespaces {
-            net: ns.net,
-            uts: ns.uts,
-            ipc: ns.ipc,
-            pid: ns.pid,
-            user: ns.user,
-            mnt: ns.mnt,
-            cgroup: ns.cgroup,
-        }),
+        namespaces: event.namespaces.as_deref().map(namespaces),
         event: event.name().to_owned(),
-        fields,
+        fields: fields.into_iter().map(|(name, value)| (name.to_owned(), Value::from(value))).collect(),
         error,
     }
 }
 
-/// Appends `event`'s JSON line to `out`: byte for byte what
-/// [`event_record`] and `usertrace_output::jsonl::write_record` write (the
-/// tests hold them to it), but written by hand from the event's own names
-/// and payload: no owned copy of either, and none of serde's generic
-/// machinery, which an event line per record pays for. Returns whether
-/// the payload could not be decoded (the line then has an `error`, as
-/// [`EventRecord::error`] would).
+/// Appends `event`'s JSON line to `out`: the line [`event_record`] and
+/// `jsonl::write_record` give, written from the event itself with no owned
+/// copy of its names and values, which a line per event would pay for.
+/// Returns whether the payload could not be decoded (the line then has an
+/// `error`, as [`EventRecord::error`] would).
 pub fn write_event_line(event: &Event, out: &mut Vec<u8>) -> bool {
-    let e = event;
-    out.extend_from_slice(b"{\"type\":\"event\",\"time_ns\":");
-    push_u64(out, e.time_ns);
-    out.extend_from_slice(b",\"cpu\":");
-    push_u64(out, e.cpu.into());
-    out.extend_from_slice(b",\"pid\":");
-    push_u64(out, e.pid.into());
-    out.extend_from_slice(b",\"tid\":");
-    push_u64(out, e.tid.into());
-    out.extend_from_slice(b",\"comm\":");
-    push_str(out, &e.comm);
-    out.extend_from_slice(b",\"process\":");
-    push_str(out, &e.process);
-    if let Some(n) = e.namespaces.as_deref() {
-        let kinds = [("net", n.net), ("uts", n.uts), ("ipc", n.ipc), ("pid", n.pid), ("user", n.user), ("mnt", n.mnt), ("cgroup", n.cgroup)];
-        out.extend_from_slice(b",\"namespaces\":{");
-        for (i, (kind, inode)) in kinds.into_iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            push_str(out, kind);
-            out.push(b':');
-            push_u64(out, inode);
-        }
-        out.push(b'}');
-    }
-    out.extend_from_slice(b",\"event\":");
-    push_str(out, e.name());
-    out.extend_from_slice(b",\"fields\":{");
-    let undecodable = match e.fields() {
-        Ok(fields) => {
-            for (i, (name, value)) in fields.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                push_str(out, name);
-                out.push(b':');
-                push_value(out, value);
-            }
-            out.push(b'}');
-            false
-        }
-        // As event_record: an EventHeader payload that does not follow
-        // its own layout is kept whole, from its header on.
-        Err(error @ DecodeError::EventHeader { .. }) => {
-            let start = e.format.fields.first().map_or(0, |f| f.offset);
-            push_str(out, UNDECODABLE_FIELD);
-            out.push(b':');
-            push_value(out, &FieldValue::Bytes(e.raw.get(start..).unwrap_or_default()));
-            out.extend_from_slice(b"},\"error\":");
-            push_str(out, &error.to_string());
-            true
-        }
-        Err(error) => {
-            out.extend_from_slice(b"},\"error\":");
-            push_str(out, &error.to_string());
-            true
-        }
+    let decoded = event.fields();
+    let (fields, error) = fields_of(event, &decoded);
+    let namespaces = event.namespaces.as_deref().map(namespaces);
+    let line = EventLine {
+        time_ns: event.time_ns,
+        cpu: event.cpu,
+        pid: event.pid,
+        tid: event.tid,
+        comm: &event.comm,
+        process: &event.process,
+        namespaces: namespaces.as_ref(),
+        event: event.name(),
+        fields: FieldRefs(&fields),
+        error: error.as_deref(),
     };
-    out.extend_from_slice(b"}\n");
-    undecodable
+    write_json_line(&line, out);
+    error.is_some()
 }
 
-/// A field value as `jsonl::write_record` writes its [`Value`]: numbers
-/// as they are (floats as Rust's Display writes them), non-finite floats
-/// as the strings `NaN`, `inf`, `-inf`, bytes as a string of lowercase hex.
-fn push_value(out: &mut Vec<u8>, value: &FieldValue<'_>) {
-    use std::io::Write;
-    // Writes into a Vec cannot fail.
+fn namespaces(ns: &usertrace_consumer::Namespaces) -> Namespaces {
+    Namespaces { net: ns.net, uts: ns.uts, ipc: ns.ipc, pid: ns.pid, user: ns.user, mnt: ns.mnt, cgroup: ns.cgroup }
+}
+
+fn value_ref<'a>(value: &'a FieldValue<'a>) -> ValueRef<'a> {
     match value {
-        FieldValue::Unsigned(v) => push_u64(out, *v),
-        FieldValue::Signed(v) => {
-            if *v < 0 {
-                out.push(b'-');
-            }
-            push_u64(out, v.unsigned_abs());
-        }
-        FieldValue::Bool(v) => out.extend_from_slice(if *v { b"true" } else { b"false" }),
-        FieldValue::F32(v) if v.is_finite() => drop(write!(out, "{v}")),
-        FieldValue::F64(v) if v.is_finite() => drop(write!(out, "{v}")),
-        FieldValue::F32(v) => drop(write!(out, "\"{v}\"")),
-        FieldValue::F64(v) => drop(write!(out, "\"{v}\"")),
-        FieldValue::Str(s) => push_str(out, s),
-        FieldValue::Bytes(b) => {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push(b'"');
-            for &x in *b {
-                out.extend_from_slice(&[HEX[usize::from(x >> 4)], HEX[usize::from(x & 15)]]);
-            }
-            out.push(b'"');
-        }
-    }
-}
-
-/// `v` in decimal.
-fn push_u64(out: &mut Vec<u8>, mut v: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
-}
-
-/// `s` as a JSON string, escaped as every usertrace JSON line escapes
-/// (`usertrace_output::jsonl::LineFormatter`): `"` as `\"`, `\` as `\\`,
-/// newline, CR and tab as `\n`, `\r`, `\t`, other control characters
-/// below U+0020 as `\u00XX` in lowercase hex; nothing else.
-fn push_str(out: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'"');
-    let bytes = s.as_bytes();
-    let mut plain = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]],
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[plain..i]);
-        out.extend_from_slice(escape);
-        plain = i + 1;
-    }
-    out.extend_from_slice(&bytes[plain..]);
-    out.push(b'"');
-}
-
-fn value_of(value: FieldValue<'_>) -> Value {
-    match value {
-        FieldValue::Unsigned(v) => Value::Unsigned(v),
-        FieldValue::Signed(v) => Value::Signed(v),
-        FieldValue::Bool(v) => Value::Bool(v),
-        FieldValue::F32(v) => Value::F32(v),
-        FieldValue::F64(v) => Value::F64(v),
-        FieldValue::Str(s) => Value::Str(s.into_owned()),
-        FieldValue::Bytes(b) => Value::Bytes(b.to_vec()),
+        FieldValue::Unsigned(v) => ValueRef::Unsigned(*v),
+        FieldValue::Signed(v) => ValueRef::Signed(*v),
+        FieldValue::Bool(v) => ValueRef::Bool(*v),
+        FieldValue::F32(v) => ValueRef::F32(*v),
+        FieldValue::F64(v) => ValueRef::F64(*v),
+        FieldValue::Str(s) => ValueRef::Str(s),
+        FieldValue::Bytes(b) => ValueRef::Bytes(b),
     }
 }
 

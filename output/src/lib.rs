@@ -20,7 +20,7 @@ pub mod report;
 pub mod timeline;
 
 pub use atomic_file::{check_writable, AtomicFile, FileError};
-pub use record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
+pub use record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
 pub use report::Report;
 pub use timeline::Timeline;
 

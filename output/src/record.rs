@@ -99,6 +99,50 @@ pub enum Value {
     Bytes(Vec<u8>),
 }
 
+/// A field value borrowed from wherever it lives, as the JSON-lines writer
+/// takes it: a live recorder writes an event's line from its decoded
+/// payload this way, with no owned copy of its strings
+/// ([`jsonl::EventLine`](crate::jsonl::EventLine)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(missing_docs)] // each is its `Value` namesake, borrowed
+pub enum ValueRef<'a> {
+    Unsigned(u64),
+    Signed(i64),
+    Bool(bool),
+    F32(f32),
+    F64(f64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> From<&'a Value> for ValueRef<'a> {
+    fn from(value: &'a Value) -> Self {
+        match value {
+            Value::Unsigned(v) => ValueRef::Unsigned(*v),
+            Value::Signed(v) => ValueRef::Signed(*v),
+            Value::Bool(v) => ValueRef::Bool(*v),
+            Value::F32(v) => ValueRef::F32(*v),
+            Value::F64(v) => ValueRef::F64(*v),
+            Value::Str(s) => ValueRef::Str(s),
+            Value::Bytes(b) => ValueRef::Bytes(b),
+        }
+    }
+}
+
+impl From<ValueRef<'_>> for Value {
+    fn from(value: ValueRef<'_>) -> Self {
+        match value {
+            ValueRef::Unsigned(v) => Value::Unsigned(v),
+            ValueRef::Signed(v) => Value::Signed(v),
+            ValueRef::Bool(v) => Value::Bool(v),
+            ValueRef::F32(v) => Value::F32(v),
+            ValueRef::F64(v) => Value::F64(v),
+            ValueRef::Str(s) => Value::Str(s.to_owned()),
+            ValueRef::Bytes(b) => Value::Bytes(b.to_vec()),
+        }
+    }
+}
+
 impl Value {
     /// The value as a u64, if it is a non-negative integer.
     pub fn as_u64(&self) -> Option<u64> {
@@ -131,8 +175,17 @@ impl std::fmt::Display for Value {
             Value::F32(v) => write!(f, "{v}"),
             Value::F64(v) => write!(f, "{v}"),
             Value::Str(s) => f.write_str(s),
-            Value::Bytes(b) => b.iter().try_for_each(|x| write!(f, "{x:02x}")),
+            Value::Bytes(b) => Hex(b).fmt(f),
         }
+    }
+}
+
+/// Bytes as lowercase hex, as every output shows a bytes field.
+pub(crate) struct Hex<'a>(pub(crate) &'a [u8]);
+
+impl std::fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|x| write!(f, "{x:02x}"))
     }
 }
 

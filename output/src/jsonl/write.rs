@@ -8,12 +8,12 @@ use serde::Serialize;
 
 use super::format::write_json_line;
 use crate::atomic_file::{AtomicFile, FileError};
-use crate::record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
+use crate::record::{ClockRecord, EventRecord, ExitRecord, Hex, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
 
 /// Appends `record` as one JSON line to `out`.
 pub fn write_record(record: &Record, out: &mut Vec<u8>) {
     match record {
-        Record::Event(e) => write_json_line(&EventLine(e), out),
+        Record::Event(e) => write_json_line(&EventLine::of(e), out),
         Record::Process(p) => write_json_line(&ProcessLine::from(p), out),
         Record::Exit(x) => write_json_line(&ExitLine::from(x), out),
         Record::Lost(l) => write_json_line(&LostLine::from(l), out),
@@ -58,27 +58,73 @@ pub fn write_file(path: &Path, records: &[Record]) -> Result<(), FileError> {
     writer.into_inner().commit()
 }
 
-/// An event line: `type` first, then the fields in the order `record`
-/// has always printed them.
-struct EventLine<'a>(&'a EventRecord);
+/// An event line, its parts borrowed: `type` first, then the fields in the
+/// order `record` has always printed them.
+///
+/// [`write_record`] writes an [`EventRecord`] through it
+/// ([`EventLine::of`]); a caller holding an event of its own (the live
+/// recorder, with a decoded payload) fills one in directly and writes it
+/// with [`write_json_line`], so the line is the same with no owned record
+/// built first. `fields` is what serializes as the `fields` object:
+/// [`FieldRefs`], or the record's own fields.
+#[derive(Debug)]
+pub struct EventLine<'a, F> {
+    /// When it was emitted.
+    pub time_ns: u64,
+    /// The CPU it was emitted on.
+    pub cpu: u32,
+    /// The emitting process id.
+    pub pid: u32,
+    /// The emitting thread id.
+    pub tid: u32,
+    /// The thread's name.
+    pub comm: &'a str,
+    /// The process's name.
+    pub process: &'a str,
+    /// Its namespaces, where known.
+    pub namespaces: Option<&'a Namespaces>,
+    /// The event's name.
+    pub event: &'a str,
+    /// The fields, in declaration order.
+    pub fields: F,
+    /// Why the payload could not be decoded.
+    pub error: Option<&'a str>,
+}
 
-impl Serialize for EventLine<'_> {
+impl<'a> EventLine<'a, FieldsJson<'a>> {
+    /// The line of `e`.
+    pub fn of(e: &'a EventRecord) -> Self {
+        EventLine {
+            time_ns: e.time_ns,
+            cpu: e.cpu,
+            pid: e.pid,
+            tid: e.tid,
+            comm: &e.comm,
+            process: &e.process,
+            namespaces: e.namespaces.as_ref(),
+            event: &e.event,
+            fields: FieldsJson(&e.fields),
+            error: e.error.as_deref(),
+        }
+    }
+}
+
+impl<F: Serialize> Serialize for EventLine<'_, F> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let e = self.0;
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("type", "event")?;
-        map.serialize_entry("time_ns", &e.time_ns)?;
-        map.serialize_entry("cpu", &e.cpu)?;
-        map.serialize_entry("pid", &e.pid)?;
-        map.serialize_entry("tid", &e.tid)?;
-        map.serialize_entry("comm", &e.comm)?;
-        map.serialize_entry("process", &e.process)?;
-        if let Some(ns) = &e.namespaces {
+        map.serialize_entry("time_ns", &self.time_ns)?;
+        map.serialize_entry("cpu", &self.cpu)?;
+        map.serialize_entry("pid", &self.pid)?;
+        map.serialize_entry("tid", &self.tid)?;
+        map.serialize_entry("comm", self.comm)?;
+        map.serialize_entry("process", self.process)?;
+        if let Some(ns) = self.namespaces {
             map.serialize_entry("namespaces", &NamespacesJson(ns))?;
         }
-        map.serialize_entry("event", &e.event)?;
-        map.serialize_entry("fields", &FieldsJson(&e.fields))?;
-        if let Some(error) = &e.error {
+        map.serialize_entry("event", self.event)?;
+        map.serialize_entry("fields", &self.fields)?;
+        if let Some(error) = self.error {
             map.serialize_entry("error", error)?;
         }
         map.end()
@@ -100,28 +146,43 @@ impl Serialize for NamespacesJson<'_> {
 }
 
 /// The fields as one object, in declaration order.
-pub(crate) struct FieldsJson<'a>(pub(crate) &'a [(String, Value)]);
+#[derive(Debug)]
+pub struct FieldsJson<'a>(pub(crate) &'a [(String, Value)]);
 
 impl Serialize for FieldsJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(name, value)| (name, ValueJson(value))))
+        serializer.collect_map(self.0.iter().map(|(name, value)| (name, ValueJson(value.into()))))
+    }
+}
+
+/// Borrowed fields as one object, in declaration order: the `fields` of an
+/// [`EventLine`] written straight from a decoded payload.
+#[derive(Debug)]
+pub struct FieldRefs<'a>(pub &'a [(&'a str, ValueRef<'a>)]);
+
+impl Serialize for FieldRefs<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, value)| (name, ValueJson(*value))))
     }
 }
 
 /// A field value as the contract shows it.
-pub(crate) struct ValueJson<'a>(pub(crate) &'a Value);
+pub(crate) struct ValueJson<'a>(pub(crate) ValueRef<'a>);
 
 impl Serialize for ValueJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.0 {
-            Value::Unsigned(v) => serializer.serialize_u64(*v),
-            Value::Signed(v) => serializer.serialize_i64(*v),
-            Value::Bool(v) => serializer.serialize_bool(*v),
-            Value::F32(v) if v.is_finite() => serializer.serialize_f32(*v),
-            Value::F64(v) if v.is_finite() => serializer.serialize_f64(*v),
-            Value::Str(s) => serializer.serialize_str(s),
-            // Non-finite floats ("NaN", "inf", "-inf") and bytes (hex).
-            other => serializer.collect_str(other),
+            ValueRef::Unsigned(v) => serializer.serialize_u64(v),
+            ValueRef::Signed(v) => serializer.serialize_i64(v),
+            ValueRef::Bool(v) => serializer.serialize_bool(v),
+            ValueRef::F32(v) if v.is_finite() => serializer.serialize_f32(v),
+            ValueRef::F64(v) if v.is_finite() => serializer.serialize_f64(v),
+            ValueRef::Str(s) => serializer.serialize_str(s),
+            // Non-finite floats ("NaN", "inf", "-inf") and bytes (hex), as
+            // Value prints them.
+            ValueRef::F32(v) => serializer.collect_str(&v),
+            ValueRef::F64(v) => serializer.collect_str(&v),
+            ValueRef::Bytes(b) => serializer.collect_str(&Hex(b)),
         }
     }
 }

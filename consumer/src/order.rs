@@ -134,6 +134,10 @@ impl<T> Orderer<T> {
 /// Sorts `keys` (unique, by time then arrival) with a natural merge sort:
 /// the runs already in order are found, then merged pairwise through
 /// `scratch` until one is left. `runs` holds where each run ends.
+///
+/// Not `slice::sort`: it finds runs too, but takes a fresh buffer on every
+/// call, and fresh pages are what this queue is built to avoid;
+/// `sort_unstable` allocates nothing but does not use the runs.
 fn sort_keys(keys: &mut Vec<Key>, scratch: &mut Vec<Key>, runs: &mut Vec<usize>) {
     runs.clear();
     runs.extend((1..keys.len()).filter(|&i| keys[i] < keys[i - 1]));

@@ -54,13 +54,16 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
         Ok(exporter) => exporter,
         Err(code) => return code,
     };
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    // Counted by tracepoint id and named once: a name built per event
+    // would be an allocation per event. A name re-registered under a new
+    // id is summed under its name at the end.
+    let mut by_id: BTreeMap<u64, (String, u64)> = BTreeMap::new();
     let result = run(&args.run, "stat", |output| {
         match &output {
-            Output::Event(e) => *counts.entry(e.format.full_name()).or_default() += 1,
+            Output::Event(e) => by_id.entry(e.format.id).or_insert_with(|| (e.format.full_name(), 0)).1 += 1,
             // Attached events show with 0 even when nothing arrives.
             Output::Attached { format, .. } => {
-                counts.entry(format.full_name()).or_default();
+                by_id.entry(format.id).or_insert_with(|| (format.full_name(), 0));
             }
             Output::Lost { .. } | Output::Process { .. } | Output::Exit { .. } => {}
         }
@@ -74,6 +77,10 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for (name, count) in by_id.into_values() {
+        *counts.entry(name).or_default() += count;
+    }
     let exported = exporter.map(|e| e.finish(RECORD_GRACE));
     let stats = &summary.stats;
     let lost_cpus = stats.lost.iter().filter(|l| l.1 > 0);

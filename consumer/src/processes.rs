@@ -8,8 +8,9 @@
 //! is described once per exec, and only if it emitted an event: the rest of
 //! the system's processes cost nothing.
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A process's full name, as far as `/proc` still showed it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,9 +71,9 @@ pub fn container_id(cgroup: &str) -> Option<String> {
 #[derive(Debug, Default)]
 pub(crate) struct Descriptions {
     /// Read at an exec, waiting for the process's first event.
-    read_at_exec: HashMap<u32, ProcessInfo>,
+    read_at_exec: FxHashMap<u32, ProcessInfo>,
     /// Described since their last exec.
-    described: HashSet<u32>,
+    described: FxHashSet<u32>,
 }
 
 /// What the session should say about a process.

@@ -24,11 +24,12 @@
 //! against tracefs so tracepoints registered later are attached too.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::attach::{attach, perf_error, Attachment, Window};
 use super::decode::decode_each;
@@ -253,8 +254,8 @@ pub struct Session {
     systems: Vec<String>,
     rings: Vec<CpuRing>,
     attachments: Vec<Attachment>,
-    by_id: HashMap<u64, Arc<EventFormat>>,
-    attached_tracepoints: HashSet<u64>,
+    by_id: FxHashMap<u64, Arc<EventFormat>>,
+    attached_tracepoints: FxHashSet<u64>,
     threads: ThreadTable,
     namespaces: bool,
     orderer: Orderer<Pending>,
@@ -313,8 +314,8 @@ impl Session {
             systems,
             rings,
             attachments: Vec::new(),
-            by_id: HashMap::new(),
-            attached_tracepoints: HashSet::new(),
+            by_id: FxHashMap::default(),
+            attached_tracepoints: FxHashSet::default(),
             threads,
             namespaces,
             orderer: Orderer::new(),

@@ -17,8 +17,10 @@
 //! case loses a little: a thread that outlives its process's main thread,
 //! after that one called `pthread_exit`, is then named by its own comm.)
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::namespaces::Namespaces;
 
@@ -85,8 +87,8 @@ struct Name {
 /// The comm (and, when recorded, namespace) history of every thread seen.
 #[derive(Debug, Default)]
 pub struct ThreadTable {
-    names: HashMap<u32, History<Name>>,
-    namespaces: HashMap<u32, History<Arc<Namespaces>>>,
+    names: FxHashMap<u32, History<Name>>,
+    namespaces: FxHashMap<u32, History<Arc<Namespaces>>>,
     /// (exit time, tid), oldest first: EXIT records are applied in time
     /// order, so pushing keeps it sorted.
     exited: VecDeque<(u64, u32)>,

@@ -223,14 +223,19 @@ if want profile; then
   kill -STOP "$consumer"
   touch "$scratch/go"
   producers_done
-  perf record -q -e cpu-clock -F 4000 -p "$consumer" -o "$scratch/prof.data" 2>"$scratch/prof.err" &
+  # System-wide rather than attached to the recorder's pid: attaching to
+  # its pid (-p) found no process or wrote no data in some runs; the
+  # report names each sample's command.
+  perf record -q -a -e cpu-clock -F 4000 -o "$scratch/prof.data" 2>"$scratch/prof.err" &
   profiler=$!
-  sleep 1
+  # perf enables its events only after synthesizing /proc, seconds under TCG.
+  sleep 8
   kill -CONT "$consumer"
   wait "$consumer" || true
+  kill -INT "$profiler" 2>/dev/null || true
   wait "$profiler" || true
   echo "where usertrace $kind spends the drain of $flood events per CPU (cpu-clock samples):"
-  perf report -i "$scratch/prof.data" --stdio --no-children --sort dso,symbol 2>&1 | grep -v '^#' | grep -v '^$' | head -45 || true
+  perf report -i "$scratch/prof.data" --stdio --no-children --sort comm,dso,symbol 2>&1 | grep -v '^#' | grep -v '^$' | head -45 || true
   cat "$scratch/prof.err"
   rm -f "$scratch/ut.json" "$scratch/prof.data"
 fi

@@ -22,20 +22,30 @@ pub fn to_record(output: Output) -> Option<Record> {
 /// The one field of an undecodable EventHeader event: its payload's bytes.
 pub const UNDECODABLE_FIELD: &str = "raw";
 
-/// `event`'s fields decoded (or the reason they could not be), borrowed
-/// from `decoded`, which is `event.fields()`.
-fn fields_of<'a>(event: &'a Event, decoded: &'a Result<Vec<Field<'a>>, DecodeError>) -> (Vec<(&'a str, ValueRef<'a>)>, Option<String>) {
-    match decoded {
-        Ok(fields) => (fields.iter().map(|(name, value)| (name.as_ref(), value_ref(value))).collect(), None),
+/// `event`'s fields as its line and record hold them, borrowed from
+/// `decoded` (which is `event.fields()`), and why it could not be decoded.
+/// They are handed out one by one, so that writing a line needs no vector
+/// of them on top of the decoder's.
+fn fields_of<'a>(
+    event: &'a Event,
+    decoded: &'a Result<Vec<Field<'a>>, DecodeError>,
+) -> (impl Iterator<Item = (&'a str, ValueRef<'a>)> + Clone + 'a, Option<String>) {
+    let (fields, undecodable, error) = match decoded {
+        Ok(fields) => (fields.as_slice(), None, None),
         // An EventHeader payload carries its own layout: one that does not
         // follow it is kept whole, from its header on, for whoever reads it.
         Err(e @ DecodeError::EventHeader { .. }) => {
             let start = event.format.fields.first().map_or(0, |f| f.offset);
-            let payload = event.raw.get(start..).unwrap_or_default();
-            (vec![(UNDECODABLE_FIELD, ValueRef::Bytes(payload))], Some(e.to_string()))
+            (&[][..], Some(event.raw.get(start..).unwrap_or_default()), Some(e.to_string()))
         }
-        Err(e) => (Vec::new(), Some(e.to_string())),
-    }
+        Err(e) => (&[][..], None, Some(e.to_string())),
+    };
+    let raw = undecodable.map(|payload| (UNDECODABLE_FIELD, ValueRef::Bytes(payload)));
+    (fields.iter().map(field_ref).chain(raw), error)
+}
+
+fn field_ref<'a>((name, value): &'a Field<'a>) -> (&'a str, ValueRef<'a>) {
+    (name, value_ref(value))
 }
 
 /// `event` with its fields decoded (or the reason they could not be).
@@ -51,7 +61,7 @@ pub fn event_record(event: &Event) -> EventRecord {
         process: event.process.to_string(),
         namespaces: event.namespaces.as_deref().map(namespaces),
         event: event.name().to_owned(),
-        fields: fields.into_iter().map(|(name, value)| (name.to_owned(), Value::from(value))).collect(),
+        fields: fields.map(|(name, value)| (name.to_owned(), Value::from(value))).collect(),
         error,
     }
 }
@@ -74,7 +84,7 @@ pub fn write_event_line(event: &Event, out: &mut Vec<u8>) -> bool {
         process: &event.process,
         namespaces: namespaces.as_ref(),
         event: event.name(),
-        fields: FieldRefs(&fields),
+        fields: FieldRefs(fields),
         error: error.as_deref(),
     };
     write_json_line(&line, out);

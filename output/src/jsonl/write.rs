@@ -156,13 +156,15 @@ impl Serialize for FieldsJson<'_> {
 }
 
 /// Borrowed fields as one object, in declaration order: the `fields` of an
-/// [`EventLine`] written straight from a decoded payload.
+/// [`EventLine`] written straight from a decoded payload, handed out by an
+/// iterator (cloned to serialize, so it should be cheap to clone) so that
+/// no vector of them is built for one line.
 #[derive(Debug)]
-pub struct FieldRefs<'a>(pub &'a [(&'a str, ValueRef<'a>)]);
+pub struct FieldRefs<I>(pub I);
 
-impl Serialize for FieldRefs<'_> {
+impl<'a, I: Iterator<Item = (&'a str, ValueRef<'a>)> + Clone> Serialize for FieldRefs<I> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(name, value)| (name, ValueJson(*value))))
+        serializer.collect_map(self.0.clone().map(|(name, value)| (name, ValueJson(value))))
     }
 }
 

@@ -51,10 +51,11 @@ pub(super) fn event_name(e: &EventRecord) -> Option<String> {
 /// Schema span's own name (even when its stamps do not make it a span),
 /// else [`event_name`]; `None` for any other event.
 pub(super) fn timeline_name(e: &EventRecord) -> Option<String> {
-    let event = event_name(e)?;
+    let eventheader = text(e, EVENTHEADER_PROVIDER_FIELD).is_some() && text(e, EVENTHEADER_EVENT_FIELD).is_some();
     match text(e, NAME_FIELD) {
-        Some(name) if text(e, TYPE_NAME_FIELD) == Some(SPAN_TYPE_NAME) => Some(name.to_owned()),
-        _ => Some(event),
+        // Its own name, with no `<provider>:<event>` built and dropped.
+        Some(name) if eventheader && text(e, TYPE_NAME_FIELD) == Some(SPAN_TYPE_NAME) => Some(name.to_owned()),
+        _ => event_name(e),
     }
 }
 

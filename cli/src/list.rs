@@ -38,7 +38,11 @@ pub fn run(args: &ListArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let users = std::fs::read_to_string(tracefs.join("user_events_status")).map(|s| parse_status(&s)).unwrap_or_default();
+    // Lossy: 6.12 can print a freed event's name as garbage while the kernel
+    // deletes events, and that one line must not hide every other event's users.
+    let users = std::fs::read(tracefs.join("user_events_status"))
+        .map(|bytes| parse_status(&String::from_utf8_lossy(&bytes)))
+        .unwrap_or_default();
     let candidates = match scan(&tracefs, &USER_SYSTEMS) {
         Ok(c) => c,
         Err(e) => {

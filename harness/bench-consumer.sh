@@ -20,7 +20,8 @@
 #   bash harness/bench-consumer.sh [PART...]     (all but profile by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ut=target/release/usertrace
+# BENCH_USERTRACE: another build to compare, e.g. one from the commit before.
+ut=${BENCH_USERTRACE:-target/release/usertrace}
 emit=target/release/examples/ut_emit
 base=target/release/examples/ring_drain_baseline
 paced=target/release/examples/paced_emit

@@ -205,16 +205,10 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
     let mut last_progress = Instant::now();
     loop {
         let timeout = deadline.map_or(POLL, |d| d.saturating_duration_since(Instant::now()).min(POLL));
-        let outputs = match session.poll(timeout) {
-            Ok(o) => o,
-            Err(e) => {
-                eprintln!("usertrace {name}: {e}");
-                exit = ExitCode::from(1);
-                break;
-            }
-        };
-        for o in outputs {
-            report(o);
+        if let Err(e) = session.poll_each(timeout, &mut report) {
+            eprintln!("usertrace {name}: {e}");
+            exit = ExitCode::from(1);
+            break;
         }
         if let Some(c) = child.as_mut() {
             match c.try_wait() {
@@ -255,9 +249,7 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
             );
         }
     }
-    for o in session.flush() {
-        report(o);
-    }
+    session.flush_each(&mut report);
     Ok(Summary { stats: session.stats(), skipped: skipped.get(), duration: start.elapsed(), exit })
 }
 

@@ -393,6 +393,16 @@ impl Session {
     /// Waits up to `timeout` for data, reads every ring once, attaches
     /// tracepoints that appeared, and returns what is now safely in order.
     pub fn poll(&mut self, timeout: Duration) -> Result<Vec<Output>, Error> {
+        let mut out = Vec::new();
+        self.poll_each(timeout, |o| out.push(o))?;
+        Ok(out)
+    }
+
+    /// [`poll`](Self::poll), handing each output to `each` as it is
+    /// released rather than gathering them: a backlog drained in one round
+    /// then needs no vector as long as the backlog (100,000 events are about
+    /// 10 MB of it), which would be memory fresh from the kernel.
+    pub fn poll_each(&mut self, timeout: Duration, mut each: impl FnMut(Output)) -> Result<(), Error> {
         let mut fds: Vec<_> = self.rings.iter().flat_map(|r| [r.sideband.as_fd(), r.events.as_fd()]).collect();
         fds.extend(self.attach_requests.as_ref().map(|r| r.as_fd()));
         let wait = timeout.min(self.rescan_interval).as_millis().min(i32::MAX as u128) as i32;
@@ -403,32 +413,34 @@ impl Session {
             self.attach_new()?;
         }
         self.read_rings();
-        // A round releases at most what is queued, at most one output
-        // each (two for a process's first event): room for one each,
-        // reserved at once, so that a flood is not copied as it grows.
-        let mut out = Vec::with_capacity(self.orderer.len());
         let mut orderer = std::mem::take(&mut self.orderer);
-        orderer.end_round(&mut |time, p| self.release(time, p, &mut out));
+        orderer.end_round(&mut |time, p| self.release(time, p, &mut each));
         // Exits before the previous round's watermark: one round of grace
         // beyond what ordering needs, for nothing to be named `:TID`.
         if let Some(watermark) = self.forget_before.replace(orderer.released_through().unwrap_or(0)) {
             self.threads.forget_exited(watermark);
         }
         self.orderer = orderer;
-        Ok(out)
+        Ok(())
     }
 
     /// Reads what is left and releases everything, in order. Call once the
     /// producers are done (or on Ctrl-C); the session may still be polled.
     pub fn flush(&mut self) -> Vec<Output> {
+        let mut out = Vec::new();
+        self.flush_each(|o| out.push(o));
+        out
+    }
+
+    /// [`flush`](Self::flush), handing each output to `each` as it is
+    /// released (see [`poll_each`](Self::poll_each)).
+    pub fn flush_each(&mut self, mut each: impl FnMut(Output)) {
         self.read_rings();
         self.provoke_lost_records();
         self.read_rings();
-        let mut out = Vec::with_capacity(self.orderer.len());
         let mut orderer = std::mem::take(&mut self.orderer);
-        orderer.flush(&mut |time, p| self.release(time, p, &mut out));
+        orderer.flush(&mut |time, p| self.release(time, p, &mut each));
         self.orderer = orderer;
-        out
     }
 
     /// Counters since the session opened.
@@ -485,16 +497,16 @@ impl Session {
         }
     }
 
-    fn release(&mut self, time: u64, pending: Pending, out: &mut Vec<Output>) {
+    fn release(&mut self, time: u64, pending: Pending, out: &mut impl FnMut(Output)) {
         match pending {
             Pending::Sample { id, pid, tid, cpu, raw } => {
                 let Some(format) = self.by_id.get(&id) else { return };
                 let identity = self.threads.identity(pid, tid, time);
                 if let Describe::Process(info) = self.processes.event(pid, || ProcessInfo::read(Path::new("/proc"), pid)) {
-                    out.push(Output::Process { time_ns: time, pid, info });
+                    out(Output::Process { time_ns: time, pid, info });
                 }
                 self.events += 1;
-                out.push(Output::Event(Event {
+                out(Output::Event(Event {
                     time_ns: time,
                     cpu,
                     pid,
@@ -509,14 +521,14 @@ impl Session {
             Pending::Comm { pid, tid, comm, exec } => {
                 self.threads.comm(pid, tid, &comm, exec.is_some(), time);
                 if let Some(Describe::Process(info)) = exec.map(|info| self.processes.exec(pid, *info)) {
-                    out.push(Output::Process { time_ns: time, pid, info });
+                    out(Output::Process { time_ns: time, pid, info });
                 }
             }
             Pending::Fork { pid, tid, ptid } => self.threads.fork(pid, tid, ptid, time),
             Pending::Exit { tid } => {
                 if let Some(pid) = self.threads.pid_at(tid, time) {
                     if self.processes.is_described(pid) {
-                        out.push(Output::Exit { time_ns: time, pid, tid });
+                        out(Output::Exit { time_ns: time, pid, tid });
                     }
                     if pid == tid {
                         self.processes.exit(pid);
@@ -525,8 +537,8 @@ impl Session {
                 self.threads.exit(tid, time);
             }
             Pending::Namespaces { tid, namespaces } => self.threads.namespaces(tid, *namespaces, time),
-            Pending::Lost { cpu, count, sideband } => out.push(Output::Lost { cpu, time_ns: time, count, sideband }),
-            Pending::Attached { format, window } => out.push(Output::Attached { format, time_ns: time, window }),
+            Pending::Lost { cpu, count, sideband } => out(Output::Lost { cpu, time_ns: time, count, sideband }),
+            Pending::Attached { format, window } => out(Output::Attached { format, time_ns: time, window }),
         }
     }
 }

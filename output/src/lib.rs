@@ -11,7 +11,6 @@
 
 pub mod atomic_file;
 pub mod chrome;
-mod fast_hash;
 pub mod jsonl;
 pub mod otlp;
 pub mod perfetto;

@@ -29,7 +29,7 @@ use std::path::Path;
 use prost::Message;
 
 use crate::atomic_file::{write_atomically, FileError};
-use crate::fast_hash::FastMap;
+use rustc_hash::FxHashMap;
 use crate::record::Value;
 use crate::timeline::{Instant, LostMarker, Placement, Span, Timeline, LOST_TRACK};
 
@@ -77,9 +77,9 @@ pub fn encode(timeline: &Timeline) -> Vec<u8> {
 /// Track uuids: small sequential numbers, so they encode in a byte or two.
 #[derive(Default)]
 struct Tracks {
-    process: FastMap<u32, u64>,
-    thread: FastMap<u32, u64>,
-    lane: FastMap<(u32, u32), u64>,
+    process: FxHashMap<u32, u64>,
+    thread: FxHashMap<u32, u64>,
+    lane: FxHashMap<(u32, u32), u64>,
     lost: u64,
 }
 
@@ -165,8 +165,8 @@ enum What<'a> {
 /// Every track event, in time order; on each track, in nesting order.
 fn ordered_items<'a>(timeline: &'a Timeline, tracks: &Tracks) -> Vec<Item<'a>> {
     let mut items = Vec::with_capacity(timeline.spans.len() * 2 + timeline.instants.len() + timeline.lost.len());
-    let mut thread_spans: FastMap<u32, Vec<&Span>> = FastMap::default();
-    let mut thread_instants: FastMap<u32, Vec<&Instant>> = FastMap::default();
+    let mut thread_spans: FxHashMap<u32, Vec<&Span>> = FxHashMap::default();
+    let mut thread_instants: FxHashMap<u32, Vec<&Instant>> = FxHashMap::default();
     for span in &timeline.spans {
         match span.placement {
             Placement::Thread { .. } => thread_spans.entry(span.tid).or_default().push(span),
@@ -246,8 +246,8 @@ struct Encoder {
 /// Interned names: their iids, and those the current packet sends.
 #[derive(Default)]
 struct Names {
-    events: FastMap<String, u64>,
-    annotations: FastMap<String, u64>,
+    events: FxHashMap<String, u64>,
+    annotations: FxHashMap<String, u64>,
     /// Names first used by the event being written.
     new: InternedData,
 }

@@ -10,7 +10,7 @@ use super::{
     Instant, LostMarker, Placement, Process, Span, Thread, Timeline, SPAN_BEGIN, SPAN_DURATION_NS, SPAN_END, SPAN_START_NS,
     UNFINISHED,
 };
-use crate::fast_hash::FastMap;
+use rustc_hash::FxHashMap;
 use crate::record::{EventRecord, Record, Value};
 
 pub(super) fn build(records: &[Record]) -> Timeline {
@@ -105,9 +105,9 @@ struct ProcessInfo {
 struct Builder {
     processes: BTreeMap<u32, ProcessInfo>,
     threads: BTreeMap<u32, Thread>,
-    open: FastMap<(u32, u64), Open>,
+    open: FxHashMap<(u32, u64), Open>,
     /// Per thread, the keys of its open spans, innermost last.
-    stacks: FastMap<u32, Vec<(u32, u64)>>,
+    stacks: FxHashMap<u32, Vec<(u32, u64)>>,
     closed: Vec<Closed>,
     instants: Vec<Instant>,
     lost: Vec<LostMarker>,
@@ -329,7 +329,7 @@ fn place(mut closed: Vec<Closed>) -> Vec<Span> {
     // by construction, so a stack suffices.
     let mut by_begin: Vec<(u64, usize)> = closed.iter().enumerate().filter(|(_, c)| c.on_thread).map(|(i, c)| (c.begin_seq, i)).collect();
     by_begin.sort_unstable();
-    let mut stacks: FastMap<u32, Vec<u64>> = FastMap::default();
+    let mut stacks: FxHashMap<u32, Vec<u64>> = FxHashMap::default();
     for &(_, i) in &by_begin {
         let c = &mut closed[i];
         let stack = stacks.entry(c.span.tid).or_default();
@@ -347,7 +347,7 @@ fn place(mut closed: Vec<Closed>) -> Vec<Span> {
         .map(|(i, c)| (c.span.start_ns, Reverse(c.span.end_ns), c.begin_seq, i))
         .collect();
     by_start.sort_unstable();
-    let mut lanes: FastMap<u32, Vec<u64>> = FastMap::default();
+    let mut lanes: FxHashMap<u32, Vec<u64>> = FxHashMap::default();
     for &(.., i) in &by_start {
         let c = &mut closed[i];
         let ends = lanes.entry(c.span.pid).or_default();

@@ -26,6 +26,18 @@ fn listed_with_prefix(prefix: &str) -> Option<usize> {
     Some(text.lines().take_while(|l| !l.is_empty()).filter(|l| l.starts_with(prefix)).count())
 }
 
+/// [`listed_with_prefix`] read every 50 ms until `done` holds for a
+/// readable count, or 120 s pass; the last count read.
+fn listed_until(prefix: &str, done: impl Fn(usize) -> bool) -> Option<usize> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut count = listed_with_prefix(prefix);
+    while !count.is_some_and(&done) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        count = listed_with_prefix(prefix);
+    }
+    count
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
@@ -48,18 +60,14 @@ fn main() {
                     tp
                 })
                 .collect();
-            // Nothing is being deleted yet, so this listing is whole.
-            let registered = listed_with_prefix(&prefix).expect("user_events_status is text before any deletion");
+            // Earlier tests' events may still be being deleted, so even this
+            // listing can race a deletion: read until it is text.
+            let registered = listed_until(&prefix, |_| true);
             drop(tps);
             // The kernel deletes unreferenced events from a work queue.
-            let deadline = Instant::now() + Duration::from_secs(120);
-            let mut after = listed_with_prefix(&prefix);
-            while after != Some(0) && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(50));
-                after = listed_with_prefix(&prefix);
-            }
-            let after = after.map_or_else(|| "unreadable".to_owned(), |a| a.to_string());
-            println!("registered={registered} after={after}");
+            let after = listed_until(&prefix, |count| count == 0);
+            let shown = |c: Option<usize>| c.map_or_else(|| "unreadable".to_owned(), |c| c.to_string());
+            println!("registered={} after={}", shown(registered), shown(after));
         }
         _ => {
             eprintln!("usage: tp_child emit NAME VALUE | tp_child churn N");

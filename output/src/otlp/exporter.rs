@@ -58,7 +58,9 @@ impl ExporterSettings {
 pub struct ExportSummary {
     /// Events pushed.
     pub recorded_events: u64,
-    /// Events in batches the collector took.
+    /// Events in batches the collector took. A batch whose requests all
+    /// went to signals it does not take (only log records, to Jaeger)
+    /// counts here if the collector took any other request of the run.
     pub exported_events: u64,
     /// Events in batches dropped because the queue was full, or still
     /// queued when the grace period ran out.
@@ -218,18 +220,33 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
     let transport = Transport::new(settings.endpoint.clone());
     let mut mapper = BatchMapper::new(settings.resource.clone(), settings.clock);
     let mut summary = ExportSummary::default();
+    // Events of batches whose only requests went to signals the endpoint
+    // does not take (Jaeger's logs): delivered as far as they can be if
+    // the endpoint takes its other signal, which may be known only from a
+    // later batch; failed if it never takes anything (a wrong path). A
+    // batch's verdict must not depend on whether the timeline happened to
+    // carry its spans on to the next one.
+    let mut awaiting_verdict = 0;
     while let Some(batch) = next_batch(shared) {
         let Batch { records, events, .. } = batch;
         let otlp = mapper.map_batch(&records);
         drop(records);
-        if deliver(shared, &transport, &settings, &otlp, &mut summary) {
-            summary.exported_events += events;
+        match deliver(shared, &transport, &settings, &otlp, &mut summary) {
+            BatchDelivery::Delivered => summary.exported_events += events,
+            BatchDelivery::OnlyToSignalsNotTaken => awaiting_verdict += events,
+            BatchDelivery::Failed => {}
+        }
+        if summary.spans + summary.logs > 0 {
+            summary.exported_events += std::mem::take(&mut awaiting_verdict);
         }
         shared.lock().progress.clone_from(&summary);
     }
     // Spans still open at the end of the recording go out closed there.
     let rest = mapper.finish();
     deliver(shared, &transport, &settings, &rest, &mut summary);
+    if summary.spans + summary.logs > 0 {
+        summary.exported_events += awaiting_verdict;
+    }
     summary
 }
 
@@ -265,12 +282,23 @@ enum Delivery {
     Failed,
 }
 
+/// What became of one batch's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BatchDelivery {
+    /// Nothing failed, and the batch was empty or the endpoint took one
+    /// of its requests.
+    Delivered,
+    /// Nothing failed, but every request went to a signal the endpoint
+    /// does not take: no failure beside a signal it takes, but an
+    /// endpoint that takes neither (a wrong path, say) delivers nothing.
+    OnlyToSignalsNotTaken,
+    /// A request was refused, or its retries outlasted the grace period.
+    Failed,
+}
+
 /// Sends both requests of a batch, retrying each until it is taken,
-/// refused, or the grace period ends. Whether the batch is delivered: no
-/// request failed, and unless it was empty, the endpoint took one of them
-/// (a signal it does not take is no failure beside one it took, but an
-/// endpoint that takes neither, a wrong path say, delivers nothing).
-fn deliver(shared: &Shared, transport: &Transport, settings: &ExporterSettings, otlp: &Otlp, summary: &mut ExportSummary) -> bool {
+/// refused, or the grace period ends.
+fn deliver(shared: &Shared, transport: &Transport, settings: &ExporterSettings, otlp: &Otlp, summary: &mut ExportSummary) -> BatchDelivery {
     let endpoint = transport.endpoint();
     let traces = (otlp.span_count() > 0).then(|| send(shared, transport, settings, &endpoint.traces_url, &otlp.traces, summary));
     let logs = (otlp.log_count() > 0).then(|| send(shared, transport, settings, &endpoint.logs_url, &otlp.logs, summary));
@@ -280,9 +308,13 @@ fn deliver(shared: &Shared, transport: &Transport, settings: &ExporterSettings, 
     if logs == Some(Delivery::Sent) {
         summary.logs += otlp.log_count() as u64;
     }
-    let failed = traces == Some(Delivery::Failed) || logs == Some(Delivery::Failed);
-    let taken = traces == Some(Delivery::Sent) || logs == Some(Delivery::Sent) || (traces.is_none() && logs.is_none());
-    !failed && taken
+    if traces == Some(Delivery::Failed) || logs == Some(Delivery::Failed) {
+        BatchDelivery::Failed
+    } else if traces == Some(Delivery::Sent) || logs == Some(Delivery::Sent) || (traces.is_none() && logs.is_none()) {
+        BatchDelivery::Delivered
+    } else {
+        BatchDelivery::OnlyToSignalsNotTaken
+    }
 }
 
 fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url: &str, message: &impl prost::Message, summary: &mut ExportSummary) -> Delivery {

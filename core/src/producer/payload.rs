@@ -1,9 +1,14 @@
-//! Lays out one event as `iovec`s and writes it with a single `writev`.
+//! Lays out one event and writes it with a single `writev`.
 //!
-//! Nothing is copied or allocated: each `iovec` points at the caller's value,
-//! a stack-held `__rel_loc` word, or a static run of zeros. The layout is the
-//! kernel's: the 4-byte write index, every fixed-size field in declaration
-//! order, then the variable-length data of strings and byte slices.
+//! The layout is the kernel's: the 4-byte write index, every fixed-size
+//! field in declaration order, then the variable-length data of strings and
+//! byte slices. A small event (most are) is gathered into one buffer on the
+//! stack and written as one `iovec`: the kernel copies each `iovec` on its
+//! own, and in the guest six of them cost 1.25x one (bindings-java's
+//! BENCHMARKS.md), far more than copying a few dozen bytes here. A larger
+//! one is written where it lies, each `iovec` pointing at the caller's
+//! value, a stack-held `__rel_loc` word, or a static run of zeros, so that
+//! nothing is copied or allocated.
 
 use std::mem::MaybeUninit;
 use std::os::fd::RawFd;
@@ -17,6 +22,11 @@ use crate::Error;
 
 static ZEROS: [u8; MAX_CHAR_ARRAY_LEN] = [0; MAX_CHAR_ARRAY_LEN];
 
+/// The largest write (index included) gathered into one buffer. Past it,
+/// the copy would start to cost what the `iovec`s save, and the buffer is
+/// stack the caller did not ask for.
+const GATHER_MAX: usize = 256;
+
 /// Writes one event. `EBADF` (the last tracer detached after the caller saw
 /// the bit) is success: the event had nobody to go to.
 pub(crate) fn write_event(
@@ -26,13 +36,27 @@ pub(crate) fn write_event(
     fields: &[Field],
     values: &[Value<'_>],
 ) -> Result<(), Error> {
-    // The compiler zero-fills stack arrays even when they are left
-    // uninitialised, so the array is sized to the event: most have few fields.
-    match fields.len() {
-        0..=4 => write_with::<{ iovecs_for(4) }>(fd, write_index, event, fields, values),
-        5..=8 => write_with::<{ iovecs_for(8) }>(fd, write_index, event, fields, values),
-        9..=16 => write_with::<{ iovecs_for(16) }>(fd, write_index, event, fields, values),
-        _ => write_with::<{ iovecs_for(MAX_FIELDS) }>(fd, write_index, event, fields, values),
+    let payload_len = validate_values(event, fields, values)?;
+    debug_assert!(fields.len() <= MAX_FIELDS, "checked at registration");
+    let index_bytes = write_index.to_ne_bytes();
+    let mut locs = [0u32; MAX_FIELDS];
+    let written = if 4 + payload_len <= GATHER_MAX {
+        let mut buffer = GatherBuffer::<GATHER_MAX>::new();
+        lay_out(&mut buffer, &index_bytes, &mut locs, fields, values);
+        sys::writev(fd, &[buffer.as_iovec()])
+    } else {
+        // The compiler zero-fills stack arrays even when they are left
+        // uninitialised, so the array is sized to the event: most have few fields.
+        match fields.len() {
+            0..=4 => write_scattered::<{ iovecs_for(4) }>(fd, &index_bytes, &mut locs, fields, values),
+            5..=8 => write_scattered::<{ iovecs_for(8) }>(fd, &index_bytes, &mut locs, fields, values),
+            9..=16 => write_scattered::<{ iovecs_for(16) }>(fd, &index_bytes, &mut locs, fields, values),
+            _ => write_scattered::<{ iovecs_for(MAX_FIELDS) }>(fd, &index_bytes, &mut locs, fields, values),
+        }
+    };
+    match written {
+        Ok(_) | Err(Errno(libc::EBADF)) => Ok(()),
+        Err(errno) => Err(Error::Kernel { op: "write", event: event.to_owned(), errno }),
     }
 }
 
@@ -42,22 +66,18 @@ const fn iovecs_for(fields: usize) -> usize {
     1 + 4 * fields
 }
 
-fn write_with<const N: usize>(
+/// Writes checked `values` as `iovec`s pointing where they lie.
+fn write_scattered<const N: usize>(
     fd: RawFd,
-    write_index: u32,
-    event: &str,
+    index_bytes: &[u8; 4],
+    locs: &mut [u32; MAX_FIELDS],
     fields: &[Field],
     values: &[Value<'_>],
-) -> Result<(), Error> {
-    let index_bytes = write_index.to_ne_bytes();
-    let mut locs = [0u32; MAX_FIELDS];
+) -> Result<usize, Errno> {
     // Built in place: returning the iovecs by value would copy them.
     let mut iov = IovecArray::<N>::new();
-    lay_out(&mut iov, &index_bytes, &mut locs, event, fields, values)?;
-    match sys::writev(fd, iov.as_slice()) {
-        Ok(_) | Err(Errno(libc::EBADF)) => Ok(()),
-        Err(errno) => Err(Error::Kernel { op: "write", event: event.to_owned(), errno }),
-    }
+    lay_out(&mut iov, index_bytes, locs, fields, values);
+    sys::writev(fd, iov.as_slice())
 }
 
 /// Checks `values` against `fields` as every emit does; returns the
@@ -86,18 +106,20 @@ fn data_len(value: &Value<'_>) -> usize {
     }
 }
 
-/// Checks `values` against `fields` and builds the `iovec`s of one write.
-fn lay_out<'a, const N: usize>(
-    iov: &mut IovecArray<'a, N>,
+/// Where [`lay_out`] puts the pieces of one write, in order.
+trait Pieces<'a> {
+    fn push(&mut self, bytes: &'a [u8]);
+}
+
+/// Lays out `values`, already checked against `fields` by
+/// [`validate_values`], as the pieces of one write.
+fn lay_out<'a>(
+    pieces: &mut impl Pieces<'a>,
     index_bytes: &'a [u8; 4],
     locs: &'a mut [u32; MAX_FIELDS],
-    event: &str,
     fields: &[Field],
     values: &'a [Value<'a>],
-) -> Result<(), Error> {
-    validate_values(event, fields, values)?;
-    debug_assert!(fields.len() <= MAX_FIELDS, "checked at registration");
-
+) {
     let fixed_len: usize = fields.iter().map(|f| f.ty.fixed_size()).sum();
     let mut variable_len = 0usize;
     let mut fixed_end = 0usize;
@@ -114,32 +136,31 @@ fn lay_out<'a, const N: usize>(
     }
 
     let locs: &'a [u32; MAX_FIELDS] = locs;
-    iov.push_slice(index_bytes);
+    pieces.push(index_bytes);
     for (i, (field, value)) in fields.iter().zip(values).enumerate() {
         match (field.ty, value) {
-            (FieldType::Str | FieldType::Bytes, _) => iov.push_slice(as_bytes(&locs[i])),
+            (FieldType::Str | FieldType::Bytes, _) => pieces.push(as_bytes(&locs[i])),
             (FieldType::CharArray(n), Value::Str(s)) => {
-                iov.push_slice(s.as_bytes());
-                iov.push_slice(&ZEROS[..n as usize - s.len()]);
+                pieces.push(s.as_bytes());
+                pieces.push(&ZEROS[..n as usize - s.len()]);
             }
             (FieldType::CharArray(n), Value::Bytes(b)) => {
-                iov.push_slice(b);
-                iov.push_slice(&ZEROS[..n as usize - b.len()]);
+                pieces.push(b);
+                pieces.push(&ZEROS[..n as usize - b.len()]);
             }
-            (_, value) => iov.push_slice(scalar_bytes(value)),
+            (_, value) => pieces.push(scalar_bytes(value)),
         }
     }
     for (field, value) in fields.iter().zip(values) {
         match (field.ty, value) {
             (FieldType::Str, Value::Str(s)) => {
-                iov.push_slice(s.as_bytes());
-                iov.push_slice(&ZEROS[..1]);
+                pieces.push(s.as_bytes());
+                pieces.push(&ZEROS[..1]);
             }
-            (FieldType::Bytes, Value::Bytes(b)) => iov.push_slice(b),
+            (FieldType::Bytes, Value::Bytes(b)) => pieces.push(b),
             _ => {}
         }
     }
-    Ok(())
 }
 
 /// Checks that `value` suits `field`; returns its variable-length size.
@@ -231,7 +252,14 @@ impl<'a, const N: usize> IovecArray<'a, N> {
         IovecArray { entries: MaybeUninit::uninit(), len: 0, _borrows: std::marker::PhantomData }
     }
 
-    fn push_slice(&mut self, bytes: &'a [u8]) {
+    fn as_slice(&self) -> &[libc::iovec] {
+        // SAFETY: the first `len` entries were written by `push`.
+        unsafe { std::slice::from_raw_parts(self.entries.as_ptr().cast(), self.len) }
+    }
+}
+
+impl<'a, const N: usize> Pieces<'a> for IovecArray<'a, N> {
+    fn push(&mut self, bytes: &'a [u8]) {
         if bytes.is_empty() {
             return;
         }
@@ -241,10 +269,39 @@ impl<'a, const N: usize> IovecArray<'a, N> {
         unsafe { self.entries.as_mut_ptr().cast::<libc::iovec>().add(self.len).write(iov) };
         self.len += 1;
     }
+}
 
-    fn as_slice(&self) -> &[libc::iovec] {
-        // SAFETY: the first `len` entries were written by `push_slice`.
-        unsafe { std::slice::from_raw_parts(self.entries.as_ptr().cast(), self.len) }
+/// A fixed-capacity byte buffer on the stack that the pieces are copied
+/// into. Left uninitialised: zero-filling it would cost more than the copy.
+struct GatherBuffer<const N: usize> {
+    bytes: MaybeUninit<[u8; N]>,
+    len: usize,
+}
+
+impl<const N: usize> GatherBuffer<N> {
+    fn new() -> Self {
+        GatherBuffer { bytes: MaybeUninit::uninit(), len: 0 }
+    }
+
+    /// The gathered bytes as one `iovec`, valid while `self` is borrowed.
+    fn as_iovec(&self) -> libc::iovec {
+        libc::iovec { iov_base: self.bytes.as_ptr() as *mut _, iov_len: self.len }
+    }
+
+    #[cfg(test)]
+    fn as_slice(&self) -> &[u8] {
+        // SAFETY: the first `len` bytes were written by `push`.
+        unsafe { std::slice::from_raw_parts(self.bytes.as_ptr().cast(), self.len) }
+    }
+}
+
+impl<const N: usize> Pieces<'_> for GatherBuffer<N> {
+    fn push(&mut self, bytes: &[u8]) {
+        assert!(bytes.len() <= N - self.len, "gathered only when validate_values counted a write that fits");
+        // SAFETY: the bytes fit after the first `len` (checked above); a
+        // caller's slice cannot overlap this buffer, which nothing else borrows.
+        unsafe { self.bytes.as_mut_ptr().cast::<u8>().add(self.len).copy_from_nonoverlapping(bytes.as_ptr(), bytes.len()) };
+        self.len += bytes.len();
     }
 }
 
@@ -252,17 +309,38 @@ impl<'a, const N: usize> IovecArray<'a, N> {
 mod tests {
     use super::*;
 
+    /// The bytes of one write, as `write_event` would lay them out: both
+    /// ways where the write is small enough to gather, which must agree.
     fn encode(fields: &[Field], values: &[Value<'_>]) -> Result<Vec<u8>, Error> {
+        let payload_len = validate_values("ev", fields, values)?;
         let index = 7u32.to_ne_bytes();
         let mut locs = [0u32; MAX_FIELDS];
         let mut iov = IovecArray::<{ iovecs_for(MAX_FIELDS) }>::new();
-        lay_out(&mut iov, &index, &mut locs, "ev", fields, values)?;
-        let mut out = Vec::new();
+        lay_out(&mut iov, &index, &mut locs, fields, values);
+        let mut scattered = Vec::new();
         for v in iov.as_slice() {
             // SAFETY: each iovec points at a live slice borrowed by `iov`.
-            out.extend_from_slice(unsafe { std::slice::from_raw_parts(v.iov_base as *const u8, v.iov_len) });
+            scattered.extend_from_slice(unsafe { std::slice::from_raw_parts(v.iov_base as *const u8, v.iov_len) });
         }
-        Ok(out)
+        assert_eq!(scattered.len(), 4 + payload_len, "validate_values counts what is laid out");
+        if scattered.len() <= GATHER_MAX {
+            let mut locs = [0u32; MAX_FIELDS];
+            let mut buffer = GatherBuffer::<GATHER_MAX>::new();
+            lay_out(&mut buffer, &index, &mut locs, fields, values);
+            assert_eq!(buffer.as_slice(), &scattered[..], "gathered and scattered layouts agree");
+            assert_eq!(buffer.as_iovec().iov_len, scattered.len());
+        }
+        Ok(scattered)
+    }
+
+    #[test]
+    fn a_write_of_exactly_the_gathering_limit_is_gathered_whole() {
+        // A string whose write (index, loc word, data and NUL) is the limit.
+        let text = "x".repeat(GATHER_MAX - 4 - 4 - 1);
+        let bytes = encode(&[Field::new("s", FieldType::Str)], &[Value::Str(&text)]).unwrap();
+        assert_eq!(bytes.len(), GATHER_MAX);
+        assert_eq!(&bytes[8..GATHER_MAX - 1], text.as_bytes());
+        assert_eq!(bytes[GATHER_MAX - 1], 0);
     }
 
     #[test]

@@ -86,6 +86,35 @@ fn every_field_type_arrives_with_its_exact_value_under_our_command_name() {
     }
 }
 
+/// Small writes are gathered into one buffer, larger ones written in
+/// pieces where they lie (`payload.rs`, at 256 bytes): either way each
+/// event arrives whole, with its fields where they were declared.
+#[test]
+fn events_on_both_sides_of_the_gathering_limit_arrive_exactly() {
+    let name = unique_name("gather");
+    let fields = vec![Field::new("n", FieldType::U32), Field::new("s", FieldType::Str), Field::new("c", FieldType::CharArray(8))];
+    let tp = DynamicTracepoint::new(&name, fields, RegisterOptions::default()).unwrap();
+    tp.register().unwrap();
+    set_ftrace(&name, true);
+    clear_trace();
+    // The write is 4 + 4 + 4 + 8 bytes, then the string and its NUL: 235
+    // characters make 256.
+    let lengths: Vec<usize> = (230..=240).chain([0, 1000, 4000]).collect();
+    let texts: Vec<String> = lengths.iter().map(|&n| (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect()).collect();
+    for (n, text) in texts.iter().enumerate() {
+        tp.emit(&[Value::U32(n as u32), Value::Str(text), Value::Str("tail")]).unwrap();
+    }
+    set_ftrace(&name, false);
+
+    let lines = trace_lines(&name, &["n", "s", "c"]);
+    assert_eq!(lines.len(), texts.len(), "every event arrived");
+    for (n, (line, text)) in lines.iter().zip(&texts).enumerate() {
+        assert_eq!(line.fields["n"], n.to_string());
+        assert_eq!(line.fields["s"], *text, "the string of {} characters", text.len());
+        assert_eq!(line.fields["c"], "tail");
+    }
+}
+
 #[test]
 fn an_event_without_fields_arrives() {
     let name = unique_name("no_fields");

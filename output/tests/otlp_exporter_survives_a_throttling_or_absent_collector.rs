@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use prost::Message;
 use usertrace_output::otlp::proto::collector::logs::v1::ExportLogsServiceRequest;
 use usertrace_output::otlp::{Clock, Compression, Endpoint, Exporter, ExporterSettings, QueueLimits, ResourceSettings};
+use usertrace_output::timeline::{SPAN_DURATION_NS, SPAN_START_NS};
 use usertrace_output::{EventRecord, Record, Value};
 
 /// One request as the stub saw it.
@@ -230,7 +231,7 @@ fn an_endpoint_that_takes_neither_signal_delivers_nothing() {
 fn completed_span(n: u64) -> Record {
     let Record::Event(mut e) = event(n) else { unreachable!() };
     e.event = "job".into();
-    e.fields = vec![("span_start_ns".into(), Value::Unsigned(500 + n)), ("span_duration_ns".into(), Value::Unsigned(10))];
+    e.fields = vec![(SPAN_START_NS.into(), Value::Unsigned(500 + n)), (SPAN_DURATION_NS.into(), Value::Unsigned(10))];
     Record::Event(e)
 }
 

@@ -84,6 +84,17 @@ pub struct ExportSummary {
     pub last_error: Option<String>,
 }
 
+impl ExportSummary {
+    /// Counts `awaiting_verdict` as exported once the endpoint has taken a
+    /// request of the run; until then it stays awaiting (and, if the run
+    /// ends so, counts as failed).
+    fn settle(&mut self, awaiting_verdict: &mut u64) {
+        if self.spans + self.logs > 0 {
+            self.exported_events += std::mem::take(awaiting_verdict);
+        }
+    }
+}
+
 impl std::fmt::Display for ExportSummary {
     /// The stderr summary line.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -236,17 +247,13 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
             BatchDelivery::OnlyToSignalsNotTaken => awaiting_verdict += events,
             BatchDelivery::Failed => {}
         }
-        if summary.spans + summary.logs > 0 {
-            summary.exported_events += std::mem::take(&mut awaiting_verdict);
-        }
+        summary.settle(&mut awaiting_verdict);
         shared.lock().progress.clone_from(&summary);
     }
     // Spans still open at the end of the recording go out closed there.
     let rest = mapper.finish();
     deliver(shared, &transport, &settings, &rest, &mut summary);
-    if summary.spans + summary.logs > 0 {
-        summary.exported_events += awaiting_verdict;
-    }
+    summary.settle(&mut awaiting_verdict);
     summary
 }
 

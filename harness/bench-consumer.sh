@@ -28,6 +28,7 @@ paced=target/release/examples/paced_emit
 n=${BENCH_EVENTS:-200000}
 parts=" ${*:-text start drain sweep} "
 want() { [[ $parts == *" $1 "* ]]; }
+[ -x "$ut" ] || { echo "bench-consumer: $ut is missing: cargo build --release -p usertrace-cli --bin usertrace" >&2; exit 1; }
 if want drain || want sweep || want profile; then
   for b in "$base" "$paced"; do
     [ -x "$b" ] || { echo "bench-consumer: $b is missing: cargo build --release -p usertrace-consumer --example ring_drain_baseline --example paced_emit" >&2; exit 1; }

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use usertrace_consumer::Output;
+use usertrace_output::jsonl::NamespacesJsonCache;
 use usertrace_output::{check_writable, AtomicFile, Record, Report};
 
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
@@ -166,6 +167,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     let mut kept: Vec<Record> = Vec::new();
     let mut write_failed = None;
     let mut line = Vec::new();
+    let mut namespaces_json = NamespacesJsonCache::default();
     // A JSON-lines file is the archive: it starts with the wall clock, so
     // that `export` can date its events wherever and whenever it runs. (The
     // terminal's stream stays as it was: a reader there has the clock.)
@@ -182,7 +184,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     let direct = format == TraceFormat::Json && exporter.is_none() && !keep;
     let result = run(&args.run, "record", |output| {
         if let (true, Output::Event(event)) = (direct, &output) {
-            if write_event_line(event, &mut line) {
+            if write_event_line(event, &mut namespaces_json, &mut line) {
                 undecodable += 1;
             }
             write_lines(&mut line, gather, &mut sink, &mut write_failed);
@@ -335,7 +337,7 @@ mod tests {
         let mut out = Vec::new();
         write_record(&Record::Event(event_record(event)), &mut out);
         let mut direct = Vec::new();
-        let undecodable = write_event_line(event, &mut direct);
+        let undecodable = write_event_line(event, &mut NamespacesJsonCache::default(), &mut direct);
         assert_eq!(String::from_utf8_lossy(&direct), String::from_utf8_lossy(&out));
         assert_eq!(undecodable, event_record(event).error.is_some());
         String::from_utf8(out).unwrap()
@@ -382,6 +384,30 @@ mod tests {
             ),
             "{s}"
         );
+    }
+
+    /// One recorder writes every line through one cache of the last
+    /// namespaces object: a thread of another container in between, or one
+    /// with no namespaces, must still get its own, and the one before its
+    /// own again after it.
+    #[test]
+    fn json_lines_of_threads_in_turn_each_carry_their_own_namespaces() {
+        let a = Namespaces { net: 1, uts: 2, ipc: 3, pid: 4, user: 5, mnt: 6, cgroup: 7 };
+        let b = Namespaces { cgroup: 4026532000, ..a };
+        let mut kept = NamespacesJsonCache::default();
+        for (tid, namespaces) in [(11, Some(a)), (11, Some(a)), (12, Some(b)), (13, None), (11, Some(a)), (12, Some(b))] {
+            let e = Event { tid, namespaces: namespaces.map(Arc::new), ..event() };
+            let mut want = Vec::new();
+            write_record(&Record::Event(event_record(&e)), &mut want);
+            let mut got = Vec::new();
+            write_event_line(&e, &mut kept, &mut got);
+            assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want.clone()).unwrap());
+            let want = String::from_utf8(want).unwrap();
+            match namespaces {
+                Some(ns) => assert!(want.contains(&format!("\"namespaces\":{{\"net\":1,\"uts\":2,\"ipc\":3,\"pid\":4,\"user\":5,\"mnt\":6,\"cgroup\":{}}},", ns.cgroup)), "{want}"),
+                None => assert!(!want.contains("namespaces"), "{want}"),
+            }
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `usertrace_output` takes.
 
 use usertrace_consumer::{DecodeError, Event, Field, FieldValue, Output};
-use usertrace_output::jsonl::{write_json_line, EventLine, FieldRefs};
+use usertrace_output::jsonl::{write_json_line, EventLine, FieldRefs, NamespacesJsonCache};
 use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
 
 /// The record for `output`; `None` for what is no part of a recording
@@ -69,9 +69,10 @@ pub fn event_record(event: &Event) -> EventRecord {
 /// Appends `event`'s JSON line to `out`: the line [`event_record`] and
 /// `jsonl::write_record` give, written from the event itself with no owned
 /// copy of its names and values, which a line per event would pay for.
-/// Returns whether the payload could not be decoded (the line then has an
-/// `error`, as [`EventRecord::error`] would).
-pub fn write_event_line(event: &Event, out: &mut Vec<u8>) -> bool {
+/// `kept` holds the namespaces object of the line before, to copy when
+/// they are the same. Returns whether the payload could not be decoded (the
+/// line then has an `error`, as [`EventRecord::error`] would).
+pub fn write_event_line(event: &Event, kept: &mut NamespacesJsonCache, out: &mut Vec<u8>) -> bool {
     let decoded = event.fields();
     let (fields, error) = fields_of(event, &decoded);
     let namespaces = event.namespaces.as_deref().map(namespaces);
@@ -82,7 +83,7 @@ pub fn write_event_line(event: &Event, out: &mut Vec<u8>) -> bool {
         tid: event.tid,
         comm: &event.comm,
         process: &event.process,
-        namespaces: namespaces.as_ref(),
+        namespaces: namespaces.as_ref().map(|ns| kept.get(ns)),
         event: event.name(),
         fields: FieldRefs(fields),
         error: error.as_deref(),
@@ -224,7 +225,7 @@ mod tests {
             let mut want = Vec::new();
             write_record(&Record::Event(event_record(&event)), &mut want);
             let mut got = Vec::new();
-            assert_eq!(write_event_line(&event, &mut got), broken);
+            assert_eq!(write_event_line(&event, &mut NamespacesJsonCache::default(), &mut got), broken);
             assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
         }
     }

@@ -113,7 +113,7 @@ pub(crate) mod write;
 
 pub use format::{write_json_line, LineFormatter};
 pub use read::{read_file, ReadError, Reader};
-pub use write::{write_file, write_record, EventLine, FieldRefs, FieldsJson, JsonlWriter};
+pub use write::{write_file, write_record, EventLine, FieldRefs, FieldsJson, JsonlWriter, NamespacesJsonCache, NamespacesRef};
 
 #[cfg(test)]
 mod tests;

@@ -36,22 +36,22 @@ pub(crate) fn write_event(
     fields: &[Field],
     values: &[Value<'_>],
 ) -> Result<(), Error> {
-    let payload_len = validate_values(event, fields, values)?;
+    let len = validate_values(event, fields, values)?;
     debug_assert!(fields.len() <= MAX_FIELDS, "checked at registration");
     let index_bytes = write_index.to_ne_bytes();
     let mut locs = [0u32; MAX_FIELDS];
-    let written = if 4 + payload_len <= GATHER_MAX {
+    let written = if 4 + len.total() <= GATHER_MAX {
         let mut buffer = GatherBuffer::<GATHER_MAX>::new();
-        lay_out(&mut buffer, &index_bytes, &mut locs, fields, values);
+        lay_out(&mut buffer, &index_bytes, &mut locs, len.fixed, fields, values);
         sys::writev(fd, &[buffer.as_iovec()])
     } else {
         // The compiler zero-fills stack arrays even when they are left
         // uninitialised, so the array is sized to the event: most have few fields.
         match fields.len() {
-            0..=4 => write_scattered::<{ iovecs_for(4) }>(fd, &index_bytes, &mut locs, fields, values),
-            5..=8 => write_scattered::<{ iovecs_for(8) }>(fd, &index_bytes, &mut locs, fields, values),
-            9..=16 => write_scattered::<{ iovecs_for(16) }>(fd, &index_bytes, &mut locs, fields, values),
-            _ => write_scattered::<{ iovecs_for(MAX_FIELDS) }>(fd, &index_bytes, &mut locs, fields, values),
+            0..=4 => write_scattered::<{ iovecs_for(4) }>(fd, &index_bytes, &mut locs, len.fixed, fields, values),
+            5..=8 => write_scattered::<{ iovecs_for(8) }>(fd, &index_bytes, &mut locs, len.fixed, fields, values),
+            9..=16 => write_scattered::<{ iovecs_for(16) }>(fd, &index_bytes, &mut locs, len.fixed, fields, values),
+            _ => write_scattered::<{ iovecs_for(MAX_FIELDS) }>(fd, &index_bytes, &mut locs, len.fixed, fields, values),
         }
     };
     match written {
@@ -71,28 +71,46 @@ fn write_scattered<const N: usize>(
     fd: RawFd,
     index_bytes: &[u8; 4],
     locs: &mut [u32; MAX_FIELDS],
+    fixed_len: usize,
     fields: &[Field],
     values: &[Value<'_>],
 ) -> Result<usize, Errno> {
     // Built in place: returning the iovecs by value would copy them.
     let mut iov = IovecArray::<N>::new();
-    lay_out(&mut iov, index_bytes, locs, fields, values);
+    lay_out(&mut iov, index_bytes, locs, fixed_len, fields, values);
     sys::writev(fd, iov.as_slice())
+}
+
+/// The length of one event's payload, as its check counted it: the fixed
+/// part the `__rel_loc` offsets count across, and the data after it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PayloadLen {
+    /// Every field's fixed-size part: values, `char[N]`s and loc words.
+    pub(crate) fixed: usize,
+    /// The strings' and byte slices' data, NULs included.
+    pub(crate) variable: usize,
+}
+
+impl PayloadLen {
+    pub(crate) fn total(self) -> usize {
+        self.fixed + self.variable
+    }
 }
 
 /// Checks `values` against `fields` as every emit does; returns the
 /// payload's length. [`Definition::validate`](super::Definition::validate)
 /// is this check without the write.
-pub(crate) fn validate_values(event: &str, fields: &[Field], values: &[Value<'_>]) -> Result<usize, Error> {
+pub(crate) fn validate_values(event: &str, fields: &[Field], values: &[Value<'_>]) -> Result<PayloadLen, Error> {
     if values.len() != fields.len() {
         return Err(Error::ValueCount { event: event.to_owned(), expected: fields.len(), got: values.len() });
     }
-    let mut len = 0usize;
+    let mut len = PayloadLen { fixed: 0, variable: 0 };
     for (field, value) in fields.iter().zip(values) {
-        len += field.ty.fixed_size() + check_value(event, field, value)?;
+        len.fixed += field.ty.fixed_size();
+        len.variable += check_value(event, field, value)?;
     }
-    if len > MAX_PAYLOAD_LEN {
-        return Err(Error::PayloadTooLarge { event: event.to_owned(), len, max: MAX_PAYLOAD_LEN });
+    if len.total() > MAX_PAYLOAD_LEN {
+        return Err(Error::PayloadTooLarge { event: event.to_owned(), len: len.total(), max: MAX_PAYLOAD_LEN });
     }
     Ok(len)
 }
@@ -112,34 +130,33 @@ trait Pieces<'a> {
 }
 
 /// Lays out `values`, already checked against `fields` by
-/// [`validate_values`], as the pieces of one write.
+/// [`validate_values`] (which counted `fixed_len`), as the pieces of one
+/// write. Each variable field's loc word is written into its own slot of
+/// `locs`, which the pieces then borrow.
 fn lay_out<'a>(
     pieces: &mut impl Pieces<'a>,
     index_bytes: &'a [u8; 4],
     locs: &'a mut [u32; MAX_FIELDS],
+    fixed_len: usize,
     fields: &[Field],
     values: &'a [Value<'a>],
 ) {
-    let fixed_len: usize = fields.iter().map(|f| f.ty.fixed_size()).sum();
     let mut variable_len = 0usize;
     let mut fixed_end = 0usize;
-    for (i, (field, value)) in fields.iter().zip(values).enumerate() {
-        fixed_end += field.ty.fixed_size();
-        if matches!(field.ty, FieldType::Str | FieldType::Bytes) {
-            // A rel_loc offset counts from the end of the loc word itself.
-            let offset = fixed_len - fixed_end + variable_len;
-            let len = data_len(value);
-            variable_len += len;
-            // Both fit in u16: the payload was checked against 8184 bytes.
-            locs[i] = dyn_loc(offset as u16, len as u16);
-        }
-    }
-
-    let locs: &'a [u32; MAX_FIELDS] = locs;
     pieces.push(index_bytes);
-    for (i, (field, value)) in fields.iter().zip(values).enumerate() {
+    for ((field, value), slot) in fields.iter().zip(values).zip(locs.iter_mut()) {
+        fixed_end += field.ty.fixed_size();
         match (field.ty, value) {
-            (FieldType::Str | FieldType::Bytes, _) => pieces.push(as_bytes(&locs[i])),
+            (FieldType::Str | FieldType::Bytes, _) => {
+                // A rel_loc offset counts from the end of the loc word itself.
+                let offset = fixed_len - fixed_end + variable_len;
+                let len = data_len(value);
+                variable_len += len;
+                // Both fit in u16: the payload was checked against 8184 bytes.
+                *slot = dyn_loc(offset as u16, len as u16);
+                let slot: &'a u32 = slot;
+                pieces.push(as_bytes(slot));
+            }
             (FieldType::CharArray(n), Value::Str(s)) => {
                 pieces.push(s.as_bytes());
                 pieces.push(&ZEROS[..n as usize - s.len()]);
@@ -312,21 +329,21 @@ mod tests {
     /// The bytes of one write, as `write_event` would lay them out: both
     /// ways where the write is small enough to gather, which must agree.
     fn encode(fields: &[Field], values: &[Value<'_>]) -> Result<Vec<u8>, Error> {
-        let payload_len = validate_values("ev", fields, values)?;
+        let len = validate_values("ev", fields, values)?;
         let index = 7u32.to_ne_bytes();
         let mut locs = [0u32; MAX_FIELDS];
         let mut iov = IovecArray::<{ iovecs_for(MAX_FIELDS) }>::new();
-        lay_out(&mut iov, &index, &mut locs, fields, values);
+        lay_out(&mut iov, &index, &mut locs, len.fixed, fields, values);
         let mut scattered = Vec::new();
         for v in iov.as_slice() {
             // SAFETY: each iovec points at a live slice borrowed by `iov`.
             scattered.extend_from_slice(unsafe { std::slice::from_raw_parts(v.iov_base as *const u8, v.iov_len) });
         }
-        assert_eq!(scattered.len(), 4 + payload_len, "validate_values counts what is laid out");
+        assert_eq!(scattered.len(), 4 + len.total(), "validate_values counts what is laid out");
         if scattered.len() <= GATHER_MAX {
             let mut locs = [0u32; MAX_FIELDS];
             let mut buffer = GatherBuffer::<GATHER_MAX>::new();
-            lay_out(&mut buffer, &index, &mut locs, fields, values);
+            lay_out(&mut buffer, &index, &mut locs, len.fixed, fields, values);
             assert_eq!(buffer.as_slice(), &scattered[..], "gathered and scattered layouts agree");
             assert_eq!(buffer.as_iovec().iov_len, scattered.len());
         }

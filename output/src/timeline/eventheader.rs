@@ -44,18 +44,29 @@ fn arg<'a>(args: &'a [(String, Value)], name: &str) -> Option<&'a str> {
 /// `<provider>:<event>` for an EventHeader event, as Microsoft's decoders
 /// name it; `None` for any other event.
 pub(super) fn event_name(e: &EventRecord) -> Option<String> {
-    Some(format!("{}:{}", text(e, EVENTHEADER_PROVIDER_FIELD)?, text(e, EVENTHEADER_EVENT_FIELD)?))
+    provider_and_event(e).map(qualified)
+}
+
+/// An EventHeader event's provider and event names, from its fields.
+fn provider_and_event(e: &EventRecord) -> Option<(&str, &str)> {
+    Some((text(e, EVENTHEADER_PROVIDER_FIELD)?, text(e, EVENTHEADER_EVENT_FIELD)?))
+}
+
+/// `<provider>:<event>`, the one spelling of an EventHeader event's name.
+fn qualified((provider, event): (&str, &str)) -> String {
+    format!("{provider}:{event}")
 }
 
 /// The name an EventHeader event's slice or instant goes by: a Common
 /// Schema span's own name (even when its stamps do not make it a span),
 /// else [`event_name`]; `None` for any other event.
 pub(super) fn timeline_name(e: &EventRecord) -> Option<String> {
-    let eventheader = text(e, EVENTHEADER_PROVIDER_FIELD).is_some() && text(e, EVENTHEADER_EVENT_FIELD).is_some();
+    // Each field looked up once: this runs for every event of a timeline.
+    let names = provider_and_event(e)?;
     match text(e, NAME_FIELD) {
         // Its own name, with no `<provider>:<event>` built and dropped.
-        Some(name) if eventheader && text(e, TYPE_NAME_FIELD) == Some(SPAN_TYPE_NAME) => Some(name.to_owned()),
-        _ => event_name(e),
+        Some(name) if text(e, TYPE_NAME_FIELD) == Some(SPAN_TYPE_NAME) => Some(name.to_owned()),
+        _ => Some(qualified(names)),
     }
 }
 

@@ -1,6 +1,7 @@
 /* The C stage of the four-language demo (harness/demo).
  *
- * Reads requests (`ID PATH` lines) on stdin, handles each inside a span
+ * Says `ready` on stdout once it and the stages after it are set up, then
+ * reads requests (`ID PATH` lines) on stdin, handles each inside a span
  * demo_c_handle, asks the next stage (the command in its arguments: the
  * Python worker) through a pipe, and answers `ID RESULT` on stdout. See
  * examples/rust/src/bin/demo-front.rs for the whole chain.
@@ -56,6 +57,12 @@ int main(int argc, char **argv) {
     perror("service: cannot start the next stage");
     return 1;
   }
+  if (!fgets(reply, sizeof reply, from) || strcmp(reply, "ready\n") != 0) {
+    fprintf(stderr, "service: the next stage did not say it was ready\n");
+    return 1;
+  }
+  fputs(reply, stdout);
+  fflush(stdout);
   while (fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\n")] = 0;
     char *path = strchr(line, ' ');

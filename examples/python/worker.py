@@ -1,6 +1,7 @@
 """The Python stage of the four-language demo (``harness/demo``).
 
-Reads requests (``ID PATH`` lines) on stdin, works on each inside a span
+Says ``ready`` on stdout once it and the stages after it are set up, then
+reads requests (``ID PATH`` lines) on stdin, works on each inside a span
 ``demo_py_work``, asks the next stage (the command in its arguments, the
 Java lookup) and answers ``ID RESULT`` on stdout. See
 examples/rust/src/bin/demo-front.rs for the whole chain.
@@ -45,6 +46,10 @@ def main() -> int:
         sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", pass_fds=pass_fds
     )
     assert lookup.stdin is not None and lookup.stdout is not None
+    if lookup.stdout.readline() != "ready\n":
+        print("worker.py: the Java stage did not say it was ready", file=sys.stderr)
+        return 1
+    print("ready", flush=True)
     for line in sys.stdin:
         request_id_text, path = line.rstrip("\n").split(" ", 1)
         request_id = int(request_id_text)

@@ -6,6 +6,9 @@
 //!   demo-front (Rust) → service (C) → worker.py (Python) → Lookup (Java)
 //!
 //! A request is one line, `ID PATH`, and its reply one line, `ID RESULT`.
+//! Before the first, each stage says `ready` once it and the stages after it
+//! are set up, so that no request's span holds a program's start (under
+//! emulation, the JVM's alone takes tens of seconds).
 //! Each stage wraps its part in a span carrying the request id, so the
 //! timeline shows every request as nested spans across four processes.
 //!
@@ -54,9 +57,13 @@ fn main() -> ExitCode {
     };
     let mut to_next = child.stdin.take().expect("piped");
     let mut from_next = BufReader::new(child.stdout.take().expect("piped"));
+    let mut line = String::new();
+    if from_next.read_line(&mut line).is_err() || line != "ready\n" {
+        eprintln!("demo-front: the chain did not say it was ready");
+        return ExitCode::from(1);
+    }
     let _ = usertrace::emit!(events::started(requests, env!("CARGO_PKG_VERSION")));
 
-    let mut line = String::new();
     for id in 1..=u64::from(requests) {
         let path = PATHS[id as usize % PATHS.len()];
         let _span = usertrace::span!(events::request(id, path));

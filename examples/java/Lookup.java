@@ -90,7 +90,13 @@ public final class Lookup {
         if (wait == null || wait.isEmpty()) {
             return;
         }
-        long seconds = Long.parseLong(wait);
+        long seconds;
+        try {
+            seconds = Long.parseLong(wait);
+        } catch (NumberFormatException e) {
+            System.err.println("Lookup: USERTRACE_DEMO_JFR_WAIT is " + wait + ", not a number of seconds; not waiting");
+            return;
+        }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!flightRecordingRuns()) {
             if (System.nanoTime() > deadline) {

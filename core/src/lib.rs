@@ -56,4 +56,10 @@ pub mod __private {
     pub mod sys {
         pub use crate::sys::{open_read_write, register, unregister, writev};
     }
+    /// The check, layout and `writev` of one event, to any descriptor: for
+    /// a benchmark of what an emit does after the registration check,
+    /// which needs no kernel when it writes to /dev/null. See [`abi`].
+    pub mod payload {
+        pub use crate::producer::payload::write_event;
+    }
 }

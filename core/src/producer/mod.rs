@@ -8,7 +8,7 @@ mod external;
 mod field;
 mod in_flight;
 pub(crate) mod macros;
-mod payload;
+pub(crate) mod payload;
 mod provider;
 mod registration;
 pub mod span;

@@ -29,7 +29,7 @@ const GATHER_MAX: usize = 256;
 
 /// Writes one event. `EBADF` (the last tracer detached after the caller saw
 /// the bit) is success: the event had nobody to go to.
-pub(crate) fn write_event(
+pub fn write_event(
     fd: RawFd,
     write_index: u32,
     event: &str,

@@ -231,7 +231,7 @@ const SHORT_STRING: usize = 32;
 
 fn contains_nul(bytes: &[u8]) -> bool {
     if bytes.len() < SHORT_STRING {
-        return bytes.iter().any(|&b| b == 0);
+        return bytes.contains(&0);
     }
     // SAFETY: memchr reads exactly `bytes.len()` bytes from a valid slice.
     !unsafe { libc::memchr(bytes.as_ptr().cast(), 0, bytes.len()) }.is_null()

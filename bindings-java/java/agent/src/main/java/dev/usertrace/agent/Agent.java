@@ -6,6 +6,7 @@ import dev.usertrace.Usertrace;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import jdk.jfr.consumer.RecordedThread;
 
@@ -93,7 +94,11 @@ public final class Agent {
             Logger.getLogger("").addHandler(new JulHandler(tp));
         }
         if (!sources.isEmpty()) {
-            new JfrBridge(sources, clock, o.pollMillis(), o.verbose()).start();
+            JfrBridge bridge = new JfrBridge(sources, clock, o.pollMillis(), o.verbose());
+            bridge.start();
+            if (o.startWaitSeconds() > 0) {
+                awaitJfr(bridge, o.startWaitSeconds());
+            }
         }
         Tracepoint first = all.isEmpty() ? null : all.get(0);
         if (first != null && first.registrationError() != null) {
@@ -104,6 +109,18 @@ public final class Agent {
                 names.add(tp.name());
             }
             System.err.println("usertrace agent: registered " + names);
+        }
+    }
+
+    /** Holds main (option startwait) until the stream a tracer started delivers, or says why not. */
+    private static void awaitJfr(JfrBridge bridge, long seconds) {
+        try {
+            if (!bridge.awaitDelivery(TimeUnit.SECONDS.toMillis(seconds))) {
+                System.err.println("usertrace agent: JFR did not deliver within startwait=" + seconds
+                        + " s; main starts, and collections before JFR runs are not forwarded");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

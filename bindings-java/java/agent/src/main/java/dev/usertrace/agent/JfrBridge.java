@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import jdk.jfr.consumer.RecordedClass;
 import jdk.jfr.consumer.RecordedEvent;
@@ -183,6 +184,27 @@ final class JfrBridge implements Runnable {
         } catch (RuntimeException | Error e) {
             System.err.println("usertrace agent: cannot start a JFR RecordingStream: " + e);
         }
+    }
+
+    /**
+     * Waits up to {@code millis} for the stream to hand JFR's events over
+     * once (its first flush): JFR then records, and a collection from now
+     * on is forwarded. False if it did not in time; true at once if no
+     * stream runs (no tracer enabled a JFR source: there is nothing to wait for).
+     */
+    boolean awaitDelivery(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (streaming() && !delivering) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    private synchronized boolean streaming() {
+        return stream != null;
     }
 
     synchronized void close() {

@@ -13,19 +13,23 @@ import java.util.Locale;
  *   exceptions=true     jdk.JavaExceptionThrow   -> PROVIDER_exception
  *   jul=true            java.util.logging records -> PROVIDER_log
  *   poll=200            ms between checks of which tracepoints a tracer enabled
+ *   startwait=0         when a tracer already listens as the JVM starts, hold main for at most
+ *                       this many s until JFR delivers, so that collections from main's first
+ *                       line on are forwarded (JFR starts in well under a second on hardware,
+ *                       in 10 to 40 s under emulation); 0: main never waits
  *   verbose=false       say on stderr what the agent does
  * </pre>
  */
 record Options(String provider, boolean gc, boolean gcPause, boolean safepoints, boolean exceptions, boolean jul,
-        long pollMillis, boolean verbose) {
+        long pollMillis, long startWaitSeconds, boolean verbose) {
 
     static final String USAGE = "usertrace agent options (comma-separated): provider=jvm, gc=true, gcpause=true, "
-            + "safepoints=false, exceptions=true, jul=true, poll=200 (ms), verbose=false";
+            + "safepoints=false, exceptions=true, jul=true, poll=200 (ms), startwait=0 (s), verbose=false";
 
     static Options parse(String args) {
         String provider = "jvm";
         boolean gc = true, gcPause = true, safepoints = false, exceptions = true, jul = true, verbose = false;
-        long poll = 200;
+        long poll = 200, startWait = 0;
         if (args != null && !args.isBlank()) {
             for (String part : args.split(",")) {
                 String p = part.trim();
@@ -44,21 +48,30 @@ record Options(String provider, boolean gc, boolean gcPause, boolean safepoints,
                     case "jul": jul = bool(key, value); break;
                     case "verbose": verbose = bool(key, value); break;
                     case "poll":
-                        try {
-                            poll = Long.parseLong(value);
-                        } catch (NumberFormatException e) {
-                            throw new IllegalArgumentException("usertrace agent: poll=" + value + " is not a number of ms");
-                        }
-                        if (poll < 1) {
-                            throw new IllegalArgumentException("usertrace agent: poll must be at least 1 ms");
-                        }
+                        poll = number(key, value, "ms", 1);
+                        break;
+                    case "startwait":
+                        startWait = number(key, value, "s", 0);
                         break;
                     default:
                         throw new IllegalArgumentException("usertrace agent: unknown option '" + key + "'. " + USAGE);
                 }
             }
         }
-        return new Options(provider, gc, gcPause, safepoints, exceptions, jul, poll, verbose);
+        return new Options(provider, gc, gcPause, safepoints, exceptions, jul, poll, startWait, verbose);
+    }
+
+    private static long number(String key, String value, String unit, long least) {
+        long n;
+        try {
+            n = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("usertrace agent: " + key + "=" + value + " is not a number of " + unit);
+        }
+        if (n < least) {
+            throw new IllegalArgumentException("usertrace agent: " + key + " must be at least " + least + " " + unit);
+        }
+        return n;
     }
 
     private static boolean bool(String key, String value) {

@@ -39,15 +39,35 @@ class AgentReportsGcPausesAsCompletedSpansIT {
 
     @Test
     void a_gc_pause_span_lies_between_the_marks_around_system_gc() throws Exception {
+        // GcApp waits for the agent's JFR stream itself, then runs its rounds.
+        assertPausesBetweenMarks(ROUNDS, "gc=false,exceptions=false,jul=false,poll=50,verbose=true");
+    }
+
+    @Test
+    void with_startwait_a_collection_on_mains_first_line_is_reported() throws Exception {
+        // GcApp collects before it waits for anything: only the agent's
+        // startwait, holding main until JFR delivers, gets that pause recorded
+        // (under emulation JFR starts seconds after the JVM).
+        assertPausesBetweenMarks(1, "gc=false,exceptions=false,jul=false,poll=50,verbose=true,startwait=120", "at-start");
+    }
+
+    /**
+     * Records {@code GcApp rounds appArgs...} under the agent with
+     * {@code options}: the marks arrive exactly, in order, from the app's
+     * process, and at least one {@code jvm_gc_pause} of a System.gc() lies
+     * between a round's marks.
+     */
+    static void assertPausesBetweenMarks(int rounds, String options, String... appArgs) throws Exception {
         String cli = System.getProperty("usertrace.cli");
         assertTrue(cli != null && Files.isExecutable(Path.of(cli)), "set -Dusertrace.cli; got " + cli);
         Path out = Files.createTempFile("usertrace-agent-gc", ".json");
         try {
             List<String> cmd = new ArrayList<>(List.of(cli, "record", "--format", "json", "-e", "jvm_gc_pause,gcapp_*",
                     "-o", out.toString(), "--", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-javaagent:" + AgentRun.agentJar() + "=gc=false,exceptions=false,jul=false,poll=50,verbose=true",
+                    "-javaagent:" + AgentRun.agentJar() + "=" + options,
                     "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"), "-cp", System.getProperty("java.class.path"),
-                    GcApp.class.getName(), String.valueOf(ROUNDS)));
+                    GcApp.class.getName(), String.valueOf(rounds)));
+            cmd.addAll(List.of(appArgs));
             Process rec = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String console = new String(rec.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(rec.waitFor(300, TimeUnit.SECONDS), "usertrace record did not finish: " + console);
@@ -62,7 +82,7 @@ class AgentReportsGcPausesAsCompletedSpansIT {
             // The marks, exactly and in order, from the app's process.
             List<String> seen = new ArrayList<>();
             List<String> expected = new ArrayList<>();
-            for (int round = 1; round <= ROUNDS; round++) {
+            for (int round = 1; round <= rounds; round++) {
                 expected.add(round + " \"before\"");
                 expected.add(round + " \"after\"");
             }
@@ -85,7 +105,7 @@ class AgentReportsGcPausesAsCompletedSpansIT {
                 long duration = number(p, "span_duration_ns");
                 // Reported after the fact: the record is written after the pause ended.
                 assertTrue(start + duration <= number(p, "time_ns"), "a pause reported before it ended: " + p);
-                for (int round = 0; round < ROUNDS; round++) {
+                for (int round = 0; round < rounds; round++) {
                     long before = number(marks.get(2 * round), "time_ns");
                     long after = number(marks.get(2 * round + 1), "time_ns");
                     if (start >= before && start <= after) {

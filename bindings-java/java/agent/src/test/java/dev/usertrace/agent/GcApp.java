@@ -15,12 +15,24 @@ import jdk.jfr.consumer.RecordingStream;
  * Run under the agent and {@code usertrace record}: marks each System.gc()
  * with {@code gcapp_mark(round, phase)} events before and after it, once
  * the recorder listens and the agent's JFR stream runs.
+ *
+ * <p>{@code GcApp 1 at-start}: one round on main's first lines, waiting for
+ * nothing (the agent's {@code startwait} option is what should make it
+ * count), then only for JFR to hand the collection over before exiting.
  */
 public final class GcApp {
     public static void main(String[] args) throws Exception {
         int rounds = Integer.parseInt(args[0]);
+        boolean atStart = args.length > 1 && args[1].equals("at-start");
         try (Provider p = new Provider("gcapp")) {
             Tracepoint mark = p.tracepoint("mark", Field.u32("round"), Field.string("phase"));
+            if (atStart) {
+                for (int round = 1; round <= rounds; round++) {
+                    mark.emit(round, "before");
+                    System.gc();
+                    mark.emit(round, "after");
+                }
+            }
             // Starting JFR took the agent 40 s once, in a guest on a busy host.
             await(120, "the recorder and the agent's JFR stream", () -> mark.isEnabled() && jfrRunning());
             // JFR hands events to a stream about once a second, later under
@@ -41,13 +53,15 @@ public final class GcApp {
                 own.onFlush(flushes::incrementAndGet);
                 own.startAsync();
                 await(60, "JFR to deliver", () -> flushes.get() > 0);
-                for (int round = 1; round <= rounds; round++) {
-                    mark.emit(round, "before");
-                    System.gc();
-                    mark.emit(round, "after");
-                    Thread.sleep(500);
+                if (!atStart) {
+                    for (int round = 1; round <= rounds; round++) {
+                        mark.emit(round, "before");
+                        System.gc();
+                        mark.emit(round, "after");
+                        Thread.sleep(500);
+                    }
+                    await(60, rounds + " System.gc() collections from JFR", () -> systemGcs.get() >= rounds);
                 }
-                await(60, rounds + " System.gc() collections from JFR", () -> systemGcs.get() >= rounds);
                 // Two more flushes: the agent's stream had the same chunks to read.
                 int seen = flushes.get();
                 await(60, "two more JFR flushes", () -> flushes.get() >= seen + 2);

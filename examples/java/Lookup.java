@@ -12,10 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import jdk.jfr.FlightRecorder;
-import jdk.jfr.Recording;
-import jdk.jfr.RecordingState;
 
 /**
  * The Java stage of the four-language demo (harness/demo), the last one.
@@ -24,7 +20,9 @@ import jdk.jfr.RecordingState;
  * ({@code ID PATH} lines) on stdin, looks each up inside a span
  * {@code demo_java_lookup}, and answers {@code ID RESULT} on stdout.
  * Run it with the agent, so the JVM's own GC pauses join the timeline as
- * spans too. See examples/rust/src/bin/demo-front.rs for the whole chain.
+ * spans too (harness/demo gives it {@code startwait}, so that JFR records
+ * from main's first line). See examples/rust/src/bin/demo-front.rs for the
+ * whole chain.
  */
 public final class Lookup {
     public static void main(String[] args) throws IOException {
@@ -35,9 +33,6 @@ public final class Lookup {
         try (Provider demo = new Provider("demo_java")) {
             SpanTracepoint lookup = demo.span("lookup", Field.u64("request_id"), Field.string("path"));
             Tracepoint found = demo.tracepoint("found", Field.u64("request_id"), Field.i32("hits"), Field.f64("score"));
-            if (lookup.isEnabled()) {
-                awaitFlightRecording();
-            }
             out.println("ready");
             String line;
             while ((line = in.readLine()) != null) {
@@ -72,56 +67,5 @@ public final class Lookup {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /**
-     * Waits until the agent's JFR recording runs, for at most the seconds in
-     * {@code USERTRACE_DEMO_JFR_WAIT} (harness/demo sets it; unset, no
-     * wait). The agent starts JFR from a thread of its own, so that no
-     * application waits for it. On hardware that takes well under a second;
-     * under emulation it took 10 to 40 s, and the demo's requests, with
-     * their collections, were over by then. A service would not wait; the
-     * demo does, so that its GC pauses are in the timeline. Only the demo
-     * asks: a recording of {@code demo_*} alone enables none of the agent's
-     * tracepoints, and its JFR never starts.
-     */
-    private static void awaitFlightRecording() {
-        String wait = System.getenv("USERTRACE_DEMO_JFR_WAIT");
-        if (wait == null || wait.isEmpty()) {
-            return;
-        }
-        long seconds;
-        try {
-            seconds = Long.parseLong(wait);
-        } catch (NumberFormatException e) {
-            System.err.println("Lookup: USERTRACE_DEMO_JFR_WAIT is " + wait + ", not a number of seconds; not waiting");
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!flightRecordingRuns()) {
-            if (System.nanoTime() > deadline) {
-                System.err.println("Lookup: no JFR recording ran within " + seconds
-                        + " s (is the agent loaded?); going on without GC pauses");
-                return;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    private static boolean flightRecordingRuns() {
-        if (!FlightRecorder.isInitialized()) {
-            return false;
-        }
-        for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
-            if (r.getState() == RecordingState.RUNNING) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -9,6 +9,10 @@
 
 // Unsafe is opt-in per module: `#[unsafe(no_mangle)]` exports, and handles.
 #![deny(unsafe_code)]
+// The crate's API is its exports; its Rust docs are for maintainers, who
+// read them with `cargo doc --document-private-items`, where these links
+// to private modules resolve.
+#![allow(rustdoc::private_intra_doc_links)]
 
 mod baseline;
 mod boundary;

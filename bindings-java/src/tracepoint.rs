@@ -34,11 +34,11 @@ pub(crate) unsafe fn tracepoint<'a>(handle: jlong) -> &'a DynamicTracepoint {
 /// core adds the span convention's fields; Java passes only the event's own.
 mod tracepoint_kind {
     pub(super) const EVENT: i32 = 0;
-    /// `span_begin`, then the fields: [`Definition::span_begin`].
+    /// `span_begin`, then the fields: [`usertrace::Definition::span_begin`].
     pub(super) const SPAN_BEGIN: i32 = 1;
-    /// The provider's `span_end` event; `event` and fields are ignored: [`Definition::span_end`].
+    /// The provider's `span_end` event; `event` and fields are ignored: [`usertrace::Definition::span_end`].
     pub(super) const SPAN_END: i32 = 2;
-    /// `span_start_ns`, `span_duration_ns`, then the fields: [`Definition::completed_span`].
+    /// `span_start_ns`, `span_duration_ns`, then the fields: [`usertrace::Definition::completed_span`].
     pub(super) const COMPLETED_SPAN: i32 = 3;
 }
 

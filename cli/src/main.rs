@@ -25,6 +25,11 @@
 //! A command that exits 1 or 2 itself is thus not told apart from our own
 //! errors by the status alone; stderr lines of ours start `usertrace`.
 
+// The options' doc comments are clap's --help text, written for a terminal
+// ("[SYSTEM:]NAME", "L<level>"), not Markdown: escaping them for rustdoc
+// would put the backslashes into --help.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
 mod args;
 mod clock;
 mod config_file;

@@ -62,7 +62,7 @@ const TEXT: PerfConvertOptions = PerfConvertOptions::Default.and_not(PerfConvert
 pub type Field<'a> = (Cow<'a, str>, FieldValue<'a>);
 
 /// Decodes an EventHeader event's fields and then its `meta.*` header
-/// fields, from `raw` (`trace_entry` + payload, as [`decode`](crate::decode)
+/// fields, from `raw` (`trace_entry` + payload, as [`decode`](fn@crate::decode)
 /// takes it).
 ///
 /// A payload that does not follow the format (cut metadata, a length past

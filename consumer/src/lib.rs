@@ -6,7 +6,7 @@
 //! `threads`/`procfs`/`namespaces` (who was who, when) → `order` (merging CPUs) →
 //! `attach` (no loss when a tracepoint is first enabled) → `session`.
 //!
-//! Start at [`Session`]; [`decode`] and [`EventFormat`] also serve readers
+//! Start at [`Session`]; [`decode()`] and [`EventFormat`] also serve readers
 //! of tracepoint payloads from elsewhere (a `perf record` file, tracefs).
 
 #![warn(missing_docs)]

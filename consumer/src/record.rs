@@ -74,7 +74,7 @@ pub enum Record<'a> {
     Sample {
         /// Who emitted it, when and where.
         sample: SampleId,
-        /// The bytes [`decode`](crate::decode) reads.
+        /// The bytes [`decode`](fn@crate::decode) reads.
         raw: &'a [u8],
     },
     /// A thread's name changed: by exec (`exec`) or by prctl/pthread_setname.

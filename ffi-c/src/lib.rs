@@ -12,6 +12,10 @@
 
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
+// The crate's API is its exports; its Rust docs are for maintainers, who
+// read them with `cargo doc --document-private-items`, where these links
+// to private modules resolve.
+#![allow(rustdoc::private_intra_doc_links)]
 
 mod boundary;
 mod error;

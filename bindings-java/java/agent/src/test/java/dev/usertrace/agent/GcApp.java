@@ -27,11 +27,7 @@ public final class GcApp {
         try (Provider p = new Provider("gcapp")) {
             Tracepoint mark = p.tracepoint("mark", Field.u32("round"), Field.string("phase"));
             if (atStart) {
-                for (int round = 1; round <= rounds; round++) {
-                    mark.emit(round, "before");
-                    System.gc();
-                    mark.emit(round, "after");
-                }
+                collect(mark, rounds, 0);
             }
             // Starting JFR took the agent 40 s once, in a guest on a busy host.
             await(120, "the recorder and the agent's JFR stream", () -> mark.isEnabled() && jfrRunning());
@@ -54,12 +50,7 @@ public final class GcApp {
                 own.startAsync();
                 await(60, "JFR to deliver", () -> flushes.get() > 0);
                 if (!atStart) {
-                    for (int round = 1; round <= rounds; round++) {
-                        mark.emit(round, "before");
-                        System.gc();
-                        mark.emit(round, "after");
-                        Thread.sleep(500);
-                    }
+                    collect(mark, rounds, 500);
                     await(60, rounds + " System.gc() collections from JFR", () -> systemGcs.get() >= rounds);
                 }
                 // Two more flushes: the agent's stream had the same chunks to read.
@@ -68,6 +59,16 @@ public final class GcApp {
             }
         }
         System.out.println("gcapp: done");
+    }
+
+    /** Runs {@code rounds} of System.gc() between marks, each followed by {@code pauseMillis} of sleep. */
+    static void collect(Tracepoint mark, int rounds, long pauseMillis) throws InterruptedException {
+        for (int round = 1; round <= rounds; round++) {
+            mark.emit(round, "before");
+            System.gc();
+            mark.emit(round, "after");
+            Thread.sleep(pauseMillis);
+        }
     }
 
     /** Waits up to {@code seconds} for {@code done}, or exits saying what did not come. */

@@ -2,13 +2,20 @@ package dev.usertrace.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * Loads the JNI library, trying in order:
@@ -17,8 +24,9 @@ import java.util.Properties;
  *     nothing else when it is set: a wrong path is an error, not a fallback);</li>
  * <li>{@code System.loadLibrary("usertrace_jni")}, i.e. {@code java.library.path};</li>
  * <li>the copy inside the jar, {@code dev/usertrace/native/<os>-<arch>/libusertrace_jni.so},
- *     extracted to {@code java.io.tmpdir} (or {@value #TMPDIR_PROPERTY}) under a
- *     versioned name, loaded, and deleted (Linux keeps a loaded file mapped).</li>
+ *     extracted to a new owner-only folder in {@code java.io.tmpdir} (or
+ *     {@value #TMPDIR_PROPERTY}) named for the version (see {@link #extract}),
+ *     loaded, and deleted with its folder (Linux keeps a loaded file mapped).</li>
  * </ol>
  * Returns null on success, else an error naming everything tried.
  */
@@ -26,6 +34,10 @@ final class NativeLoader {
     static final String PATH_PROPERTY = "usertrace.native.path";
     static final String TMPDIR_PROPERTY = "usertrace.native.tmpdir";
     static final String LIBRARY = "usertrace_jni";
+    private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY_FOLDER =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+    private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY_FILE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
     private NativeLoader() {}
 
@@ -57,12 +69,11 @@ final class NativeLoader {
                     return error(tried, "the jar has no library for linux-" + arch(), null);
                 }
                 Path dir = Path.of(System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir")));
-                Path file = Files.createTempFile(dir, "lib" + LIBRARY + "-" + version() + "-", ".so");
+                Path file = extract(in, dir);
                 try {
-                    Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
                     System.load(file.toString());
                 } finally {
-                    Files.deleteIfExists(file);
+                    deleteExtracted(file);
                 }
                 return checkVersion(resource);
             }
@@ -70,6 +81,40 @@ final class NativeLoader {
             // IllegalCallerException: JDK 24+ run with --illegal-native-access=deny
             // (JEP 472) and no native access for this module: a no-op, like no library.
             return error(tried, e.toString(), e);
+        }
+    }
+
+    /**
+     * Writes the library from {@code in} to a new folder in {@code parent},
+     * made for it, and returns the file; the caller deletes both. The folder
+     * is 0700 and the file 0600 from the moment each is created (the mode is
+     * given to mkdir and open, so no umask widens it), and the file is
+     * written through the descriptor that created it: nobody else can put
+     * another library in its place before {@code System.load} reads it.
+     */
+    static Path extract(InputStream in, Path parent) throws IOException {
+        Path dir = Files.createTempDirectory(parent, "lib" + LIBRARY + "-" + version() + "-", OWNER_ONLY_FOLDER);
+        Path file = dir.resolve("lib" + LIBRARY + ".so");
+        try (OutputStream out = Channels.newOutputStream(Files.newByteChannel(file,
+                EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), OWNER_ONLY_FILE))) {
+            in.transferTo(out);
+        } catch (IOException | RuntimeException e) {
+            try {
+                deleteExtracted(file);
+            } catch (IOException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+        return file;
+    }
+
+    /** Deletes what {@link #extract} made: the file, then its folder. */
+    static void deleteExtracted(Path file) throws IOException {
+        try {
+            Files.deleteIfExists(file);
+        } finally {
+            Files.deleteIfExists(file.getParent());
         }
     }
 

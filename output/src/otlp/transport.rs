@@ -6,6 +6,12 @@
 //! `Content-Type: application/x-protobuf`; 429, 502, 503 and 504 are
 //! retryable, with `Retry-After`; other 4xx and 5xx are not. A 404 means
 //! the endpoint lacks the signal's path altogether.
+//!
+//! Redirects are not followed. A 301, 302 or 303 would turn the POST into
+//! a bodiless GET whose 200 looks like a delivery, and any redirect would
+//! carry the configured headers (API keys) to a host nobody configured,
+//! https or not. A 3xx is a failure for good that names where it points,
+//! so the endpoint can be set there.
 
 use std::io::Write;
 use std::time::Duration;
@@ -14,7 +20,7 @@ use flate2::write::GzEncoder;
 use prost::Message;
 
 use super::backoff::parse_retry_after;
-use super::config::{Compression, Endpoint};
+use super::config::{redact_url, Compression, Endpoint};
 
 /// What became of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +57,8 @@ impl Transport {
             .timeout_global(Some(endpoint.timeout))
             // A 429 or 503 is an answer to read (Retry-After), not an error.
             .http_status_as_error(false)
+            // Never resend the request, or its headers, anywhere else.
+            .max_redirects(0)
             .build()
             .into();
         Transport { agent, endpoint }
@@ -83,8 +91,11 @@ impl Transport {
         match request.send(&body[..]) {
             Ok(response) => {
                 let status = response.status().as_u16();
-                let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
-                classify(status, retry_after)
+                let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok());
+                if (300..=399).contains(&status) {
+                    return redirected(status, header("location"));
+                }
+                classify(status, header("retry-after").and_then(parse_retry_after))
             }
             Err(e) => classify_error(&e),
         }
@@ -97,6 +108,15 @@ fn classify(status: u16, retry_after: Option<Duration>) -> Outcome {
         429 | 502 | 503 | 504 => Outcome::Retry { why: format!("HTTP {status}"), retry_after },
         404 => Outcome::NoSuchSignal,
         _ => Outcome::Rejected { why: format!("HTTP {status}") },
+    }
+}
+
+/// A redirect, refused: the `Location` it names is shown without any
+/// credentials in it.
+fn redirected(status: u16, location: Option<&str>) -> Outcome {
+    let to = location.map_or_else(|| "nowhere (no Location)".to_owned(), redact_url);
+    Outcome::Rejected {
+        why: format!("HTTP {status}: redirects to {to}, and redirects are not followed (they would resend the headers there); set the endpoint to where it points"),
     }
 }
 

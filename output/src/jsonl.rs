@@ -91,7 +91,9 @@
 //!
 //! # Reading it back
 //!
-//! [`Reader`] gives back every line as a [`Record`]. Integers, bools,
+//! [`open`] reads a file (or standard input, `-`) and [`Reader`] gives back
+//! every line as a [`Record`], one at a time; no line may be longer than
+//! [`MAX_LINE_BYTES`] (16 MiB). Integers, bools,
 //! strings and finite floats come back exactly, except that what a line
 //! does not say cannot be recovered: a field's declared type. So a float
 //! with no fractional part (`2`) reads as an integer, an f32 as an f64,
@@ -112,7 +114,7 @@ mod read;
 pub(crate) mod write;
 
 pub use format::{write_json_line, LineFormatter};
-pub use read::{read_file, ReadError, Reader};
+pub use read::{open, read_file, Input, ReadError, Reader, MAX_LINE_BYTES};
 pub use write::{write_file, write_record, EventLine, FieldRefs, FieldsJson, JsonlWriter, NamespacesJsonCache, NamespacesRef};
 
 #[cfg(test)]

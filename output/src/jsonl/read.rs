@@ -1,14 +1,23 @@
-//! Reading JSON lines back into [`Record`]s, with an error that names the
-//! line and what was wrong with it.
+//! Reading JSON lines back into [`Record`]s, one line at a time, with an
+//! error that names the line and what was wrong with it.
+//!
+//! Only one line is held at once, and no line beyond [`MAX_LINE_BYTES`]:
+//! reading stops at the limit, so a corrupt file with no newline for
+//! gigabytes is an error, not an exhausted memory.
 
 use std::fmt;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use crate::record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
+
+/// The longest line read, newline included: 16 MiB. `usertrace record`
+/// writes lines of a few hundred bytes; an event's payload is at most
+/// 64 KiB, which even as hex escapes stays far below this.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
 
 /// Reads records from JSON lines, one per [`Iterator::next`]. Blank lines
 /// and lines of a kind this version does not know are skipped.
@@ -35,12 +44,18 @@ impl<R: BufRead> Reader<R> {
         loop {
             self.line.clear();
             self.number += 1;
-            match self.input.read_until(b'\n', &mut self.line) {
+            // One byte past the limit tells a line of exactly the limit
+            // from a longer one.
+            match (&mut self.input).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut self.line) {
                 Ok(0) => return None,
                 Ok(_) => {}
                 Err(source) => return Some(Err(ReadError::Io { line: self.number, source })),
             }
             let complete = self.line.last() == Some(&b'\n');
+            if !complete && self.line.len() > MAX_LINE_BYTES {
+                self.line = Vec::new();
+                return Some(Err(ReadError::LineTooLong { line: self.number, limit: MAX_LINE_BYTES }));
+            }
             if self.line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
@@ -68,10 +83,27 @@ impl<R: BufRead> Iterator for Reader<R> {
     }
 }
 
-/// Reads every record of the file at `path`.
+/// What [`open`] reads: a file, or standard input.
+pub type Input = Box<dyn BufRead + Send>;
+
+/// A reader of the recording at `path`, or of standard input when `path`
+/// is `-`, as every command that takes a recording spells it. Records
+/// come one at a time, so memory stays that of one line whatever the size
+/// of the file.
+pub fn open(path: &Path) -> Result<Reader<Input>, ReadError> {
+    let input: Input = if path.as_os_str() == "-" {
+        Box::new(BufReader::with_capacity(1 << 16, io::stdin()))
+    } else {
+        let file = std::fs::File::open(path).map_err(|source| ReadError::Open { path: path.to_owned(), source })?;
+        Box::new(BufReader::with_capacity(1 << 16, file))
+    };
+    Ok(Reader::new(input))
+}
+
+/// Reads every record of the file at `path` (`-`: standard input) into
+/// memory; [`open`] reads them one at a time.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, ReadError> {
-    let file = std::fs::File::open(path).map_err(|source| ReadError::Open { path: path.to_owned(), source })?;
-    Reader::new(BufReader::with_capacity(1 << 16, file)).collect()
+    open(path)?.collect()
 }
 
 /// What was wrong with the input, and where.
@@ -99,9 +131,17 @@ pub enum ReadError {
         column: usize,
         /// What the parser expected or found.
         message: String,
-        /// Whether the line looks cut short: it ends without a newline
-        /// or in the middle of a value.
+        /// Whether the file may have been cut short here: the line is the
+        /// last and has no newline. A bad line that ends in a newline was
+        /// written whole, so it is corrupt, not truncated.
         truncated: bool,
+    },
+    /// A line is longer than [`MAX_LINE_BYTES`]; it was read no further.
+    LineTooLong {
+        /// The line (1 for the first).
+        line: u64,
+        /// The limit, in bytes.
+        limit: usize,
     },
     /// A line of a known kind lacks a field that kind must have.
     Missing {
@@ -119,7 +159,10 @@ impl ReadError {
     pub fn line(&self) -> Option<u64> {
         match self {
             ReadError::Open { .. } => None,
-            ReadError::Io { line, .. } | ReadError::Syntax { line, .. } | ReadError::Missing { line, .. } => Some(*line),
+            ReadError::Io { line, .. }
+            | ReadError::Syntax { line, .. }
+            | ReadError::LineTooLong { line, .. }
+            | ReadError::Missing { line, .. } => Some(*line),
         }
     }
 }
@@ -137,6 +180,11 @@ impl fmt::Display for ReadError {
                 };
                 write!(f, "line {line}: {message} at column {column}; {hint}")
             }
+            ReadError::LineTooLong { line, limit } => write!(
+                f,
+                "line {line}: longer than {} MiB, the most a line may be; the line is not one `usertrace record --format json` writes, the file may be corrupt",
+                limit >> 20
+            ),
             ReadError::Missing { line, kind, field } => write!(
                 f,
                 "line {line}: a \"{kind}\" line has no \"{field}\"; the line is not one `usertrace record --format json` writes"
@@ -258,7 +306,7 @@ fn syntax_error(e: &serde_json::Error, line: u64, complete: bool) -> ReadError {
         Some(at) => text[..at].to_owned(),
         None => text,
     };
-    ReadError::Syntax { line, column: e.column(), message, truncated: e.is_eof() || !complete }
+    ReadError::Syntax { line, column: e.column(), message, truncated: !complete }
 }
 
 /// An event's fields, in the order the line gives them (which is their

@@ -161,6 +161,34 @@ JAVA
   script_result "api_jar_reads_words_through_the_segment_on_jdk_24_and_later ($java24)" "$rc" "$out"
 }
 
+# The library users load, each one in the API jar, exports the binding's
+# native methods (dev.usertrace.internal.Native) and nothing else: no
+# benchmark entry point, such as RawWritev's, which take raw addresses and
+# check nothing. Those are in the bench jar's own library (bench-native/).
+shipped_library_exports_only_the_bindings_native_methods() {
+  local jar work rc=0 out
+  jar=$(ls "$here"/java/usertrace/target/usertrace-*.jar 2>/dev/null | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$' | head -1 || true)
+  work=$(mktemp -d /tmp/usertrace-java-exports.XXXXXX)
+  out=$({
+    [ -n "$jar" ] || { echo "no API jar in $here/java/usertrace/target"; exit 1; }
+    libs=$(unzip -Z1 "$jar" | grep '\.so$') || { echo "no library in $jar"; exit 1; }
+    for lib in $libs; do
+      unzip -p "$jar" "$lib" >"$work/lib.so" || exit 1
+      exports=$(nm -D --defined-only "$work/lib.so" | awk '$2 ~ /^[TtWi]$/ {print $3}') || exit 1
+      echo "$lib: $(grep -c '^Java_dev_usertrace_internal_Native_' <<<"$exports") native methods of dev.usertrace.internal.Native"
+      grep -q '^Java_dev_usertrace_internal_Native_' <<<"$exports" || { echo "$lib exports no native method of Native"; exit 1; }
+      others=$(grep -v -e '^Java_dev_usertrace_internal_Native_' -e '^JNI_OnLoad$' -e '^JNI_OnUnload$' <<<"$exports" || true)
+      if [ -n "$others" ]; then
+        echo "$lib exports functions that are not the binding's:"
+        echo "$others"
+        exit 1
+      fi
+    done
+  } 2>&1) || rc=1
+  rm -rf "$work"
+  script_result shipped_library_exports_only_the_bindings_native_methods "$rc" "$out"
+}
+
 # Sums Surefire/Failsafe XML reports, and this script's checks, into the
 # plain summary line; $1 is Maven's exit status: a failed build that failed
 # no test counts one failure.
@@ -189,6 +217,7 @@ host() {
   agent_jar_starts_alone
   api_jar_is_a_module_exporting_only_the_api
   api_jar_reads_words_through_the_segment_on_jdk_24_and_later
+  shipped_library_exports_only_the_bindings_native_methods
   # Not a host test, but the guest run needs it, and builds nothing itself.
   build_cli || rc=1
   summarize_reports "$rc"

@@ -14,7 +14,6 @@
 // to private modules resolve.
 #![allow(rustdoc::private_intra_doc_links)]
 
-mod baseline;
 mod boundary;
 mod span;
 mod status;

@@ -6,11 +6,13 @@ import java.nio.ByteBuffer;
 /**
  * The baseline of the emit benchmark: an event registered by hand, and one
  * JNI call per event that does a single {@code writev} of bytes already laid
- * out in the kernel's format. Native side: bindings-java/src/baseline.rs.
+ * out in the kernel's format. Native side: the benchmarks' own library,
+ * bindings-java/bench-native/src/raw_writev.rs, never the one users load.
  */
 final class RawWritev {
     static {
-        Usertrace.isNativeLoaded(); // loads the library
+        BenchNative.load();
+        Usertrace.isNativeLoaded(); // the API's library, for address()
     }
 
     private RawWritev() {}

@@ -1,8 +1,8 @@
 //! The "raw JNI writev" baseline of the emit benchmark
-//! (`dev.usertrace.bench.RawWritev`, in the bench jar only): registers an
-//! event by hand on its own `user_events_data` descriptor, then each call is
-//! one `writev` of bytes Java laid out in the kernel's format beforehand.
-//! It is what an emit costs with no encoding, validation or bookkeeping.
+//! (`dev.usertrace.bench.RawWritev`): registers an event by hand on its own
+//! `user_events_data` descriptor, then each call is one `writev` of bytes
+//! Java laid out in the kernel's format beforehand. It is what an emit costs
+//! with no encoding, validation or bookkeeping.
 //!
 //! # Safety
 //! Handles are `Box::into_raw` of [`Raw`], freed once by `close0`, which the
@@ -11,16 +11,37 @@
 #![allow(unsafe_code)]
 
 use std::ffi::CString;
+use std::fmt;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::AtomicU32;
 
+use jni::errors::ThrowRuntimeExAndDefault;
 use jni::objects::{JClass, JString};
 use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
 use usertrace::__private::abi::{UserReg, UserUnreg};
 use usertrace::__private::sys;
 
-use crate::boundary::{Failure, Result, Throw};
+/// Why `open0` failed; thrown as a `RuntimeException` (the benchmark's
+/// setup fails with it), as is a panic.
+#[derive(Debug)]
+struct Failure(String);
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl From<jni::errors::Error> for Failure {
+    fn from(e: jni::errors::Error) -> Self {
+        Failure(format!("JNI call failed: {e}"))
+    }
+}
+
+type Result<T> = std::result::Result<T, Failure>;
 
 #[repr(C, align(8))]
 struct Raw {
@@ -38,9 +59,9 @@ pub extern "system" fn Java_dev_usertrace_bench_RawWritev_open0<'caller>(
 ) -> jlong {
     env.with_env(|env| -> Result<jlong> {
         let path = CString::new(format!("{}/user_events_data", tracefs.try_to_string(env)?))
-            .map_err(|e| Failure::IllegalArgument(e.to_string()))?;
-        let args = CString::new(name_args.try_to_string(env)?).map_err(|e| Failure::IllegalArgument(e.to_string()))?;
-        let fd = sys::open_read_write(&path).map_err(|e| Failure::IllegalArgument(format!("open {path:?}: {e}")))?;
+            .map_err(|e| Failure(e.to_string()))?;
+        let args = CString::new(name_args.try_to_string(env)?).map_err(|e| Failure(e.to_string()))?;
+        let fd = sys::open_read_write(&path).map_err(|e| Failure(format!("open {path:?}: {e}")))?;
         let raw = Box::new(Raw { word: AtomicU32::new(0), index: 0, fd });
         let raw = Box::into_raw(raw);
         // SAFETY: `raw` is a fresh, live box; the word stays at its address
@@ -58,12 +79,12 @@ pub extern "system" fn Java_dev_usertrace_bench_RawWritev_open0<'caller>(
         if let Err(e) = sys::register(r.fd.as_raw_fd(), &mut reg) {
             // SAFETY: registration failed, so the kernel never saw the word.
             drop(unsafe { Box::from_raw(raw) });
-            return Err(Failure::IllegalArgument(format!("register {args:?}: {e}")));
+            return Err(Failure(format!("register {args:?}: {e}")));
         }
         r.index = reg.write_index;
         Ok(raw as usize as jlong)
     })
-    .resolve::<Throw>()
+    .resolve::<ThrowRuntimeExAndDefault>()
 }
 
 /// One `writev` of the write index and `length` bytes at `address`.
@@ -170,5 +191,5 @@ pub extern "system" fn Java_dev_usertrace_bench_RawWritev_close0<'caller>(
         }
         Ok(())
     })
-    .resolve::<Throw>()
+    .resolve::<ThrowRuntimeExAndDefault>()
 }

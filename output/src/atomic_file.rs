@@ -1,50 +1,177 @@
 //! Writing a file so that it is never seen half-written: everything goes
 //! to a temporary file in the destination's directory, which is renamed
 //! over the destination only once complete (rename(2) within one file
-//! system is atomic). A failed or abandoned write removes the temporary
+//! system is atomic), and the directory is synced so that the rename
+//! outlives a crash. A failed or abandoned write removes the temporary
 //! file and leaves any earlier file at the destination as it was.
+//!
+//! What is not a regular file is not replaced:
+//! - a symlink is followed, and its target replaced in the target's
+//!   directory; the link stays.
+//! - a device, a FIFO or a socket that exists is written in place, with no
+//!   temporary file and no rename (`-o /dev/null` must not replace the
+//!   machine's `/dev/null`). What was written to it stays written.
+//! - `-` is standard output, written in place.
+//!
+//! A replaced file keeps its permissions (and, when allowed, its owner).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// A file being written; [`AtomicFile::commit`] puts it in place.
-/// Dropping it without committing removes what was written.
+/// Dropping it without committing removes what was written, unless it is
+/// written in place.
 #[derive(Debug)]
 pub struct AtomicFile {
     out: BufWriter<File>,
-    temporary: PathBuf,
+    /// The temporary file and the path it is renamed to; `None` when
+    /// written in place.
+    replace: Option<Replace>,
     destination: PathBuf,
     committed: bool,
 }
 
+#[derive(Debug)]
+struct Replace {
+    temporary: PathBuf,
+    /// The destination with its symlinks followed.
+    target: PathBuf,
+}
+
+/// How many symlinks are followed, as Linux's own limit (ELOOP).
+const MAX_SYMLINKS: usize = 40;
+
+/// What is at a destination, once its symlinks are followed.
+enum Found {
+    /// Standard output.
+    Stdout,
+    /// Nothing, or a regular file (with its metadata): replaced at `path`.
+    Replaced { path: PathBuf, existing: Option<std::fs::Metadata> },
+    /// A device, FIFO or socket: written in place.
+    InPlace { path: PathBuf },
+}
+
+/// Follows `destination`'s symlinks, and says what is there.
+fn find(destination: &Path) -> Result<Found, FileError> {
+    if destination.as_os_str() == "-" {
+        return Ok(Found::Stdout);
+    }
+    let mut path = destination.to_owned();
+    for _ in 0..MAX_SYMLINKS {
+        let meta = match std::fs::symlink_metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Found::Replaced { path, existing: None }),
+            Err(e) => return Err(FileError::new(destination, "cannot look at what is there", e)),
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            let link = std::fs::read_link(&path).map_err(|e| FileError::new(destination, "cannot read the symlink", e))?;
+            path = match path.parent() {
+                Some(dir) => dir.join(link),
+                None => link,
+            };
+        } else if kind.is_dir() {
+            let e = io::Error::new(io::ErrorKind::IsADirectory, "is a directory");
+            return Err(FileError::new(destination, "cannot write a file there", e));
+        } else if kind.is_file() {
+            return Ok(Found::Replaced { path, existing: Some(meta) });
+        } else {
+            return Ok(Found::InPlace { path });
+        }
+    }
+    let e = io::Error::new(io::ErrorKind::InvalidInput, format!("more than {MAX_SYMLINKS} symlinks in a row"));
+    Err(FileError::new(destination, "cannot follow the symlink", e))
+}
+
 impl AtomicFile {
-    /// Creates the temporary file beside `destination`.
+    /// Creates the temporary file beside `destination` (beside its target,
+    /// for a symlink), or opens `destination` if it is to be written in
+    /// place. A FIFO's open waits for its reader.
     ///
-    /// The error names the directory and says what to check.
+    /// The error names the destination and says what to check.
     pub fn create(destination: &Path) -> Result<AtomicFile, FileError> {
-        let temporary = temporary_path(destination);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)
-            .map_err(|e| FileError::new(destination, "cannot create a file in its directory", e))?;
-        Ok(AtomicFile { out: BufWriter::with_capacity(1 << 16, file), temporary, destination: destination.to_owned(), committed: false })
+        let (file, replace) = match find(destination)? {
+            Found::Stdout => {
+                // A file of its own (a dup of fd 1), so that writing it
+                // needs no lock and shares no buffer with `print!`.
+                let fd = io::stdout().as_fd().try_clone_to_owned().map_err(|e| FileError::new(destination, "cannot write standard output", e))?;
+                (File::from(fd), None)
+            }
+            Found::InPlace { path } => {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| FileError::new(destination, "cannot open it for writing", e))?;
+                (file, None)
+            }
+            Found::Replaced { path, existing } => {
+                let temporary = temporary_path(&path);
+                let file = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&temporary)
+                    .map_err(|e| FileError::new(destination, "cannot create a file in its directory", e))?;
+                let replace = Replace { temporary, target: path };
+                if let Some(meta) = existing {
+                    keep_permissions(&file, &meta).map_err(|e| {
+                        let _ = std::fs::remove_file(&replace.temporary);
+                        FileError::new(destination, "cannot give the new file the old one's permissions", e)
+                    })?;
+                }
+                (file, Some(replace))
+            }
+        };
+        Ok(AtomicFile { out: BufWriter::with_capacity(1 << 16, file), replace, destination: destination.to_owned(), committed: false })
     }
 
-    /// Flushes, syncs and renames the file over its destination.
+    /// Flushes, syncs and renames the file over its destination (a file
+    /// written in place is only flushed: a pipe or device has nothing to
+    /// sync).
     pub fn commit(mut self) -> Result<(), FileError> {
         let destination = self.destination.clone();
         self.out.flush().map_err(|e| FileError::new(&destination, "writing failed", e))?;
-        self.out.get_ref().sync_all().map_err(|e| FileError::new(&destination, "writing failed", e))?;
-        std::fs::rename(&self.temporary, &destination).map_err(|e| FileError::new(&destination, "cannot move the finished file into place", e))?;
+        if let Some(replace) = &self.replace {
+            self.out.get_ref().sync_all().map_err(|e| FileError::new(&destination, "writing failed", e))?;
+            std::fs::rename(&replace.temporary, &replace.target)
+                .map_err(|e| FileError::new(&destination, "cannot move the finished file into place", e))?;
+            self.committed = true;
+            sync_directory(&replace.target).map_err(|e| FileError::new(&destination, "cannot sync its directory", e))?;
+        }
         self.committed = true;
         Ok(())
     }
 
-    /// The final path.
+    /// The path asked for.
     pub fn destination(&self) -> &Path {
         &self.destination
+    }
+}
+
+/// Gives the new file the mode of the one it replaces, and its owner when
+/// this process may (root may; others keep their own, as any editor does).
+fn keep_permissions(file: &File, old: &std::fs::Metadata) -> io::Result<()> {
+    let new = file.metadata()?;
+    if (new.uid(), new.gid()) != (old.uid(), old.gid()) {
+        // EPERM for anyone but root; the file is then the writer's, as
+        // any file it creates.
+        let _ = std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid()));
+    }
+    file.set_permissions(std::fs::Permissions::from_mode(old.permissions().mode() & 0o7777))
+}
+
+/// fsync(2) of the directory holding `path`, which makes its new entry
+/// durable.
+fn sync_directory(path: &Path) -> io::Result<()> {
+    File::open(directory_of(path))?.sync_all()
+}
+
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     }
 }
 
@@ -64,8 +191,8 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.temporary);
+        if let (false, Some(replace)) = (self.committed, &self.replace) {
+            let _ = std::fs::remove_file(&replace.temporary);
         }
     }
 }
@@ -79,14 +206,28 @@ pub fn write_atomically(destination: &Path, bytes: &[u8]) -> Result<(), FileErro
 
 /// Checks now that a file can later be written at `destination`, so that a
 /// recording is refused before it starts rather than lost at its end:
-/// creates and removes a temporary file in its directory, and refuses a
-/// destination that is a directory.
+/// refuses a directory, and creates and removes a temporary file where a
+/// regular file would be replaced.
+///
+/// A device, FIFO or socket, and `-`, are accepted without being opened:
+/// opening a FIFO for writing waits for a reader, and a reader that came
+/// would take our close for its end of file; opening some devices acts
+/// (a watchdog starts, a tape rewinds on close). Whether one may be
+/// written is known when it is opened to be written.
 pub fn check_writable(destination: &Path) -> Result<(), FileError> {
-    if destination.is_dir() {
-        let e = io::Error::new(io::ErrorKind::IsADirectory, "is a directory");
-        return Err(FileError::new(destination, "cannot write a file there", e));
+    match find(destination)? {
+        Found::Stdout | Found::InPlace { .. } => Ok(()),
+        Found::Replaced { path, .. } => {
+            let temporary = temporary_path(&path);
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&temporary)
+                .map_err(|e| FileError::new(destination, "cannot create a file in its directory", e))?;
+            let _ = std::fs::remove_file(&temporary);
+            Ok(())
+        }
     }
-    AtomicFile::create(destination).map(drop)
 }
 
 /// `.NAME.usertrace-PID-N.tmp` beside `destination`: hidden, and unique
@@ -97,11 +238,7 @@ fn temporary_path(destination: &Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let name = destination.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
-    let dir = match destination.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    dir.join(format!(".{name}.usertrace-{}-{n}.tmp", std::process::id()))
+    directory_of(destination).join(format!(".{name}.usertrace-{}-{n}.tmp", std::process::id()))
 }
 
 /// A file could not be written: which, what failed, and why.
@@ -132,7 +269,11 @@ impl std::fmt::Display for FileError {
             io::ErrorKind::IsADirectory => "; give a file name",
             _ => "",
         };
-        write!(f, "{}: {}: {}{hint}", self.path.display(), self.what, self.source)
+        if self.path.as_os_str() == "-" {
+            write!(f, "standard output: {}: {}{hint}", self.what, self.source)
+        } else {
+            write!(f, "{}: {}: {}{hint}", self.path.display(), self.what, self.source)
+        }
     }
 }
 

@@ -173,11 +173,11 @@ pub struct RecordingStatus {
     pub message: String,
 }
 
-/// Prints `value` as one JSON line on stdout.
+/// Prints `value` as one JSON line on stdout (through `crate::stdout`).
 pub fn print_line(value: &impl Serialize) {
     let mut line = Vec::new();
     write_line(value, &mut line);
-    print!("{}", String::from_utf8(line).expect("serde_json writes UTF-8"));
+    crate::stdout::write_bytes(&line);
 }
 
 #[cfg(test)]

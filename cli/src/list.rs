@@ -9,6 +9,7 @@ use usertrace_consumer::{find_tracefs, load, scan, Pattern, USER_SYSTEMS};
 
 use crate::args::Format;
 use crate::json::{print_line, ListedEvent, ListedField};
+use crate::stdout::outln;
 
 /// Show registered user events, their fields and who traces them
 ///
@@ -61,9 +62,9 @@ pub fn run(args: &ListArgs) -> ExitCode {
         match args.format {
             Format::Text => {
                 let used = if used_by.is_empty() { "not traced".to_owned() } else { format!("used by {used_by}") };
-                println!("{}  ({used})", format.full_name());
+                outln!("{}  ({used})", format.full_name());
                 for field in &format.fields {
-                    println!("    {} {}", field.type_name, field.name);
+                    outln!("    {} {}", field.type_name, field.name);
                 }
             }
             Format::Json => print_line(&ListedEvent {

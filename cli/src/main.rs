@@ -45,6 +45,7 @@ mod report;
 mod run;
 mod stat;
 mod status;
+mod stdout;
 mod text;
 mod trace_format;
 
@@ -63,13 +64,16 @@ fn main() -> ExitCode {
             return ExitCode::from(e.exit_code() as u8);
         }
     };
-    match &cli.command {
-        Command::Status(a) => status::run(a),
-        Command::List(a) => list::run(a),
-        Command::Record(a) => record::run_record(a),
-        Command::Stat(a) => stat::run_stat(a),
-        Command::Convert(a) => convert::run(a),
-        Command::Export(a) => export::run(a),
-        Command::Report(a) => report::run(a),
-    }
+    let (name, code) = match &cli.command {
+        Command::Status(a) => ("status", status::run(a)),
+        Command::List(a) => ("list", list::run(a)),
+        Command::Record(a) => ("record", record::run_record(a)),
+        Command::Stat(a) => ("stat", stat::run_stat(a)),
+        Command::Convert(a) => ("convert", convert::run(a)),
+        Command::Export(a) => ("export", export::run(a)),
+        Command::Report(a) => ("report", report::run(a)),
+    };
+    // What the command printed is flushed here, and a failure to print it
+    // becomes the status: once, for every command.
+    stdout::finish(name, code)
 }

@@ -8,6 +8,7 @@ use usertrace_output::{jsonl, Report};
 
 use crate::args::Format;
 use crate::json::print_line;
+use crate::stdout::out;
 
 /// Summarise a JSON-lines recording: event rates and span latencies
 ///
@@ -36,7 +37,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     };
     let report = Report::new(&records);
     match args.format {
-        Format::Text => print!("{report}"),
+        Format::Text => out!("{report}"),
         Format::Json => print_line(&report),
     }
     ExitCode::SUCCESS

@@ -12,6 +12,7 @@ use crate::json::{print_line, CpuLost, OtlpLine, StatLine};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use crate::records::to_record;
 use crate::run::{print_summary, run, RunArgs};
+use crate::stdout::outln;
 
 const OUTPUT_HELP: &str = "\
 Output:
@@ -86,22 +87,22 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
     let lost_cpus = stats.lost.iter().filter(|l| l.1 > 0);
     match args.format {
         Format::Text => {
-            println!("{:>12}  event", "count");
+            outln!("{:>12}  event", "count");
             for (name, count) in &counts {
-                println!("{count:>12}  {name}");
+                outln!("{count:>12}  {name}");
             }
             // The total always shows, so "nothing lost" is said, not implied.
-            println!("{:>12}  lost", stats.lost_total());
+            outln!("{:>12}  lost", stats.lost_total());
             for (cpu, lost) in lost_cpus {
-                println!("{lost:>12}  lost on CPU {cpu}");
+                outln!("{lost:>12}  lost on CPU {cpu}");
             }
             if stats.lost_sideband > 0 {
-                println!("{:>12}  task records lost (process names may be wrong)", stats.lost_sideband);
+                outln!("{:>12}  task records lost (process names may be wrong)", stats.lost_sideband);
             }
             if let Some(otlp) = &exported {
-                println!("{:>12}  exported to OTLP ({} spans, {} log records)", otlp.exported_events, otlp.spans, otlp.logs);
-                println!("{:>12}  dropped by the OTLP exporter (queue full or unsent at exit)", otlp.dropped_events);
-                println!("{:>12}  failed to export", otlp.failed_events);
+                outln!("{:>12}  exported to OTLP ({} spans, {} log records)", otlp.exported_events, otlp.spans, otlp.logs);
+                outln!("{:>12}  dropped by the OTLP exporter (queue full or unsent at exit)", otlp.dropped_events);
+                outln!("{:>12}  failed to export", otlp.failed_events);
             }
         }
         Format::Json => print_line(&StatLine {

@@ -7,6 +7,7 @@ use usertrace::{Availability, Status};
 
 use crate::args::Format;
 use crate::json::{print_line, RecordingStatus, StatusLine, UserEventsStatus};
+use crate::stdout::outln;
 
 /// CAP_PERFMON's bit in /proc/self/status's CapEff (Linux 5.8+).
 const CAP_PERFMON: u32 = 38;
@@ -32,12 +33,12 @@ pub fn run(args: &StatusArgs) -> ExitCode {
     let recording = recording_permission();
     match args.format {
         Format::Text => {
-            println!("kernel:       {}", kernel.trim());
+            outln!("kernel:       {}", kernel.trim());
             let tried = status.tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-            println!("tracefs:      {}", status.tracefs.as_ref().map_or("not found".into(), |p| p.display().to_string()));
-            println!("tried:        {tried}");
-            println!("user_events:  {status}");
-            println!("recording:    {}", recording.message);
+            outln!("tracefs:      {}", status.tracefs.as_ref().map_or("not found".into(), |p| p.display().to_string()));
+            outln!("tried:        {tried}");
+            outln!("user_events:  {status}");
+            outln!("recording:    {}", recording.message);
         }
         Format::Json => print_line(&StatusLine {
             kernel: kernel.trim().to_owned(),

@@ -12,6 +12,12 @@
 //!
 //! This is the producer's side; the recorder's (`AttachRequests`) is in the
 //! consumer crate, and the two share only the variables named here.
+//!
+//! # Safety
+//! One `send` on the descriptor the recorder handed down, from a buffer
+//! that outlives the call; MSG_NOSIGNAL keeps a recorder that has gone from
+//! raising SIGPIPE.
+#![allow(unsafe_code)]
 
 use std::os::fd::RawFd;
 use std::sync::OnceLock;

@@ -16,6 +16,7 @@
 //! This crate is the producer only: it links neither a perf ring reader nor
 //! mmap helpers. Recording lives in the `usertrace-consumer` crate.
 
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 mod abi;

@@ -2,6 +2,12 @@
 //!
 //! Each wrapper is a thin, typed shell over one libc call and returns the raw
 //! errno on failure, so callers can map it to an error that says what to do.
+//!
+//! # Safety
+//! Each wrapper passes the kernel pointers to live, initialised values of
+//! the size it is given, and takes ownership only of the descriptors the
+//! kernel just returned.
+#![allow(unsafe_code)]
 
 use std::ffi::CStr;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};

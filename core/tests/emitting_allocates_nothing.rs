@@ -21,16 +21,22 @@ unsafe impl GlobalAlloc for CountingAllocator {
         if COUNTING.with(Cell::get) {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         }
-        System.alloc(layout)
+        // SAFETY: the caller upholds GlobalAlloc::alloc's contract for
+        // `layout`, which is passed on unchanged.
+        unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
+        // SAFETY: `ptr` came from System (every allocation here does), with
+        // this `layout`, as GlobalAlloc::dealloc's caller promises.
+        unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if COUNTING.with(Cell::get) {
             ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         }
-        System.realloc(ptr, layout, new_size)
+        // SAFETY: as for dealloc; `new_size` is the caller's, under
+        // GlobalAlloc::realloc's contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 

@@ -10,6 +10,12 @@
 //! the events; the next registration opens a new one. Closing must not race
 //! with an emit that already read a write index: emits count themselves in
 //! an [`EmitScope`] (only on the enabled path), and closing waits for them.
+//!
+//! # Safety
+//! The descriptor is this module's own: it is closed only once no
+//! registration refers to it and `wait_for_emits` has seen every emit that
+//! read it leave its [`EmitScope`].
+#![allow(unsafe_code)]
 
 use std::os::fd::{IntoRawFd, RawFd};
 use std::sync::atomic::{AtomicI32, Ordering};

@@ -1,4 +1,10 @@
 //! Tracepoints defined at run time, as the language bindings need.
+//!
+//! # Safety
+//! Registration needs the enable word to stay put until unregistered: the
+//! `Box` keeps it at one address, and `Drop` unregisters before it frees
+//! (or leaks the word if the kernel refuses).
+#![allow(unsafe_code)]
 
 use super::definition::Definition;
 use super::field::Field;

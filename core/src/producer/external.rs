@@ -6,6 +6,13 @@
 //! write the caller's word, and the caller has to promise what the kernel
 //! needs: the word stays where it is, allocated, until it is unregistered.
 //! That promise is why [`ExternalTracepoint::new`] is `unsafe`.
+//!
+//! # Safety
+//! The word is the caller's, under [`ExternalTracepoint::new`]'s contract:
+//! valid, aligned and only accessed atomically, and in place from the first
+//! registration until unregistration succeeds. Everything unsafe here rests
+//! on that promise.
+#![allow(unsafe_code)]
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -66,6 +66,12 @@
 //! once (the descriptor's close and libusertrace's provider release hold
 //! different locks), and if the other one flips between this one's two
 //! flips, both of this one's passes read the same parity.
+//!
+//! # Safety
+//! Only the tests dereference and free pointers, and only after
+//! [`wait_for_emits`] says no emit can hold them: the guarantee this module
+//! exists to give.
+#![allow(unsafe_code)]
 
 mod slot;
 

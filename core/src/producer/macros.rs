@@ -65,6 +65,8 @@ macro_rules! tracepoints {
             $crate::tracepoints!(@tracepoint $provider $event [] ( $($field : $ty),* ));
 
             /// Emits the event if a tracer is attached.
+            // One argument per field the user declared: as many as it has.
+            #[allow(clippy::too_many_arguments)]
             #[inline]
             pub fn emit($($field: $ty),*) -> ::core::result::Result<(), $crate::Error> {
                 if !TRACEPOINT.enabled() {
@@ -83,6 +85,7 @@ macro_rules! tracepoints {
 
             /// Begins the span if a tracer is attached; it ends when the
             /// returned guard drops.
+            #[allow(clippy::too_many_arguments)]
             #[inline]
             pub fn begin($($field: $ty),*) -> ::core::result::Result<$crate::Span, $crate::Error> {
                 $crate::Span::begin(&TRACEPOINT, &super::SPAN_END, &[$( $crate::ToValue::to_value(&$field) ),*])

@@ -9,6 +9,14 @@
 //! one is written where it lies, each `iovec` pointing at the caller's
 //! value, a stack-held `__rel_loc` word, or a static run of zeros, so that
 //! nothing is copied or allocated.
+//!
+//! # Safety
+//! Raw pointers only ever point into the caller's values or this module's
+//! stack buffers, for as long as the `writev` that reads them: the
+//! fixed-capacity buffers write within their capacity, checked before each
+//! write, and plain values are read as bytes only for integers, floats and
+//! bool, which have no padding.
+#![allow(unsafe_code)]
 
 use std::mem::MaybeUninit;
 use std::os::fd::RawFd;

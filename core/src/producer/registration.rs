@@ -6,6 +6,12 @@
 //! word inline, [`ExternalTracepoint`](super::ExternalTracepoint) in memory
 //! its caller owns (a C struct); both pass the word to every call here, and
 //! both answer for keeping it valid while registered.
+//!
+//! # Safety
+//! [`Registration::register`] is `unsafe`: the kernel writes the enable
+//! word until it is unregistered, freed or not, so its caller must keep the
+//! word in place until then. Nothing else here is unsafe.
+#![allow(unsafe_code)]
 
 use std::borrow::Cow;
 use std::ffi::CString;

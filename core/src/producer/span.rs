@@ -27,6 +27,11 @@
 //! A language names its spans after functions (`Foo.bar`, `<lambda>`,
 //! `Foo$Bar.<init>`), which are not event names; [`event_name_for`] maps
 //! them, by one rule for every binding.
+//!
+//! # Safety
+//! One read of the auxiliary vector: `getauxval(AT_RANDOM)` points at 16
+//! bytes the kernel set up for the life of the process.
+#![allow(unsafe_code)]
 
 use std::borrow::Cow;
 use std::cell::Cell;

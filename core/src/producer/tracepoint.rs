@@ -9,12 +9,13 @@
 //! attempt, which `emit` reports, and then one load per check; calling
 //! [`Tracepoint::register`] again retries.
 //!
-//! # Memory safety
+//! # Safety
 //! The kernel writes into the enable word until it is unregistered, even
 //! after the memory is freed or reused. So only `&'static` tracepoints
 //! register through the safe API; heap ones go through
 //! [`DynamicTracepoint`](super::DynamicTracepoint), which unregisters before
 //! it frees, and leaks the word if the kernel refuses.
+#![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -133,9 +134,15 @@ impl Tracepoint {
     /// unregistered successfully.
     pub(crate) unsafe fn register_in_place(&self) -> Result<(), Error> {
         // Whatever happens, the pending bit has done its job.
-        self.registration.register(&self.enable.0, || {
-            self.enable.0.fetch_and(!PENDING_BIT, Ordering::Relaxed);
-        })
+        // SAFETY: `register` needs the word kept in place until it is
+        // unregistered; the word is inline in `self`, which our caller keeps
+        // "at this address, allocated, until it has been unregistered
+        // successfully".
+        unsafe {
+            self.registration.register(&self.enable.0, || {
+                self.enable.0.fetch_and(!PENDING_BIT, Ordering::Relaxed);
+            })
+        }
     }
 
     /// Stops the kernel writing the enable word; the tracepoint is then

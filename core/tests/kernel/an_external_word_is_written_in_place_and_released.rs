@@ -23,9 +23,9 @@ fn an_external_word_is_written_in_place_and_left_alone_once_released() {
     // Outlives `tp`: the test reads it after the tracepoint is gone.
     let event = Box::new(CStyleEvent { enabled: AtomicU32::new(0), neighbour: AtomicU32::new(0xA5A5_A5A4) });
 
+    let definition = Definition::new(&name, fields).unwrap();
     // SAFETY: `event` is boxed (fixed address), outlives `tp`, and is only
     // accessed atomically; `tp` is dropped (unregistered) before it.
-    let definition = Definition::new(&name, fields).unwrap();
     let tp = unsafe { ExternalTracepoint::new(NonNull::from(&event.enabled), definition, RegisterOptions::default()) };
     tp.register().unwrap();
     assert!(!tp.enabled());

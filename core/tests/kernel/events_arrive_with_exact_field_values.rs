@@ -6,6 +6,9 @@ fn this_threads_comm() -> String {
     std::fs::read_to_string("/proc/thread-self/comm").unwrap().trim_end().to_owned()
 }
 
+/// One event's values, one per field of [`every_type`], in order.
+type Case = (u8, u16, u32, u64, i8, i16, i32, i64, bool, f32, f64, &'static str, &'static str, &'static str);
+
 fn every_type() -> Vec<Field> {
     vec![
         Field::new("a_u8", FieldType::U8),
@@ -35,7 +38,7 @@ fn every_field_type_arrives_with_its_exact_value_under_our_command_name() {
     set_ftrace(&name, true);
     clear_trace();
 
-    let cases: [(u8, u16, u32, u64, i8, i16, i32, i64, bool, f32, f64, &str, &str, &str); 3] = [
+    let cases: [Case; 3] = [
         (u8::MAX, u16::MAX, u32::MAX, u64::MAX, i8::MIN, i16::MIN, i32::MIN, i64::MIN, true, 1.5, -2.25, "abc", "héllo wörld ✓", "日本語"),
         (0, 1, 2, 3, i8::MAX, i16::MAX, i32::MAX, i64::MAX, false, -0.0, 1e300, "12345678", "", "x"),
         (7, 8, 9, 10, -1, -2, -3, -4, true, f32::MIN_POSITIVE, f64::MAX, "", "a b=c", ""),

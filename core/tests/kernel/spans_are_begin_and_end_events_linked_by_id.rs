@@ -13,14 +13,17 @@ mod events {
     }
 }
 
-/// `(tid, event, fields as written)` for each `ut_spans_*` line, in order.
-fn recorded() -> Vec<(u32, String, Vec<(String, String)>)> {
+/// `(tid, event, fields as written)` of one `ut_spans_*` line.
+type Line = (u32, String, Vec<(String, String)>);
+
+/// Each `ut_spans_*` line, in order.
+fn recorded() -> Vec<Line> {
     let text = std::fs::read_to_string(tracefs().join("trace")).unwrap();
     text.lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|line| {
             let (head, rest) = line.split_once(": ut_spans_")?;
-            let tid = head.trim_start().split_whitespace().next()?.rsplit_once('-')?.1.parse().ok()?;
+            let tid = head.split_whitespace().next()?.rsplit_once('-')?.1.parse().ok()?;
             let (event, fields) = rest.split_once(':')?;
             // ftrace writes some integers as `0x1f (31)`: the words without
             // `=` belong to the field before, whose hex form is kept.

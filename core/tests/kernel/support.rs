@@ -69,7 +69,7 @@ pub fn trace_lines(event: &str, names: &[&str]) -> Vec<TraceLine> {
         .filter(|l| !l.starts_with('#'))
         .filter_map(|line| {
             let (head, rest) = line.split_once(&marker)?;
-            let task = head.trim_start().split_whitespace().next()?;
+            let task = head.split_whitespace().next()?;
             let (comm, pid) = task.rsplit_once('-')?;
             Some(TraceLine { comm: comm.to_owned(), pid: pid.parse().ok()?, fields: split_fields(rest, names) })
         })

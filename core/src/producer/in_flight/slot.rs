@@ -21,6 +21,13 @@
 //! not to allocate (`core/tests/emitting_allocates_nothing.rs`). In a
 //! shared library, glibc keeps the library loaded while a thread that
 //! registered the destructor is alive.
+//!
+//! # Safety
+//! Slots come from the system allocator with a `Slot`'s layout, are written
+//! whole before a SeqCst exchange publishes them, are never freed, and after
+//! publication are only read through shared references (their fields are
+//! atomics).
+#![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -73,7 +73,13 @@ final class NativeLoader {
                 try {
                     System.load(file.toString());
                 } finally {
-                    deleteExtracted(file);
+                    try {
+                        deleteExtracted(file);
+                    } catch (IOException leftBehind) {
+                        // An owner-only folder left in tmpdir harms nobody; a
+                        // library that loaded but is reported as not loaded
+                        // (or a load error hidden by this one) would.
+                    }
                 }
                 return checkVersion(resource);
             }

@@ -266,7 +266,7 @@ pub struct Session {
     malformed: u64,
     attach_requests: Option<crate::AttachRequests>,
     /// The ordering watermark of the round before, up to which exited
-    /// threads are forgotten.
+    /// threads and superseded names are forgotten.
     forget_before: Option<u64>,
     processes: Descriptions,
 }
@@ -415,10 +415,11 @@ impl Session {
         self.read_rings();
         let mut orderer = std::mem::take(&mut self.orderer);
         orderer.end_round(&mut |time, p| self.release(time, p, &mut each));
-        // Exits before the previous round's watermark: one round of grace
-        // beyond what ordering needs, for nothing to be named `:TID`.
+        // Exits and superseded names before the previous round's watermark:
+        // one round of grace beyond what ordering needs, for nothing to be
+        // named `:TID` or by a name it no longer had.
         if let Some(watermark) = self.forget_before.replace(orderer.released_through().unwrap_or(0)) {
-            self.threads.forget_exited(watermark);
+            self.threads.forget_before(watermark);
         }
         self.orderer = orderer;
         Ok(())

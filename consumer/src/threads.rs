@@ -10,12 +10,17 @@
 //! read after a process exited, renamed or exec'd still get the name that
 //! was true when they were emitted.
 //!
-//! A thread that exited is forgotten once the session's ordering watermark
-//! has passed its exit ([`ThreadTable::forget_exited`]): no event of it can
-//! come after that, so a long recording over short-lived processes keeps a
-//! table the size of what is alive, not of everything that ever ran. (One
-//! case loses a little: a thread that outlives its process's main thread,
-//! after that one called `pthread_exit`, is then named by its own comm.)
+//! The session's ordering watermark bounds what is kept
+//! ([`ThreadTable::forget_before`]): no event older than it can still come.
+//! - A thread that exited is forgotten once the watermark has passed its
+//!   exit, so a long recording over short-lived processes keeps a table the
+//!   size of what is alive, not of everything that ever ran. (One case
+//!   loses a little: a thread that outlives its process's main thread,
+//!   after that one called `pthread_exit`, is then named by its own comm.)
+//! - A live thread's history keeps, of what came before the watermark, only
+//!   the newest entry (what it was at the watermark), so a thread that
+//!   renames itself in a loop holds the names of about one round, not of
+//!   its whole life.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -52,10 +57,14 @@ impl<T> Default for History<T> {
 }
 
 impl<T> History<T> {
-    fn insert(&mut self, entry: Entry<T>) {
+    /// Inserts in order, then drops what no lookup at or after `horizon`
+    /// can pick: every entry before the newest one at or before it.
+    fn insert(&mut self, entry: Entry<T>, horizon: u64) {
         let key = (entry.time, entry.source);
         let at = self.0.partition_point(|e| (e.time, e.source) <= key);
         self.0.insert(at, entry);
+        let superseded = self.0.partition_point(|e| e.time <= horizon).saturating_sub(1);
+        self.0.drain(..superseded);
     }
 
     /// The newest entry at or before `time`. An event before anything we
@@ -92,6 +101,9 @@ pub struct ThreadTable {
     /// (exit time, tid), oldest first: EXIT records are applied in time
     /// order, so pushing keeps it sorted.
     exited: VecDeque<(u64, u32)>,
+    /// The watermark last passed to [`forget_before`](Self::forget_before):
+    /// lookups come at or after it, so older history is trimmed.
+    horizon: u64,
 }
 
 /// A thread's identity at one moment.
@@ -118,7 +130,7 @@ impl ThreadTable {
 
     /// A thread's namespaces as /proc showed them, read at `time`.
     pub fn synthesize_namespaces(&mut self, tid: u32, namespaces: Arc<Namespaces>, time: u64) {
-        self.namespaces.entry(tid).or_default().insert(Entry { time, source: Source::Proc, value: namespaces });
+        self.namespaces.entry(tid).or_default().insert(Entry { time, source: Source::Proc, value: namespaces }, self.horizon);
     }
 
     /// PERF_RECORD_COMM: a rename (prctl) or, with `exec`, a new program.
@@ -136,7 +148,7 @@ impl ThreadTable {
             Some(known) if **known == namespaces => known.clone(),
             _ => Arc::new(namespaces),
         };
-        history.insert(Entry { time, source: Source::Kernel, value });
+        history.insert(Entry { time, source: Source::Kernel, value }, self.horizon);
     }
 
     /// PERF_RECORD_FORK: `tid` is new (a process or a thread) and starts
@@ -147,27 +159,30 @@ impl ThreadTable {
         let inherited = self.namespaces_at(ptid, time);
         let names = self.names.entry(tid).or_default();
         names.restart(time);
-        names.insert(Entry { time, source: Source::Kernel, value: Name { pid, comm } });
+        names.insert(Entry { time, source: Source::Kernel, value: Name { pid, comm } }, self.horizon);
         let namespaces = self.namespaces.entry(tid).or_default();
         namespaces.restart(time);
         if let Some(value) = inherited {
-            namespaces.insert(Entry { time, source: Source::Inherited, value });
+            namespaces.insert(Entry { time, source: Source::Inherited, value }, self.horizon);
         }
     }
 
-    /// PERF_RECORD_EXIT. The history is kept until [`forget_exited`]
+    /// PERF_RECORD_EXIT. The history is kept until [`forget_before`]
     /// passes `time`: events emitted before the exit may still be on
     /// their way through the orderer.
     ///
-    /// [`forget_exited`]: Self::forget_exited
+    /// [`forget_before`]: Self::forget_before
     pub fn exit(&mut self, tid: u32, time: u64) {
         self.exited.push_back((time, tid));
     }
 
-    /// Forgets the threads that exited before `watermark`, the time up to
-    /// which every record has been applied. A tid that a later FORK reused
-    /// keeps its new history.
-    pub fn forget_exited(&mut self, watermark: u64) {
+    /// Forgets what no event at or after `watermark` (the time up to which
+    /// every record has been applied) can need: the threads that exited
+    /// before it, and, as live threads' histories next grow, their entries
+    /// superseded before it. A tid that a later FORK reused keeps its new
+    /// history.
+    pub fn forget_before(&mut self, watermark: u64) {
+        self.horizon = self.horizon.max(watermark);
         while let Some(&(time, tid)) = self.exited.front() {
             if time >= watermark {
                 break;
@@ -183,7 +198,7 @@ impl ThreadTable {
     }
 
     fn insert_name(&mut self, tid: u32, time: u64, source: Source, name: Name) {
-        self.names.entry(tid).or_default().insert(Entry { time, source, value: name });
+        self.names.entry(tid).or_default().insert(Entry { time, source, value: name }, self.horizon);
     }
 
     fn name_at(&self, tid: u32, time: u64) -> Option<&Name> {
@@ -237,14 +252,47 @@ mod tests {
             t.comm(tid, tid, "short", true, time + 1);
             t.namespaces(tid, Namespaces::default(), time + 2);
             t.exit(tid, time + 3);
-            t.forget_exited(time.saturating_sub(50));
+            t.forget_before(time.saturating_sub(50));
             largest = largest.max(t.len());
         }
         assert!(largest <= 8, "the table grew to {largest} threads");
-        t.forget_exited(u64::MAX);
+        t.forget_before(u64::MAX);
         assert_eq!(t.len(), 1, "only init is left");
         assert_eq!(t.namespaces.len(), 0);
         assert!(t.exited.is_empty());
+    }
+
+    #[test]
+    fn a_thread_renamed_in_a_loop_keeps_only_the_history_ordering_can_still_ask_for() {
+        let host = Namespaces { pid: 10, ..Default::default() };
+        let container = Namespaces { pid: 11, ..Default::default() };
+        let name = |i: u64| format!("name-{i}");
+        let mut t = ThreadTable::new();
+        t.synthesize(7, 7, "looper", 0);
+        // A long-lived thread renames itself (and switches namespaces)
+        // 100,000 times, with the watermark trailing as a session's does.
+        let (mut longest_names, mut longest_namespaces) = (0, 0);
+        for i in 0..100_000u64 {
+            let time = 10 + i * 10;
+            t.comm(7, 7, &name(i), false, time);
+            t.namespaces(7, if i % 2 == 0 { host } else { container }, time);
+            let watermark = time.saturating_sub(50);
+            t.forget_before(watermark);
+            longest_names = longest_names.max(t.names[&7].0.len());
+            longest_namespaces = longest_namespaces.max(t.namespaces[&7].0.len());
+            if i >= 5 {
+                // The orderer may still release anything from the watermark
+                // on: each such time gets the name that was true then.
+                assert_eq!(t.identity(7, 7, watermark).comm.as_ref(), name(i - 5));
+                assert_eq!(t.identity(7, 7, watermark + 9).comm.as_ref(), name(i - 5));
+                assert_eq!(t.identity(7, 7, time - 1).comm.as_ref(), name(i - 1));
+                let expected = if (i - 5) % 2 == 0 { host } else { container };
+                assert_eq!(t.identity(7, 7, watermark).namespaces.as_deref(), Some(&expected));
+            }
+            assert_eq!(t.identity(7, 7, time).comm.as_ref(), name(i));
+        }
+        assert!(longest_names <= 8, "the name history grew to {longest_names} entries");
+        assert!(longest_namespaces <= 8, "the namespace history grew to {longest_namespaces} entries");
     }
 
     #[test]
@@ -255,7 +303,7 @@ mod tests {
         t.exit(50, 20);
         t.fork(50, 50, 1, 30);
         t.comm(50, 50, "new", true, 31);
-        t.forget_exited(40);
+        t.forget_before(40);
         assert_eq!(t.identity(50, 50, 35).comm.as_ref(), "new");
     }
 
@@ -265,9 +313,9 @@ mod tests {
         t.fork(50, 50, 1, 10);
         t.comm(50, 50, "late", true, 11);
         t.exit(50, 20);
-        t.forget_exited(20);
+        t.forget_before(20);
         assert_eq!(t.identity(50, 50, 15).comm.as_ref(), "late", "an event at 15 may still be in flight");
-        t.forget_exited(21);
+        t.forget_before(21);
         assert_eq!(t.identity(50, 50, 15).comm.as_ref(), ":50");
     }
 

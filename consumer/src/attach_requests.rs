@@ -2,6 +2,11 @@
 //! producers announce their events on, so `record -- CMD` attaches at once
 //! instead of at its next tracefs scan. The producer's side, and why the
 //! handshake exists, are in the core crate (`usertrace::ATTACH_FD_ENV`).
+//!
+//! # Safety
+//! Two calls: `socketpair` into an array with room for both descriptors,
+//! which are then owned here, and `recv` into a buffer of the length given.
+#![allow(unsafe_code)]
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 

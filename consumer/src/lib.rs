@@ -9,6 +9,7 @@
 //! Start at [`Session`]; [`decode()`] and [`EventFormat`] also serve readers
 //! of tracepoint payloads from elsewhere (a `perf record` file, tracefs).
 
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 mod attach;

@@ -6,6 +6,14 @@
 //! that. Only the published bytes `[tail, head)` are ever borrowed, so the
 //! kernel never writes into memory a Rust slice covers.
 //! References: include/uapi/linux/perf_event.h, `struct perf_event_mmap_page`.
+//!
+//! # Safety
+//! The ring is mapped shared with the kernel, which writes it concurrently.
+//! The metadata page is read only through atomics, and of the data area
+//! only the published bytes `[data_tail, data_head)` are borrowed: the
+//! kernel does not write them until `data_tail` passes them, which happens
+//! only after the borrows end.
+#![allow(unsafe_code)]
 
 use std::ops::Range;
 use std::os::fd::{AsRawFd, BorrowedFd};

@@ -3,6 +3,12 @@
 //!
 //! Each wrapper is a thin typed shell returning the raw errno.
 //! References: perf_event_open(2), include/uapi/linux/perf_event.h.
+//!
+//! # Safety
+//! Each wrapper passes the kernel pointers to live, initialised values of
+//! the size it is given, and takes ownership only of the descriptors the
+//! kernel just returned.
+#![allow(unsafe_code)]
 
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 

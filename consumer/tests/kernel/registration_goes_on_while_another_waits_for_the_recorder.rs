@@ -18,7 +18,7 @@ fn another_thread_registers_while_one_waits_in_the_handshake() {
     let other = unique("ut_other");
     let requests = AttachRequests::new().unwrap();
     // Only `wanted` is asked for: `other` registers without a handshake.
-    let (fd, env) = requests.for_child(&[wanted.clone()]);
+    let (fd, env) = requests.for_child(std::slice::from_ref(&wanted));
     let mut command = Command::new(ut_emit());
     command.args(["register-while-announcing", &wanted, &other]).envs(env).stdin(Stdio::piped()).stdout(Stdio::piped());
     // SAFETY: runs in the forked child before exec; fcntl is async-signal-safe.

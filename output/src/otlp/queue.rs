@@ -100,9 +100,10 @@ impl BatchQueue {
         }
     }
 
-    /// When the open batch falls due, if there is one.
+    /// When the open batch falls due, if there is one and its due time
+    /// is one the clock can hold (a `max_batch_age` of centuries is never).
     pub fn due_at(&self) -> Option<Instant> {
-        self.opened_at.map(|t| t + self.limits.max_batch_age)
+        self.opened_at.and_then(|t| t.checked_add(self.limits.max_batch_age))
     }
 
     /// Seals the open batch (if it holds anything).
@@ -119,6 +120,12 @@ impl BatchQueue {
         let batch = self.sealed.pop_front()?;
         self.bytes -= batch.bytes;
         Some(batch)
+    }
+
+    /// Whether `bytes` more fit under the cap. An empty queue takes any
+    /// record, so one larger than the cap still gets through.
+    pub fn has_room_for(&self, bytes: usize) -> bool {
+        self.bytes == 0 || self.bytes.saturating_add(bytes) <= self.limits.memory_cap_bytes
     }
 
     /// Whether nothing is queued or open.
@@ -223,6 +230,18 @@ mod tests {
         assert_eq!(q.pop().map(|b| b.records), Some(vec![e(4)]));
         assert!(q.is_empty());
         assert_eq!(q.bytes(), 0);
+    }
+
+    #[test]
+    fn a_batch_age_beyond_the_clock_is_never_due_and_does_not_overflow() {
+        let t0 = Instant::now();
+        let mut q = BatchQueue::new(QueueLimits { max_batch_records: 10, max_batch_age: Duration::MAX, memory_cap_bytes: 1 << 20 });
+        q.push(e(1), t0);
+        assert_eq!(q.due_at(), None);
+        q.seal_if_due(t0 + Duration::from_secs(3600));
+        assert_eq!(q.pop(), None, "not due");
+        q.seal();
+        assert_eq!(q.pop().map(|b| b.events), Some(1));
     }
 
     #[test]

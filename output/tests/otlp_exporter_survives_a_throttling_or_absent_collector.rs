@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use prost::Message;
 use usertrace_output::otlp::proto::collector::logs::v1::ExportLogsServiceRequest;
-use usertrace_output::otlp::{Clock, Compression, Endpoint, Exporter, ExporterSettings, QueueLimits, ResourceSettings};
+use usertrace_output::otlp::{Clock, Compression, Endpoint, EndpointArgs, Exporter, ExporterSettings, QueueLimits, ResourceSettings};
 use usertrace_output::timeline::{SPAN_DURATION_NS, SPAN_START_NS};
 use usertrace_output::{EventRecord, Record, Value};
 
@@ -79,14 +79,13 @@ fn free_addr() -> String {
 }
 
 fn settings(addr: &str, compression: Compression, limits: QueueLimits) -> ExporterSettings {
-    let endpoint = Endpoint {
-        traces_url: format!("http://{addr}/v1/traces"),
-        logs_url: format!("http://{addr}/v1/logs"),
-        headers: vec![("x-tenant".into(), "t1".into())],
-        timeout: Duration::from_secs(2),
-        compression,
-    };
-    let resource = ResourceSettings { service_name: Some("stub-test".into()), host_name: "h".into(), attributes: vec![] };
+    // Resolved as the CLI does, so the test names only what it sets.
+    let args = EndpointArgs { url: Some(format!("http://{addr}")), ..EndpointArgs::default() };
+    let mut endpoint = Endpoint::resolve(&args, |_| None).expect("a valid endpoint");
+    endpoint.headers = vec![("x-tenant".into(), "t1".into())];
+    endpoint.timeout = Duration::from_secs(2);
+    endpoint.compression = compression;
+    let resource = ResourceSettings { service_name: Some("stub-test".into()), host_name: "h".into(), attributes: vec![], ..ResourceSettings::default() };
     ExporterSettings {
         limits,
         initial_backoff: Duration::from_millis(50),
@@ -221,8 +220,9 @@ fn an_endpoint_that_takes_neither_signal_delivers_nothing() {
         exporter.push(event(n));
     }
     let summary = exporter.finish(Duration::from_secs(5));
-    assert_eq!((summary.exported_events, summary.failed_events), (0, 10), "{summary}");
+    assert_eq!((summary.exported_events, summary.failed_events, summary.refused_events), (0, 10, 10), "{summary}");
     assert_eq!(summary.signals_not_taken, [format!("http://{addr}/v1/logs")]);
+    assert!(summary.to_string().contains("; of the failed, 10 refused by the endpoint, 0 not taken before the timeout"), "{summary}");
     assert!(summary.to_string().contains("answered 404"), "{summary}");
     assert_eq!(stub.seen().len(), 1, "a signal not taken is not sent again");
 }

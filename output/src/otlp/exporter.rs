@@ -6,19 +6,41 @@
 //! network: it takes the queue's mutex, which the thread holds only to
 //! move a batch in or out. A collector that is down at start, or dies
 //! mid-run, costs retries and, once the queue is full, its oldest
-//! batches, but never the recording. At the end, [`Exporter::finish`]
-//! gives the thread a grace period to send what is queued; what is still
-//! unsent then is counted, so exported + dropped + failed = recorded.
+//! batches, but never the recording. `usertrace export`, which has the
+//! whole file and no recorder to keep up with, calls
+//! [`Exporter::push_blocking`] instead: a full queue makes it wait for
+//! room rather than drop. At the end, [`Exporter::finish`] gives the
+//! thread a grace period to send what is queued; what is still unsent
+//! then is counted, so exported + dropped + failed = recorded.
+//!
+//! # What counts as exported
+//!
+//! An event counts as exported only once the endpoint answered 2xx to the
+//! request that carried it: a log record's event by the logs request, a
+//! span's begin and end by the traces request of the batch (or the final
+//! flush) that sent the span, however many batches later its end came. A
+//! batch's events whose spans are still open are settled by that later
+//! request. The one exception is the 404 rule: an endpoint that answers
+//! 404 on one signal takes no such signal (Jaeger takes traces, not
+//! logs), so that signal's events count as exported once the endpoint has
+//! taken any request of the run, and as refused if it never does.
+//!
+//! # Durations
+//!
+//! Every duration that comes from outside is capped or saturated: a
+//! collector's `Retry-After` at [`ExporterSettings::max_retry_after`] (at
+//! most [`MAX_RETRY_AFTER`], 60 s); a grace period or batch age too large
+//! for the clock means "never" (a century).
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::backoff::Backoff;
+use super::backoff::{Backoff, MAX_RETRY_AFTER};
 use super::config::Endpoint;
 use super::live::BatchMapper;
 use super::mapping::{Clock, Otlp, ResourceSettings};
-use super::queue::{Batch, BatchQueue, QueueLimits};
+use super::queue::{approx_bytes, Batch, BatchQueue, QueueLimits};
 use super::transport::{Outcome, Transport};
 use crate::record::Record;
 
@@ -37,6 +59,8 @@ pub struct ExporterSettings {
     pub initial_backoff: Duration,
     /// The longest delay between attempts.
     pub max_backoff: Duration,
+    /// The longest `Retry-After` honoured; at most [`MAX_RETRY_AFTER`].
+    pub max_retry_after: Duration,
 }
 
 impl ExporterSettings {
@@ -49,6 +73,7 @@ impl ExporterSettings {
             limits: QueueLimits::default(),
             initial_backoff: Duration::from_millis(200),
             max_backoff: Duration::from_secs(10),
+            max_retry_after: MAX_RETRY_AFTER,
         }
     }
 }
@@ -65,9 +90,13 @@ pub struct ExportSummary {
     /// Events in batches dropped because the queue was full, or still
     /// queued when the grace period ran out.
     pub dropped_events: u64,
-    /// Events in batches the collector refused, whose retries the end of
-    /// the grace period cut short, or still in flight when it ended.
+    /// Events the collector refused, whose retries the end of the grace
+    /// period cut short, or still in flight when it ended.
     pub failed_events: u64,
+    /// Of `failed_events`, those the collector refused for good: an error
+    /// status, or 404 on every signal of the run. The rest were not taken
+    /// in time: unanswered, unreachable, or throttled to the end.
+    pub refused_events: u64,
     /// Spans the collector took.
     pub spans: u64,
     /// Log records the collector took.
@@ -82,6 +111,11 @@ pub struct ExportSummary {
     pub signals_not_taken: Vec<String>,
     /// The last failure seen, if any.
     pub last_error: Option<String>,
+    /// Spans held open past the mapper's limits ([`super::live`]),
+    /// exported unfinished and forgotten.
+    pub open_spans_let_go: u64,
+    /// Exited processes the mapper forgot once their last span was sent.
+    pub processes_forgotten: u64,
 }
 
 impl ExportSummary {
@@ -109,6 +143,22 @@ impl std::fmt::Display for ExportSummary {
             self.retries,
             self.peak_queue_bytes.div_ceil(1024)
         )?;
+        if self.failed_events > 0 {
+            let refused = self.refused_events.min(self.failed_events);
+            write!(f, "; of the failed, {refused} refused by the endpoint, {} not taken before the timeout", self.failed_events - refused)?;
+        }
+        if self.open_spans_let_go > 0 {
+            write!(
+                f,
+                "; {} spans open longer than {} s or beyond {} open at once were sent unfinished",
+                self.open_spans_let_go,
+                super::live::MAX_OPEN_SPAN_AGE.as_secs(),
+                super::live::MAX_OPEN_SPANS
+            )?;
+        }
+        if self.processes_forgotten > 0 {
+            write!(f, "; {} exited processes forgotten", self.processes_forgotten)?;
+        }
         for url in &self.signals_not_taken {
             write!(f, "; {url} answered 404 (the endpoint takes no such signal), so none was sent there")?;
         }
@@ -125,13 +175,18 @@ struct State {
     /// The thread's summary as of its last batch, for a finish that cannot
     /// wait for a request still hanging.
     progress: ExportSummary,
-    /// Set by `finish`: send what is left until then, then stop.
+    /// Set by `finish`: send what is left, then stop.
+    finishing: bool,
+    /// Set by `finish`: give up on what is not sent by then.
     deadline: Option<Instant>,
 }
 
 struct Shared {
     state: Mutex<State>,
+    /// The exporter thread waits here for batches.
     wake: Condvar,
+    /// [`Exporter::push_blocking`] waits here for room in the queue.
+    room: Condvar,
 }
 
 impl Shared {
@@ -152,8 +207,15 @@ impl Exporter {
     /// so a collector that is not up yet is no error here.
     pub fn start(settings: ExporterSettings) -> std::io::Result<Exporter> {
         let shared = Arc::new(Shared {
-            state: Mutex::new(State { queue: BatchQueue::new(settings.limits), recorded_events: 0, progress: ExportSummary::default(), deadline: None }),
+            state: Mutex::new(State {
+                queue: BatchQueue::new(settings.limits),
+                recorded_events: 0,
+                progress: ExportSummary::default(),
+                finishing: false,
+                deadline: None,
+            }),
             wake: Condvar::new(),
+            room: Condvar::new(),
         });
         let thread_shared = Arc::clone(&shared);
         let thread = std::thread::Builder::new().name("usertrace-otlp".into()).spawn(move || run(&thread_shared, settings))?;
@@ -173,16 +235,46 @@ impl Exporter {
         }
     }
 
-    /// Sends what is queued, for at most `grace`, and stops.
+    /// Queues `record`, waiting while the queue is full, for at most
+    /// `patience`: for a caller that has all its records at hand and
+    /// would rather wait than drop. Gives `record` back if the queue
+    /// stayed full that long (the collector is away or too slow).
+    pub fn push_blocking(&self, record: Record, patience: Duration) -> Result<(), Record> {
+        let bytes = approx_bytes(&record);
+        let until = saturating_after(Instant::now(), patience);
+        let mut state = self.shared.lock();
+        while !state.queue.has_room_for(bytes) {
+            // The open batch must go too, or a cap below one batch would
+            // wait forever.
+            state.queue.seal();
+            self.shared.wake.notify_one();
+            let now = Instant::now();
+            if now >= until {
+                return Err(record);
+            }
+            state = self.shared.room.wait_timeout(state, until - now).map_or_else(|p| p.into_inner().0, |(s, _)| s);
+        }
+        state.recorded_events += u64::from(matches!(record, Record::Event(_)));
+        let news = state.queue.push(record, Instant::now());
+        drop(state);
+        if news {
+            self.shared.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Sends what is queued, for at most `grace`, and stops. A grace
+    /// period beyond what the clock holds waits for everything.
     pub fn finish(mut self, grace: Duration) -> ExportSummary {
         self.stop(grace)
     }
 
     fn stop(&mut self, grace: Duration) -> ExportSummary {
-        let deadline = Instant::now() + grace;
+        let deadline = saturating_after(Instant::now(), grace);
         {
             let mut state = self.shared.lock();
             state.queue.seal();
+            state.finishing = true;
             state.deadline = Some(deadline);
         }
         self.shared.wake.notify_one();
@@ -191,7 +283,8 @@ impl Exporter {
         // for the thread to notice it), the thread is left to it, and what
         // it was sending counts as failed.
         let thread = self.thread.take();
-        while thread.as_ref().is_some_and(|t| !t.is_finished()) && Instant::now() < deadline + Duration::from_millis(100) {
+        let abandon_at = saturating_after(deadline, Duration::from_millis(100));
+        while thread.as_ref().is_some_and(|t| !t.is_finished()) && Instant::now() < abandon_at {
             std::thread::sleep(Duration::from_millis(5));
         }
         let summary = match thread {
@@ -213,8 +306,10 @@ impl Exporter {
         summary.recorded_events = state.recorded_events;
         summary.dropped_events = state.queue.dropped_events();
         summary.peak_queue_bytes = state.queue.peak_bytes();
-        // What the thread never took (it panicked) failed too.
+        // What the thread never took (it panicked), or never settled (it
+        // hung on a request), failed too.
         summary.failed_events = state.recorded_events.saturating_sub(summary.exported_events + summary.dropped_events);
+        summary.refused_events = summary.refused_events.min(summary.failed_events);
         summary
     }
 }
@@ -231,29 +326,34 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
     let transport = Transport::new(settings.endpoint.clone());
     let mut mapper = BatchMapper::new(settings.resource.clone(), settings.clock);
     let mut summary = ExportSummary::default();
-    // Events of batches whose only requests went to signals the endpoint
-    // does not take (Jaeger's logs): delivered as far as they can be if
-    // the endpoint takes its other signal, which may be known only from a
-    // later batch; failed if it never takes anything (a wrong path). A
+    // Events of requests that went only to signals the endpoint does not
+    // take (Jaeger's logs): delivered as far as they can be if the
+    // endpoint takes its other signal, which may be known only from a
+    // later batch; refused if it never takes anything (a wrong path). A
     // batch's verdict must not depend on whether the timeline happened to
     // carry its spans on to the next one.
     let mut awaiting_verdict = 0;
     while let Some(batch) = next_batch(shared) {
         let Batch { records, events, .. } = batch;
+        let carried_before = mapper.open_spans() as u64;
         let otlp = mapper.map_batch(&records);
         drop(records);
-        match deliver(shared, &transport, &settings, &otlp, &mut summary) {
-            BatchDelivery::Delivered => summary.exported_events += events,
-            BatchDelivery::OnlyToSignalsNotTaken => awaiting_verdict += events,
-            BatchDelivery::Failed => {}
-        }
-        summary.settle(&mut awaiting_verdict);
+        // The begins the mapper carries on are settled by a later request.
+        let settled = (events + carried_before).saturating_sub(mapper.open_spans() as u64);
+        deliver(shared, &transport, &settings, &otlp, settled, &mut summary, &mut awaiting_verdict);
+        summary.open_spans_let_go = mapper.spans_let_go();
+        summary.processes_forgotten = mapper.processes_forgotten();
         shared.lock().progress.clone_from(&summary);
     }
-    // Spans still open at the end of the recording go out closed there.
+    // Spans still open at the end of the recording go out closed there,
+    // and their events count by that request.
+    let carried = mapper.open_spans() as u64;
     let rest = mapper.finish();
-    deliver(shared, &transport, &settings, &rest, &mut summary);
-    summary.settle(&mut awaiting_verdict);
+    deliver(shared, &transport, &settings, &rest, carried, &mut summary, &mut awaiting_verdict);
+    summary.open_spans_let_go = mapper.spans_let_go();
+    summary.processes_forgotten = mapper.processes_forgotten();
+    // An endpoint that took nothing at all refused what it answered 404.
+    summary.refused_events += awaiting_verdict;
     summary
 }
 
@@ -266,13 +366,15 @@ fn next_batch(shared: &Shared) -> Option<Batch> {
         let now = Instant::now();
         if state.deadline.is_some_and(|d| now >= d) {
             state.queue.drop_all();
+            shared.room.notify_all();
             return None;
         }
         state.queue.seal_if_due(now);
         if let Some(batch) = state.queue.pop() {
+            shared.room.notify_all();
             return Some(batch);
         }
-        if state.deadline.is_some() {
+        if state.finishing {
             return None;
         }
         let wait = state.queue.due_at().map_or(Duration::from_secs(1), |due| due.saturating_duration_since(now));
@@ -286,56 +388,60 @@ enum Delivery {
     Sent,
     /// The endpoint takes no such signal (now or before).
     NotTaken,
-    Failed,
-}
-
-/// What became of one batch's requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BatchDelivery {
-    /// Nothing failed, and the batch was empty or the endpoint took one
-    /// of its requests.
-    Delivered,
-    /// Nothing failed, but every request went to a signal the endpoint
-    /// does not take: no failure beside a signal it takes, but an
-    /// endpoint that takes neither (a wrong path, say) delivers nothing.
-    OnlyToSignalsNotTaken,
-    /// A request was refused, or its retries outlasted the grace period.
-    Failed,
+    /// Refused for good (`refused`), or not taken in time.
+    Failed { refused: bool },
 }
 
 /// Sends both requests of a batch, retrying each until it is taken,
-/// refused, or the grace period ends.
-fn deliver(shared: &Shared, transport: &Transport, settings: &ExporterSettings, otlp: &Otlp, summary: &mut ExportSummary) -> BatchDelivery {
+/// refused, or the grace period ends, and counts its `settled` events by
+/// what became of the request that carried them: the log records' events
+/// by the logs request, the rest (span begins and ends) by the traces
+/// request.
+fn deliver(
+    shared: &Shared,
+    transport: &Transport,
+    settings: &ExporterSettings,
+    otlp: &Otlp,
+    settled: u64,
+    summary: &mut ExportSummary,
+    awaiting_verdict: &mut u64,
+) {
     let endpoint = transport.endpoint();
-    let traces = (otlp.span_count() > 0).then(|| send(shared, transport, settings, &endpoint.traces_url, &otlp.traces, summary));
-    let logs = (otlp.log_count() > 0).then(|| send(shared, transport, settings, &endpoint.logs_url, &otlp.logs, summary));
-    if traces == Some(Delivery::Sent) {
-        summary.spans += otlp.span_count() as u64;
+    let (span_count, log_count) = (otlp.span_count(), otlp.log_count());
+    let traces = (span_count > 0).then(|| send(shared, transport, settings, &endpoint.traces_url, &otlp.traces, summary));
+    let logs = (log_count > 0).then(|| send(shared, transport, settings, &endpoint.logs_url, &otlp.logs, summary));
+    let log_events = (log_count as u64).min(settled);
+    for (is_traces, delivery, count, events) in [(true, traces, span_count, settled - log_events), (false, logs, log_count, log_events)] {
+        match delivery {
+            Some(Delivery::Sent) => {
+                let taken = if is_traces { &mut summary.spans } else { &mut summary.logs };
+                *taken += count as u64;
+                summary.exported_events += events;
+            }
+            Some(Delivery::NotTaken) => *awaiting_verdict += events,
+            Some(Delivery::Failed { refused: true }) => summary.refused_events += events,
+            // Counted as failed at the end: not exported, not dropped.
+            Some(Delivery::Failed { refused: false }) => {}
+            // Events that map to no span or log record (none do today)
+            // have nothing left to deliver.
+            None => summary.exported_events += events,
+        }
     }
-    if logs == Some(Delivery::Sent) {
-        summary.logs += otlp.log_count() as u64;
-    }
-    if traces == Some(Delivery::Failed) || logs == Some(Delivery::Failed) {
-        BatchDelivery::Failed
-    } else if traces == Some(Delivery::Sent) || logs == Some(Delivery::Sent) || (traces.is_none() && logs.is_none()) {
-        BatchDelivery::Delivered
-    } else {
-        BatchDelivery::OnlyToSignalsNotTaken
-    }
+    summary.settle(awaiting_verdict);
 }
 
 fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url: &str, message: &impl prost::Message, summary: &mut ExportSummary) -> Delivery {
     if summary.signals_not_taken.iter().any(|u| u == url) {
         return Delivery::NotTaken;
     }
-    let mut backoff = Backoff::new(settings.initial_backoff, settings.max_backoff);
+    let mut backoff = Backoff::new(settings.initial_backoff, settings.max_backoff).with_retry_after_cap(settings.max_retry_after);
     loop {
         // Finishing must not outlast its grace period by a request's timeout.
         let deadline = shared.lock().deadline;
         let limit = match deadline.map(|d| d.saturating_duration_since(Instant::now())) {
             Some(Duration::ZERO) => {
                 summary.last_error.get_or_insert_with(|| format!("{url}: not sent: the grace period was over"));
-                return Delivery::Failed;
+                return Delivery::Failed { refused: false };
             }
             limit => limit,
         };
@@ -347,13 +453,13 @@ fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url
             }
             Outcome::Rejected { why } => {
                 summary.last_error = Some(format!("{url}: {why}"));
-                return Delivery::Failed;
+                return Delivery::Failed { refused: true };
             }
             Outcome::Retry { why, retry_after } => {
                 summary.last_error = Some(format!("{url}: {why}"));
                 let delay = backoff.next_delay(retry_after, fastrand::f64());
                 if !sleep_unless_past_deadline(shared, delay) {
-                    return Delivery::Failed;
+                    return Delivery::Failed { refused: false };
                 }
                 summary.retries += 1;
             }
@@ -363,7 +469,7 @@ fn send(shared: &Shared, transport: &Transport, settings: &ExporterSettings, url
 
 /// Waits `delay`; false if the grace period ends first.
 fn sleep_unless_past_deadline(shared: &Shared, delay: Duration) -> bool {
-    let until = Instant::now() + delay;
+    let until = saturating_after(Instant::now(), delay);
     let mut state = shared.lock();
     loop {
         let now = Instant::now();
@@ -376,4 +482,13 @@ fn sleep_unless_past_deadline(shared: &Shared, delay: Duration) -> bool {
         }
         state = shared.wake.wait_timeout(state, until - now).map_or_else(|p| p.into_inner().0, |(s, _)| s);
     }
+}
+
+/// `t + d`, or for a `d` the clock cannot add (a caller's `Duration::MAX`),
+/// `t` plus a century: a time that never comes.
+fn saturating_after(t: Instant, d: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    // CLOCK_MONOTONIC counts i64 seconds from boot, so a century more
+    // always fits; `t` itself is only the unreachable fallback.
+    t.checked_add(d.min(CENTURY)).unwrap_or(t)
 }

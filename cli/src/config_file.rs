@@ -12,12 +12,19 @@
 //! timeout_ms = 10000
 //! headers = { "x-tenant" = "shop" }
 //! resource_attributes = { "deployment.environment" = "prod" }
+//! command_line = false              # leave process.command_line out
+//! certificate = "/etc/usertrace/ca.pem"           # CAs to trust over https
+//! client_certificate = "/etc/usertrace/client.pem" # mutual TLS
+//! client_key = "/etc/usertrace/client.key"
 //!
 //! [otlp.queue]
 //! max_batch_records = 4096
 //! max_batch_age_ms = 1000
 //! memory_cap_mib = 64
 //! ```
+//!
+//! The file may hold secrets (an `authorization` header), so an error in
+//! it is told by line, column and key, never by quoting its text.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -25,7 +32,9 @@ use std::path::{Path, PathBuf};
 
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde::Deserialize;
-use usertrace_output::otlp::config::{COMPRESSION_VAR, ENDPOINT_VAR, HEADERS_VAR, RESOURCE_ATTRIBUTES_VAR, TIMEOUT_VAR};
+use usertrace_output::otlp::config::{
+    CERTIFICATE_VAR, CLIENT_CERTIFICATE_VAR, CLIENT_KEY_VAR, COMPRESSION_VAR, ENDPOINT_VAR, HEADERS_VAR, RESOURCE_ATTRIBUTES_VAR, TIMEOUT_VAR,
+};
 
 /// The whole file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -50,6 +59,14 @@ pub struct OtlpTable {
     pub resource_attributes: BTreeMap<String, String>,
     #[serde(default)]
     pub queue: QueueTable,
+    /// `false`: leave `process.command_line` out of every resource.
+    pub command_line: Option<bool>,
+    /// PEM file of CA certificates to trust besides the platform's.
+    pub certificate: Option<String>,
+    /// PEM file of the client certificate chain (mutual TLS).
+    pub client_certificate: Option<String>,
+    /// PEM file of the client's private key (mutual TLS).
+    pub client_key: Option<String>,
 }
 
 /// `[otlp.queue]`.
@@ -65,7 +82,7 @@ impl ConfigFile {
     /// Reads and parses `path`.
     pub fn read(path: &Path) -> Result<ConfigFile, ConfigFileError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigFileError { path: path.into(), why: e.to_string() })?;
-        toml::from_str(&text).map_err(|e| ConfigFileError { path: path.into(), why: e.to_string() })
+        toml::from_str(&text).map_err(|e| ConfigFileError { path: path.into(), why: describe(&text, e) })
     }
 
     /// The file's value of the standard variable `name`, written as the
@@ -84,9 +101,40 @@ impl ConfigFile {
             TIMEOUT_VAR => o.timeout_ms.map(|ms| ms.to_string()),
             HEADERS_VAR => pairs(&o.headers),
             RESOURCE_ATTRIBUTES_VAR => pairs(&o.resource_attributes),
+            CERTIFICATE_VAR => o.certificate.clone(),
+            CLIENT_CERTIFICATE_VAR => o.client_certificate.clone(),
+            CLIENT_KEY_VAR => o.client_key.clone(),
             _ => None,
         }
     }
+}
+
+/// A parse error by where it is and what is wrong: toml's own message
+/// quotes the line, and serde's quotes a misplaced value, either of which
+/// may be a secret, so neither is shown.
+fn describe(text: &str, mut e: toml::de::Error) -> String {
+    let place = e.span().map(|span| {
+        let before = &text.as_bytes()[..span.start.min(text.len())];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+        format!("line {line}, column {column}: ")
+    });
+    // Without the input, toml says what is wrong and in which key.
+    e.set_input(None);
+    let what = hide_quoted(e.to_string().trim_end()).replace('\n', " ");
+    format!("{}{what}", place.unwrap_or_default())
+}
+
+/// `text` with everything between double quotes hidden.
+fn hide_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in text.split('"').enumerate() {
+        match i % 2 {
+            0 => out.push_str(part),
+            _ => out.push_str("\"(not shown)\""),
+        }
+    }
+    out
 }
 
 /// A config file that could not be read or is not valid.
@@ -94,7 +142,7 @@ impl ConfigFile {
 pub struct ConfigFileError {
     /// The file.
     pub path: PathBuf,
-    /// What was wrong (the parser's message names the line and key).
+    /// What was wrong: the line, column and key, never the text.
     pub why: String,
 }
 
@@ -138,9 +186,26 @@ mod tests {
     }
 
     #[test]
+    fn every_key_the_shipped_agent_config_shows_in_a_comment_is_taken() {
+        let shipped = include_str!("../../deploy/agent.toml");
+        let uncommented: Vec<String> = shipped
+            .lines()
+            .map(|line| match line.strip_prefix("# ").and_then(|rest| rest.split_once(" = ")) {
+                Some((key, _)) if !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') => line[2..].to_owned(),
+                _ => line.to_owned(),
+            })
+            .collect();
+        assert!(uncommented.len() == shipped.lines().count() && uncommented.iter().any(|l| l == "command_line = false"));
+        let file: ConfigFile = toml::from_str(&uncommented.join("\n")).unwrap();
+        assert_eq!((file.otlp.command_line, file.var(CERTIFICATE_VAR).as_deref()), (Some(false), Some("/etc/usertrace/collector-ca.pem")));
+        assert_eq!(file.var(CLIENT_KEY_VAR).as_deref(), Some("/etc/usertrace/client.key"));
+    }
+
+    #[test]
     fn an_unknown_key_or_unreadable_file_is_named() {
-        let e = toml::from_str::<ConfigFile>("[otlp]\nendpoitn = \"x\"\n").unwrap_err();
-        assert!(e.to_string().contains("endpoitn"), "{e}");
+        let text = "[otlp]\nendpoitn = \"x\"\n";
+        let e = describe(text, toml::from_str::<ConfigFile>(text).unwrap_err());
+        assert!(e.starts_with("line 2, column 1: unknown field `endpoitn`"), "{e}");
         let e = ConfigFile::read(Path::new("/nonexistent/usertrace.toml")).unwrap_err();
         assert!(e.to_string().starts_with("cannot use the config file /nonexistent/usertrace.toml: "), "{e}");
     }

@@ -34,8 +34,30 @@ pub struct OtlpArgs {
     #[arg(long, value_name = "COMPRESSION")]
     pub compression: Option<String>,
 
+    /// PEM file of CA certificates to trust over https, besides the
+    /// platform's store and the bundled roots [default:
+    /// $OTEL_EXPORTER_OTLP_CERTIFICATE]
+    #[arg(long = "otlp-certificate", value_name = "FILE")]
+    pub certificate: Option<String>,
+
+    /// PEM file of the client certificate (chain) for mutual TLS, with
+    /// --otlp-client-key [default: $OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE]
+    #[arg(long = "otlp-client-certificate", value_name = "FILE")]
+    pub client_certificate: Option<String>,
+
+    /// PEM file of the client's private key for mutual TLS [default:
+    /// $OTEL_EXPORTER_OTLP_CLIENT_KEY]
+    #[arg(long = "otlp-client-key", value_name = "FILE")]
+    pub client_key: Option<String>,
+
+    /// Leave each process's command line (process.command_line, which
+    /// may hold a password or token) out of what is exported
+    #[arg(long = "otlp-no-command-line")]
+    pub no_command_line: bool,
+
     /// A TOML file with the [otlp] endpoint, service, compression,
-    /// timeout_ms, headers, resource_attributes and [otlp.queue]
+    /// timeout_ms, headers, resource_attributes, command_line (false to
+    /// leave it out), certificate, client_certificate, client_key and [otlp.queue]
     /// max_batch_records, max_batch_age_ms, memory_cap_mib; the command
     /// line wins over it, it over the OTEL_* variables
     #[arg(long, value_name = "FILE")]
@@ -49,13 +71,28 @@ pub enum SettingsError {
     Otlp(ConfigError),
     /// The --config file.
     File(ConfigFileError),
+    /// A queue setting of the --config file out of its range.
+    OutOfRange {
+        /// Its key.
+        key: &'static str,
+        /// As given.
+        value: u64,
+        /// What it may be.
+        range: &'static str,
+    },
 }
+
+/// The longest `max_batch_age_ms`: a batch older than this would hold its
+/// records back from the collector for longer than anyone waits to see
+/// them.
+pub const MAX_BATCH_AGE: Duration = Duration::from_secs(600);
 
 impl std::fmt::Display for SettingsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SettingsError::Otlp(e) => e.fmt(f),
             SettingsError::File(e) => e.fmt(f),
+            SettingsError::OutOfRange { key, value, range } => write!(f, "{key} = {value} in the config file is out of range: it must be {range}"),
         }
     }
 }
@@ -99,14 +136,36 @@ impl OtlpArgs {
         };
         let var = |name: &str| file.var(name).or_else(|| std::env::var(name).ok().filter(|v| !v.is_empty()));
         let service = self.service.clone().or_else(|| file.otlp.service.clone());
-        let endpoint = Endpoint::resolve(&EndpointArgs { url: self.url.clone(), compression: self.compression.clone() }, var)?;
+        let args = EndpointArgs {
+            url: self.url.clone(),
+            compression: self.compression.clone(),
+            certificate: self.certificate.clone(),
+            client_certificate: self.client_certificate.clone(),
+            client_key: self.client_key.clone(),
+        };
+        let endpoint = Endpoint::resolve(&args, var)?;
         let attributes = match var(config::RESOURCE_ATTRIBUTES_VAR) {
             Some(v) => parse_resource_attributes(&v)?,
             None => Vec::new(),
         };
-        let resource = ResourceSettings { service_name: service.or_else(|| var(config::SERVICE_NAME_VAR)), host_name: host_name(), attributes };
+        let resource = ResourceSettings {
+            service_name: service.or_else(|| var(config::SERVICE_NAME_VAR)),
+            host_name: host_name(),
+            attributes,
+            omit_command_line: self.no_command_line || file.otlp.command_line == Some(false),
+        };
         let mut settings = ExporterSettings::new(endpoint, resource, Clock::from_reading(&crate::clock::now()));
         let (q, default) = (&file.otlp.queue, QueueLimits::default());
+        let out_of_range = |key, value: u64, range| SettingsError::OutOfRange { key, value, range };
+        if q.max_batch_records == Some(0) {
+            return Err(out_of_range("otlp.queue.max_batch_records", 0, "at least 1"));
+        }
+        if let Some(ms) = q.max_batch_age_ms.filter(|&ms| ms == 0 || Duration::from_millis(ms) > MAX_BATCH_AGE) {
+            return Err(out_of_range("otlp.queue.max_batch_age_ms", ms, "from 1 to 600000 (10 minutes)"));
+        }
+        if q.memory_cap_mib == Some(0) {
+            return Err(out_of_range("otlp.queue.memory_cap_mib", 0, "at least 1"));
+        }
         settings.limits = QueueLimits {
             max_batch_records: q.max_batch_records.unwrap_or(default.max_batch_records),
             max_batch_age: q.max_batch_age_ms.map_or(default.max_batch_age, Duration::from_millis),

@@ -9,8 +9,10 @@ use std::process::{Command, Output};
 fn usertrace(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_usertrace"));
     cmd.args(args);
-    for var in ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_COMPRESSION", "OTEL_RESOURCE_ATTRIBUTES"] {
-        cmd.env_remove(var);
+    for (var, _) in std::env::vars() {
+        if var.starts_with("OTEL_") {
+            cmd.env_remove(var);
+        }
     }
     cmd.envs(env.iter().copied());
     cmd.output().unwrap()
@@ -29,7 +31,7 @@ fn export_refuses_bad_settings_before_reading_the_file() {
     refused(&usertrace(&["export", missing, "--otlp", "ftp://h/"], &[]), "the scheme is ftp");
     refused(&usertrace(&["export", missing, "--otlp", "http://h:4318", "--compression", "zstd"], &[]), "unknown OTLP compression \"zstd\"");
     refused(&usertrace(&["export", missing], &[]), "no OTLP endpoint");
-    refused(&usertrace(&["export", missing], &[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h"), ("OTEL_EXPORTER_OTLP_HEADERS", "nokey")]), "OTEL_EXPORTER_OTLP_HEADERS has a bad entry \"nokey\"");
+    refused(&usertrace(&["export", missing], &[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://h"), ("OTEL_EXPORTER_OTLP_HEADERS", "nokey")]), "OTEL_EXPORTER_OTLP_HEADERS entry 1 is not usable: it has no '='");
     refused(&usertrace(&["export", missing, "--otlp", "http://h"], &[("OTEL_EXPORTER_OTLP_TIMEOUT", "soon")]), "OTEL_EXPORTER_OTLP_TIMEOUT=\"soon\"");
     refused(&usertrace(&["export", missing, "--otlp", "http://h"], &[("OTEL_RESOURCE_ATTRIBUTES", "team")]), "OTEL_RESOURCE_ATTRIBUTES has a bad entry \"team\"");
     refused(&usertrace(&["export", missing, "--config", "/nonexistent/usertrace.toml"], &[]), "cannot use the config file /nonexistent/usertrace.toml");
@@ -42,6 +44,42 @@ fn export_refuses_bad_settings_before_reading_the_file() {
     // With good settings the file is what fails, with 1.
     let out = usertrace(&["export", missing, "--otlp", "http://127.0.0.1:9"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn timeouts_batch_sizes_and_caps_out_of_range_are_refused() {
+    let missing = "/nonexistent/recording.jsonl";
+    for timeout in ["0", "600001", "18446744073709551616"] {
+        let says = format!("OTEL_EXPORTER_OTLP_TIMEOUT=\"{timeout}\" is not a number of milliseconds from 1 to 600000 (10 minutes)");
+        refused(&usertrace(&["export", missing, "--otlp", "http://h"], &[("OTEL_EXPORTER_OTLP_TIMEOUT", timeout)]), &says);
+    }
+    let config = std::env::temp_dir().join(format!("usertrace-range-config-{}.toml", std::process::id()));
+    for (table, says) in [
+        ("[otlp]\ntimeout_ms = 0\n", "OTEL_EXPORTER_OTLP_TIMEOUT=\"0\" is not a number of milliseconds"),
+        ("[otlp]\ntimeout_ms = 3600000\n", "OTEL_EXPORTER_OTLP_TIMEOUT=\"3600000\" is not a number of milliseconds"),
+        ("[otlp.queue]\nmax_batch_age_ms = 0\n", "otlp.queue.max_batch_age_ms = 0 in the config file is out of range: it must be from 1 to 600000"),
+        ("[otlp.queue]\nmax_batch_age_ms = 86400000\n", "otlp.queue.max_batch_age_ms = 86400000 in the config file is out of range"),
+        ("[otlp.queue]\nmax_batch_records = 0\n", "otlp.queue.max_batch_records = 0 in the config file is out of range: it must be at least 1"),
+        ("[otlp.queue]\nmemory_cap_mib = 0\n", "otlp.queue.memory_cap_mib = 0 in the config file is out of range: it must be at least 1"),
+    ] {
+        std::fs::write(&config, format!("[otlp]\nendpoint = \"http://h\"\n{}", table.replacen("[otlp]\n", "", 1))).unwrap();
+        refused(&usertrace(&["export", missing, "--config", config.to_str().unwrap()], &[]), says);
+    }
+    let _ = std::fs::remove_file(&config);
+}
+
+#[test]
+fn a_certificate_file_that_cannot_be_used_is_refused_naming_it() {
+    let missing = "/nonexistent/recording.jsonl";
+    refused(&usertrace(&["export", missing, "--otlp", "https://h", "--otlp-certificate", "/nonexistent/ca.pem"], &[]), "--otlp-certificate names \"/nonexistent/ca.pem\", which is not usable: cannot read it");
+    refused(&usertrace(&["export", missing, "--otlp", "https://h"], &[("OTEL_EXPORTER_OTLP_CLIENT_KEY", "/nonexistent/client.key")]), "OTEL_EXPORTER_OTLP_CLIENT_KEY is given without its pair");
+    let not_pem = std::env::temp_dir().join(format!("usertrace-not-pem-{}.pem", std::process::id()));
+    std::fs::write(&not_pem, "hello\n").unwrap();
+    refused(
+        &usertrace(&["record", "-e", "x", "--otlp", "https://h", "--otlp-certificate", not_pem.to_str().unwrap(), "--", "true"], &[]),
+        "which is not usable: it holds no PEM certificate",
+    );
+    let _ = std::fs::remove_file(&not_pem);
 }
 
 #[test]

@@ -33,6 +33,9 @@ pub struct ResourceSettings {
     /// `OTEL_RESOURCE_ATTRIBUTES`, in order; added to every resource
     /// unless the recording already set the key.
     pub attributes: Vec<(String, String)>,
+    /// Leave `process.command_line` out: a command line often holds a
+    /// password or token (`--otlp-no-command-line`).
+    pub omit_command_line: bool,
 }
 
 /// Converts CLOCK_MONOTONIC (the recording's clock) to Unix time (OTLP's).
@@ -304,7 +307,7 @@ fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Nam
     if let Some(path) = process.and_then(|p| p.executable.as_deref()) {
         attributes.push(key_value("process.executable.path", string(path)));
     }
-    if let Some(argv) = process.and_then(|p| p.command_line.as_ref()).filter(|a| !a.is_empty()) {
+    if let Some(argv) = process.and_then(|p| p.command_line.as_ref()).filter(|a| !a.is_empty() && !settings.omit_command_line) {
         attributes.push(key_value("process.command_line", string(&argv.join(" "))));
     }
     if let Some(id) = process.and_then(|p| p.container_id.as_deref()) {

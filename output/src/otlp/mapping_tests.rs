@@ -10,7 +10,7 @@ use crate::test_records::*;
 const CLOCK: Clock = Clock { unix_minus_monotonic_ns: 1_700_000_000_000_000_000 };
 
 fn settings() -> ResourceSettings {
-    ResourceSettings { service_name: None, host_name: "node-1".into(), attributes: vec![("deployment.environment".into(), "test".into())] }
+    ResourceSettings { service_name: None, host_name: "node-1".into(), attributes: vec![("deployment.environment".into(), "test".into())], omit_command_line: false }
 }
 
 fn spans(o: &Otlp) -> Vec<&Span> {
@@ -256,6 +256,16 @@ fn each_process_is_a_resource_with_its_identity() {
     let from_env = ResourceSettings { attributes: vec![("service.name".into(), "env-svc".into())], ..settings() };
     let o = map_records(&records, &from_env, CLOCK);
     assert_eq!(attr(&o.logs.resource_logs[0].resource.as_ref().unwrap().attributes, "service.name"), Some(Any::StringValue("env-svc".into())));
+}
+
+#[test]
+fn the_command_line_is_left_out_when_asked() {
+    let records = [process(1, 1, "/usr/bin/db-tool", &["db-tool", "--password", "hunter2"]), event(10, 1, 1, "tick", &[])];
+    let without = ResourceSettings { omit_command_line: true, ..settings() };
+    let o = map_records(&records, &without, CLOCK);
+    let a = &o.logs.resource_logs[0].resource.as_ref().unwrap().attributes;
+    assert_eq!(attr(a, "process.command_line"), None);
+    assert_eq!(attr(a, "process.executable.path"), Some(Any::StringValue("/usr/bin/db-tool".into())));
 }
 
 #[test]

@@ -20,7 +20,7 @@ use flate2::write::GzEncoder;
 use prost::Message;
 
 use super::backoff::parse_retry_after;
-use super::config::{redact_url, Compression, Endpoint};
+use super::config::{redact_url, Compression, Endpoint, CERTIFICATE_VAR};
 
 /// What became of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +53,12 @@ pub struct Transport {
 impl Transport {
     /// A client with the endpoint's timeout per request.
     pub fn new(endpoint: Endpoint) -> Transport {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let mut config = ureq::Agent::config_builder();
+        // Only https reads the platform's trust store.
+        if endpoint.traces_url.starts_with("https://") {
+            config = config.tls_config(endpoint.tls.agent_config());
+        }
+        let agent: ureq::Agent = config
             .timeout_global(Some(endpoint.timeout))
             // A 429 or 503 is an answer to read (Retry-After), not an error.
             .http_status_as_error(false)
@@ -121,10 +126,19 @@ fn redirected(status: u16, location: Option<&str>) -> Outcome {
 }
 
 /// A collector that is down, restarting or slow is retried; anything
-/// else (a TLS error, say) would fail the same way every time.
+/// else would fail the same way every time. rustls reports a failed
+/// handshake (a certificate not trusted, a client certificate missing) as
+/// invalid data: retrying cannot help, so it is said once.
 fn classify_error(e: &ureq::Error) -> Outcome {
     use ureq::Error as E;
     match e {
+        E::Io(io) if io.kind() == std::io::ErrorKind::InvalidData => Outcome::Rejected {
+            why: format!(
+                "TLS: {e} (trust the collector's CA with --otlp-certificate or {CERTIFICATE_VAR}; \
+                 if it asks for a client certificate, give --otlp-client-certificate and --otlp-client-key)"
+            ),
+        },
+        E::Rustls(_) | E::Tls(_) | E::Pem(_) => Outcome::Rejected { why: format!("TLS: {e}") },
         E::Io(_) | E::Timeout(_) | E::ConnectionFailed | E::HostNotFound | E::Protocol(_) | E::BodyStalled => {
             Outcome::Retry { why: e.to_string(), retry_after: None }
         }

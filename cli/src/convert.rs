@@ -1,28 +1,47 @@
 //! `usertrace convert`: a JSON-lines recording as a Perfetto trace, Chrome
 //! trace JSON, text, or JSON lines again.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use usertrace_output::{check_writable, jsonl};
+use usertrace_output::jsonl::{self, Input, ReadError, Reader};
+use usertrace_output::timeline::TimelineBuilder;
+use usertrace_output::{check_writable, chrome, perfetto, AtomicFile, FileError};
 
-use crate::trace_format::{self, TraceFormat};
+use crate::stdout::reader_gone;
+use crate::trace_format::{write_streamed, TraceFormat};
+
+const MEMORY_HELP: &str = "\
+Memory: JSON lines and text are written as IN is read, a line at a time,
+in little memory whatever IN's size. A Perfetto or Chrome trace is laid
+out whole before it is written: it holds every span and every other
+event (as an instant) of IN, with their fields, in memory, about as much
+as IN itself; convert a large recording to JSON lines or text, or cut it
+first, where memory is short.
+
+Exit status: 0 when OUT was written, also for an IN with no records (OUT
+is then an empty trace, and stderr says so); 1 for a bad line in IN or a
+failed write; 2 for a bad option.";
 
 /// Convert a JSON-lines recording to a Perfetto trace or Chrome trace JSON
 ///
 /// Reads IN (as written by `usertrace record -o FILE.jsonl` or
 /// `--format json`) and writes OUT in the format its extension names
 /// (.pftrace or .perfetto-trace: Perfetto; .json: Chrome Trace Event JSON;
-/// .jsonl: JSON lines), or that --format gives. OUT appears only once
-/// complete; a bad line in IN is named and nothing is written.
+/// .jsonl: JSON lines), or that --format gives. IN may be - (standard
+/// input) and OUT - (standard output, with --format). A file OUT appears
+/// only once complete: a bad line in IN is named and nothing is written.
+/// An OUT that is a device, a FIFO or - is written in place as IN is read.
 #[derive(Debug, Args)]
+#[command(after_long_help = MEMORY_HELP)]
 pub struct ConvertArgs {
-    /// The JSON-lines recording to read
+    /// The JSON-lines recording to read, or - for standard input
     #[arg(value_name = "IN")]
     pub input: PathBuf,
 
-    /// The file to write
+    /// The file to write, or - for standard output
     #[arg(value_name = "OUT")]
     pub output: PathBuf,
 
@@ -32,31 +51,95 @@ pub struct ConvertArgs {
     pub format: Option<TraceFormat>,
 }
 
+/// Why a conversion stopped.
+enum Failure {
+    Read(ReadError),
+    Write(FileError),
+}
+
 pub fn run(args: &ConvertArgs) -> ExitCode {
     let Some(format) = args.format.or_else(|| TraceFormat::from_path(&args.output)) else {
-        eprintln!(
-            "usertrace convert: cannot tell the format of {} from its extension: name it .pftrace, .json or .jsonl, or give --format",
-            args.output.display()
-        );
+        if args.output.as_os_str() == "-" {
+            eprintln!("usertrace convert: standard output has no extension to tell the format by: give --format");
+        } else {
+            eprintln!(
+                "usertrace convert: cannot tell the format of {} from its extension: name it .pftrace, .json or .jsonl, or give --format",
+                args.output.display()
+            );
+        }
         return ExitCode::from(2);
     };
+    let input = jsonl::input_name(&args.input);
     // Before reading what may be a large file.
     if let Err(e) = check_writable(&args.output) {
         eprintln!("usertrace convert: {e}");
         return ExitCode::from(1);
     }
-    let records = match jsonl::read_file(&args.input) {
+    let records = match jsonl::open(&args.input) {
         Ok(records) => records,
         Err(e) => {
-            eprintln!("usertrace convert: {}: {e}", args.input.display());
+            eprintln!("usertrace convert: {input}: {e}");
             return ExitCode::from(1);
         }
     };
-    match trace_format::write_file(format, &records, &args.output) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    let converted = if format.streams() { stream(format, records, &args.output) } else { lay_out(format, records, &args.output) };
+    match converted {
+        Ok(0) => {
+            eprintln!("usertrace convert: {input} holds no records: the output is an empty trace");
+            ExitCode::SUCCESS
+        }
+        Ok(_) => ExitCode::SUCCESS,
+        Err(Failure::Read(e)) => {
+            eprintln!("usertrace convert: {input}: {e}");
+            ExitCode::from(1)
+        }
+        // Standard output's reader has gone (`convert IN - | head`).
+        Err(Failure::Write(e)) if args.output.as_os_str() == "-" && reader_gone(&e.source) => ExitCode::SUCCESS,
+        Err(Failure::Write(e)) => {
             eprintln!("usertrace convert: {e}");
             ExitCode::from(1)
         }
     }
+}
+
+/// Bytes of lines gathered for one write.
+const WRITE_SIZE: usize = 64 * 1024;
+
+/// Writes each record as it is read; returns how many there were.
+fn stream(format: TraceFormat, records: Reader<Input>, path: &Path) -> Result<u64, Failure> {
+    let mut file = AtomicFile::create(path).map_err(Failure::Write)?;
+    let failed = |source| Failure::Write(FileError { path: path.to_owned(), what: "writing failed", source });
+    let mut lines = Vec::with_capacity(WRITE_SIZE * 2);
+    let mut count = 0;
+    for record in records {
+        // An error drops `file`, and with it whatever a file OUT had.
+        let record = record.map_err(Failure::Read)?;
+        write_streamed(format, &record, &mut lines);
+        count += 1;
+        if lines.len() >= WRITE_SIZE {
+            file.write_all(&lines).map_err(failed)?;
+            lines.clear();
+        }
+    }
+    file.write_all(&lines).map_err(failed)?;
+    file.commit().map_err(Failure::Write)?;
+    Ok(count)
+}
+
+/// Builds the timeline as records are read, then writes it; returns how
+/// many records there were.
+fn lay_out(format: TraceFormat, records: Reader<Input>, path: &Path) -> Result<u64, Failure> {
+    let mut timeline = TimelineBuilder::new();
+    let mut count = 0;
+    for record in records {
+        timeline.push(&record.map_err(Failure::Read)?);
+        count += 1;
+    }
+    let timeline = timeline.finish();
+    let written = match format {
+        TraceFormat::Chrome => chrome::write_file(path, &timeline),
+        _ => perfetto::write_file(path, &timeline),
+    };
+    written.map_err(Failure::Write)?;
+    Ok(count)
 }

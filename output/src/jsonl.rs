@@ -114,7 +114,7 @@ mod read;
 pub(crate) mod write;
 
 pub use format::{write_json_line, LineFormatter};
-pub use read::{open, read_file, Input, ReadError, Reader, MAX_LINE_BYTES};
+pub use read::{input_name, open, read_file, Input, ReadError, Reader, MAX_LINE_BYTES};
 pub use write::{write_file, write_record, EventLine, FieldRefs, FieldsJson, JsonlWriter, NamespacesJsonCache, NamespacesRef};
 
 #[cfg(test)]

@@ -42,6 +42,7 @@
 mod build;
 mod eventheader;
 
+pub use build::TimelineBuilder;
 pub use eventheader::{otel_ids, OtelIds};
 
 /// The name `e` is counted under: its tracepoint's, or for an EventHeader
@@ -86,7 +87,8 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// Lays out `records` (in time order; they are sorted if not).
+    /// Lays out `records` (in time order; they are sorted if not). A
+    /// [`TimelineBuilder`] takes them one at a time instead.
     pub fn build(records: &[Record]) -> Timeline {
         build::build(records)
     }

@@ -100,6 +100,15 @@ pub fn open(path: &Path) -> Result<Reader<Input>, ReadError> {
     Ok(Reader::new(input))
 }
 
+/// How messages name what [`open`] reads: the path, or `standard input`.
+pub fn input_name(path: &Path) -> std::borrow::Cow<'_, str> {
+    if path.as_os_str() == "-" {
+        "standard input".into()
+    } else {
+        path.to_string_lossy()
+    }
+}
+
 /// Reads every record of the file at `path` (`-`: standard input) into
 /// memory; [`open`] reads them one at a time.
 pub fn read_file(path: &Path) -> Result<Vec<Record>, ReadError> {

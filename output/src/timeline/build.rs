@@ -22,9 +22,47 @@ pub(super) fn build(records: &[Record]) -> Timeline {
         sorted.sort_by_key(Record::time_ns);
         records = &sorted;
     }
-    let mut b = Builder::default();
+    let mut b = TimelineBuilder::new();
     for record in records {
+        b.push(record);
+    }
+    b.finish()
+}
+
+/// Builds a [`Timeline`] from records given one at a time, as they are
+/// read, so that a recording need not be held whole: what it holds is the
+/// timeline itself (spans, instants, processes and threads) and the spans
+/// still open.
+///
+/// Records are laid out in the order given, which for a recording is time
+/// order (a JSON-lines file keeps it); [`Timeline::build`] sorts a slice
+/// that is not.
+#[derive(Default)]
+pub struct TimelineBuilder {
+    b: Builder,
+    start_ns: Option<u64>,
+    drop_instants: bool,
+}
+
+impl TimelineBuilder {
+    /// An empty timeline.
+    pub fn new() -> TimelineBuilder {
+        TimelineBuilder::default()
+    }
+
+    /// A builder that keeps no instants (events that are not spans): for
+    /// what reads only spans, processes and losses (the report), so that
+    /// memory does not grow with every plain event.
+    pub fn without_instants() -> TimelineBuilder {
+        TimelineBuilder { drop_instants: true, ..TimelineBuilder::default() }
+    }
+
+    /// Adds the next record.
+    pub fn push(&mut self, record: &Record) {
+        let b = &mut self.b;
+        self.start_ns.get_or_insert(record.time_ns());
         b.end_ns = b.end_ns.max(record.time_ns());
+        b.drop_instants = self.drop_instants;
         match record {
             Record::Event(e) => b.event(e),
             Record::Process(p) => {
@@ -60,8 +98,12 @@ pub(super) fn build(records: &[Record]) -> Timeline {
             }
         }
     }
-    let start_ns = records.first().map_or(0, Record::time_ns);
-    b.finish(start_ns)
+
+    /// Closes what is still open (at the last record's time) and lays out
+    /// the spans.
+    pub fn finish(self) -> Timeline {
+        self.b.finish(self.start_ns.unwrap_or(0))
+    }
 }
 
 /// A span begun and not yet ended.
@@ -115,6 +157,8 @@ struct Builder {
     /// Counts begins and closes, to tell nesting apart when times are equal.
     seq: u64,
     end_ns: u64,
+    /// Instants are counted (as orphan ends) but not kept.
+    drop_instants: bool,
 }
 
 /// What an event is under the span convention.
@@ -216,6 +260,9 @@ impl Builder {
     }
 
     fn instant(&mut self, e: &EventRecord) {
+        if self.drop_instants {
+            return;
+        }
         let mut args = e.fields.clone();
         if let Some(error) = &e.error {
             args.push(("error".into(), Value::Str(error.clone())));

@@ -1,0 +1,69 @@
+//! `report` and `convert` (to JSON lines or text) read a recording as a
+//! stream: their peak memory is that of what is open at once, not of the
+//! file. A 32 MiB recording of plain events is reported and converted in
+//! under 16 MiB. Runs on any host.
+//!
+//! One test in this file: the peak is read with getrusage(RUSAGE_CHILDREN),
+//! which covers every child this process has waited for.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usertrace-stream-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The largest resident set of any child waited for so far, in bytes.
+fn children_peak_rss() -> u64 {
+    // SAFETY: getrusage(2) writes one `struct rusage` to the pointer,
+    // which points at one, zeroed.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);
+        usage
+    };
+    // ru_maxrss is in KiB on Linux.
+    usage.ru_maxrss as u64 * 1024
+}
+
+const SIZE: usize = 32 << 20;
+
+#[test]
+fn a_large_recording_is_reported_and_converted_in_little_memory() {
+    let dir = scratch("big");
+    let input = dir.join("big.jsonl");
+    {
+        let mut out = BufWriter::new(fs::File::create(&input).unwrap());
+        let mut written = 0;
+        let mut i = 0u64;
+        while written < SIZE {
+            let line = format!(
+                "{{\"type\":\"event\",\"time_ns\":{i},\"cpu\":0,\"pid\":5,\"tid\":{},\"comm\":\"worker\",\"process\":\"app\",\"event\":\"tick\",\"fields\":{{\"n\":{i},\"what\":\"a plain event, no span\"}}}}\n",
+                5 + i % 4
+            );
+            out.write_all(line.as_bytes()).unwrap();
+            written += line.len();
+            i += 1;
+        }
+    }
+    let (input_arg, jsonl, txt) = (input.to_str().unwrap(), dir.join("out.jsonl"), dir.join("out.txt"));
+    let runs: [&[&str]; 3] = [
+        &["report", input_arg],
+        &["convert", input_arg, jsonl.to_str().unwrap()],
+        &["convert", input_arg, txt.to_str().unwrap(), "--format", "text"],
+    ];
+    for args in runs {
+        let o = Command::new(env!("CARGO_BIN_EXE_usertrace")).args(args).stdout(Stdio::null()).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        let peak = children_peak_rss();
+        assert!(peak < (SIZE / 2) as u64, "{args:?}: a peak of {} MiB for a {} MiB file", peak >> 20, SIZE >> 20);
+    }
+    // JSON lines to JSON lines gives back the same lines.
+    assert_eq!(fs::metadata(dir.join("out.jsonl")).unwrap().len(), fs::metadata(&input).unwrap().len());
+    fs::remove_dir_all(dir).unwrap();
+}

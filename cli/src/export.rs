@@ -6,10 +6,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use usertrace_output::otlp::{Clock, Exporter, QueueLimits};
-use usertrace_output::jsonl;
+use usertrace_output::otlp::{Clock, Exporter};
+use usertrace_output::{jsonl, Record};
 
 use crate::otlp_args::OtlpArgs;
+
+/// The longest `--timeout`: a day. Longer is a typo, not a plan.
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 
 /// Upload a JSON-lines recording to an OTLP endpoint (Jaeger, a Collector)
 ///
@@ -20,19 +23,23 @@ use crate::otlp_args::OtlpArgs;
 /// converted to Unix time with the wall clock the recording kept at its
 /// start, so it may be exported on any machine, at any time (a recording
 /// without one, from an older usertrace, takes this machine's clocks now).
-/// Exits 1 if any event could not be delivered within --timeout.
+/// The file is read as it is sent, so memory stays bounded whatever its
+/// size. Exits 0 only if the endpoint took every event; otherwise 1, with
+/// a summary of what was taken, refused and never sent.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The JSON-lines recording to read (usertrace record -o FILE.jsonl)
+    /// The JSON-lines recording to read (usertrace record -o FILE.jsonl;
+    /// - for standard input)
     #[arg(value_name = "FILE")]
     pub input: PathBuf,
 
     #[command(flatten)]
     pub otlp: OtlpArgs,
 
-    /// Give up on what is not delivered after this many seconds (a
+    /// How long to wait for the endpoint, 1 to 86400 seconds: for room
+    /// in the queue while reading, then for the rest to be sent (a
     /// collector that is down is retried until then)
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub timeout: u64,
 }
 
@@ -44,23 +51,40 @@ pub fn run(args: &ExportArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let records = match jsonl::read_file(&args.input) {
-        Ok(records) => records,
+    let mut reader = match jsonl::open(&args.input) {
+        Ok(reader) => reader,
         Err(e) => {
             eprintln!("usertrace export: {}: {e}", args.input.display());
             return ExitCode::from(1);
         }
     };
-    match Clock::of_recording(&records) {
+    // The clock line comes first in a recording; what precedes the first
+    // event is held until it is known whether there is one.
+    let mut head: Vec<Record> = Vec::new();
+    let mut read_error = None;
+    for item in reader.by_ref() {
+        match item {
+            Ok(record) => {
+                let event = matches!(record, Record::Event(_));
+                head.push(record);
+                if event {
+                    break;
+                }
+            }
+            Err(e) => {
+                read_error = Some(e);
+                break;
+            }
+        }
+    }
+    match Clock::of_recording(&head) {
         Some(clock) => settings.clock = clock,
-        None => eprintln!(
+        None if read_error.is_none() => eprintln!(
             "usertrace export: {} kept no wall-clock reading (no \"clock\" line): its times are converted with this machine's clocks now, right only if it recorded them since it last booted",
             args.input.display()
         ),
+        None => {}
     }
-    // The recording is in memory already, so the queue may hold all of it:
-    // nothing is dropped for want of room, only for want of a collector.
-    settings.limits = QueueLimits { memory_cap_bytes: usize::MAX, ..settings.limits };
     let exporter = match Exporter::start(settings) {
         Ok(exporter) => exporter,
         Err(e) => {
@@ -68,11 +92,44 @@ pub fn run(args: &ExportArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    for record in records {
-        exporter.push(record);
+    // The queue is bounded: a full one makes reading wait, not drop. If
+    // the endpoint takes nothing for the whole timeout, the rest of the
+    // file is read only to count what was never sent.
+    let timeout = Duration::from_secs(args.timeout);
+    let rest = if read_error.is_some() { None } else { Some(reader) };
+    let mut never_sent = 0u64;
+    let mut stalled = false;
+    for item in head.into_iter().map(Ok).chain(rest.into_iter().flatten()) {
+        let record = match item {
+            Ok(record) => record,
+            Err(e) => {
+                read_error = Some(e);
+                break;
+            }
+        };
+        if stalled {
+            never_sent += u64::from(matches!(record, Record::Event(_)));
+        } else if let Err(record) = exporter.push_blocking(record, timeout) {
+            stalled = true;
+            never_sent += u64::from(matches!(record, Record::Event(_)));
+        }
     }
-    let summary = exporter.finish(Duration::from_secs(args.timeout));
+    let mut summary = exporter.finish(if stalled { Duration::ZERO } else { timeout });
+    summary.recorded_events += never_sent;
+    summary.dropped_events += never_sent;
+    if stalled {
+        eprintln!(
+            "usertrace export: the endpoint took nothing for {} s, so the rest of {} ({never_sent} events) was not sent",
+            args.timeout,
+            args.input.display()
+        );
+    }
     eprintln!("usertrace export: {summary}");
+    if let Some(e) = read_error {
+        // What came before the bad line was sent (and counted above).
+        eprintln!("usertrace export: {}: {e}; nothing after it was read", args.input.display());
+        return ExitCode::from(1);
+    }
     if summary.exported_events == summary.recorded_events {
         ExitCode::SUCCESS
     } else {

@@ -8,6 +8,7 @@ use clap::Args;
 use usertrace_consumer::{find_tracefs, load, scan, Pattern, USER_SYSTEMS};
 
 use crate::args::Format;
+use crate::run::parse_pattern;
 use crate::json::{print_line, ListedEvent, ListedField};
 use crate::stdout::outln;
 
@@ -21,7 +22,7 @@ use crate::stdout::outln;
 pub struct ListArgs {
     /// [SYSTEM:]NAME, with * and ? as wildcards, or
     /// PROVIDER:L<level>[K<keyword>] for EventHeader events
-    #[arg(value_name = "PATTERN")]
+    #[arg(value_name = "PATTERN", value_parser = parse_pattern)]
     pub pattern: Option<String>,
 
     /// text: an event line, then a line per field; json: one JSON object
@@ -52,9 +53,20 @@ pub fn run(args: &ListArgs) -> ExitCode {
         }
     };
     let mut shown = 0;
+    let mut unreadable = 0;
     for candidate in candidates.iter().filter(|c| pattern.matches(&c.system, &c.name)) {
-        // Deleted since the scan: not an error.
-        let Ok(format) = load(candidate) else { continue };
+        let format = match load(candidate) {
+            Ok(format) => format,
+            // Deleted since the scan: not an error.
+            Err(usertrace_consumer::Error::Io { .. }) => continue,
+            // Registered, but not as this version can read: said, so that
+            // it is not taken for an event that is not there.
+            Err(e) => {
+                eprintln!("usertrace list: {e}");
+                unreadable += 1;
+                continue;
+            }
+        };
         // The status file names multi-format events by their tracepoint
         // name (`NAME.<hexid>`); older kernels printed the bare NAME.
         let base = candidate.name.split('.').next().unwrap_or(&candidate.name);
@@ -77,6 +89,9 @@ pub fn run(args: &ListArgs) -> ExitCode {
             }),
         }
         shown += 1;
+    }
+    if shown == 0 && unreadable > 0 {
+        return ExitCode::from(1);
     }
     if shown == 0 {
         let name = pattern.as_str();

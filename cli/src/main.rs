@@ -13,10 +13,14 @@
 //!
 //! - 0: success; `record` and `stat` without a command also exit 0 when
 //!   stopped by Ctrl-C or `--duration`.
-//! - 1: a runtime error (user_events unavailable, no such event, a failed
-//!   session, a failed write, an unwritable `-o`, a bad line in a
-//!   recording given to `convert` or `report`); stderr says what to do.
-//! - 2: a usage error (clap's code): an unknown option, a bad value.
+//! - 1: a runtime error (user_events unavailable, no such event, an event
+//!   whose tracefs format cannot be parsed, a failed session, a failed
+//!   write, standard output that cannot be written, an unwritable `-o`, a
+//!   bad line in a recording given to `convert` or `report`); stderr says
+//!   what to do. A standard output whose reader has gone (`| head`) is no
+//!   error: the command ends quietly with the status it would have had.
+//! - 2: a usage error (clap's code): an unknown option, a bad value (a
+//!   malformed `-e` or `list` pattern included).
 //! - 127: `record`/`stat` could not start the command.
 //! - otherwise, `record`/`stat` with a command: the command's own exit
 //!   status, or 128+N when signal N killed it; 0 when `--duration` ended

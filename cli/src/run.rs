@@ -21,7 +21,8 @@ pub struct RunArgs {
     /// bit with KEYWORD (hex) or 0; PROVIDER may have wildcards. Repeat -e or
     /// separate patterns with commas. Events registered later that match are
     /// attached when they appear
-    #[arg(short = 'e', long = "event", value_name = "PATTERN", required = true, value_delimiter = ',')]
+    // Checked by clap: a bad pattern is a bad value (status 2).
+    #[arg(short = 'e', long = "event", value_name = "PATTERN", required = true, value_delimiter = ',', value_parser = parse_pattern)]
     pub patterns: Vec<String>,
 
     /// Keep only events emitted by these processes (repeat -p or separate
@@ -46,6 +47,11 @@ pub struct RunArgs {
     /// is its own arguments; `--` before it is accepted
     #[arg(value_name = "CMD", trailing_var_arg = true)]
     pub command: Vec<String>,
+}
+
+/// `s` if it is an event pattern; kept as text, which the session parses.
+pub fn parse_pattern(s: &str) -> Result<String, String> {
+    usertrace_consumer::Pattern::parse(s).map(|_| s.to_owned()).map_err(|e| e.to_string())
 }
 
 fn parse_pid(s: &str) -> Result<u32, String> {

@@ -245,7 +245,7 @@ impl fmt::Display for Error {
             ),
             Error::Perf { op, cpu, errno } => write!(f, "{op} on CPU {cpu} failed: {errno}"),
             Error::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            Error::Format { path, error } => write!(f, "{}: {error}", path.display()),
+            Error::Format { path, error } => write!(f, "{}: the event's format cannot be parsed: {error}", path.display()),
             Error::Ring { cpu, error } => write!(f, "CPU {cpu}: {error}"),
         }
     }

@@ -19,7 +19,7 @@ in little memory whatever IN's size. A Perfetto or Chrome trace is laid
 out whole before it is written: it holds every span and every other
 event (as an instant) of IN, with their fields, in memory, about as much
 as IN itself; convert a large recording to JSON lines or text, or cut it
-first, where memory is short.
+first, where memory is short. No line of IN may be longer than 16 MiB.
 
 Exit status: 0 when OUT was written, also for an IN with no records (OUT
 is then an empty trace, and stderr says so); 1 for a bad line in IN or a

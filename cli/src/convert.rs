@@ -17,9 +17,9 @@ const MEMORY_HELP: &str = "\
 Memory: JSON lines and text are written as IN is read, a line at a time,
 in little memory whatever IN's size. A Perfetto or Chrome trace is laid
 out whole before it is written: it holds every span and every other
-event (as an instant) of IN, with their fields, in memory, about as much
-as IN itself; convert a large recording to JSON lines or text, or cut it
-first, where memory is short. No line of IN may be longer than 16 MiB.
+event (as an instant) of IN, with their fields, in memory: about three
+times IN's size for a recording of plain events. Convert a large
+recording to JSON lines or text, or cut it first, where memory is short. No line of IN may be longer than 16 MiB.
 
 Exit status: 0 when OUT was written, also for an IN with no records (OUT
 is then an empty trace, and stderr says so); 1 for a bad line in IN or a

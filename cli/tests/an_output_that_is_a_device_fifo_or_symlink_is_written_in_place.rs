@@ -123,3 +123,18 @@ fn a_replaced_file_keeps_its_mode() {
     assert_eq!(fs::metadata(&out).unwrap().permissions().mode() & 0o7777, 0o600);
     fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_replaced_file_keeps_its_owner_when_root_replaces_it() {
+    let dir = scratch("owner");
+    let out = dir.join("out.jsonl");
+    fs::write(&out, "old\n").unwrap();
+    // Root may give a file away and so keep it someone else's.
+    std::os::unix::fs::chown(&out, Some(4321), Some(4322)).expect("chown: this test runs as root");
+    let o = convert_to(&dir, &out);
+    assert_ok(&o);
+    let meta = fs::metadata(&out).unwrap();
+    assert_eq!((meta.uid(), meta.gid()), (4321, 4322));
+    assert_eq!(fs::read_to_string(&out).unwrap(), GOOD);
+    fs::remove_dir_all(dir).unwrap();
+}

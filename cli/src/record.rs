@@ -20,6 +20,7 @@ use usertrace_output::{check_writable, AtomicFile, Record, Report};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use crate::records::{to_record, write_event_line};
 use crate::run::{print_summary, run, RunArgs};
+use crate::stdout::{out, reader_gone};
 use crate::trace_format::{self, write_streamed, TraceFormat};
 
 /// What `usertrace help record` shows after the options.
@@ -218,20 +219,26 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     if let Some(exporter) = exporter {
         eprintln!("usertrace record: {}", exporter.finish(RECORD_GRACE));
     }
-    if let Some(e) = write_failed {
+    // A reader of standard output that has gone (`record ... | head`) ends
+    // the printing, quietly, as it does for every command; the recording's
+    // status is still the command's.
+    let to_stdout = args.output.as_deref().is_none_or(|p| p.as_os_str() == "-");
+    if let Some(e) = write_failed.filter(|e| !(to_stdout && reader_gone(e))) {
         eprintln!("usertrace record: writing events failed: {e}");
         return ExitCode::from(1);
     }
     if !prints {
         // Nothing to print: the events went to the OTLP endpoint.
-    } else if let Err(message) = finish(sink, format, args.output.as_deref(), &kept) {
-        eprintln!("usertrace record: {message}");
-        return ExitCode::from(1);
+    } else if let Err(e) = finish(sink, format, args.output.as_deref(), &kept) {
+        if !(to_stdout && e.reader_gone) {
+            eprintln!("usertrace record: {}", e.message);
+            return ExitCode::from(1);
+        }
     }
     if args.report {
         let report = Report::new(&kept).to_string();
         if args.output.is_some() {
-            print!("{report}");
+            out!("{report}");
         } else {
             eprint!("{report}");
         }
@@ -239,17 +246,34 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     summary.exit
 }
 
+/// Why the output could not be completed.
+struct FinishError {
+    message: String,
+    /// It was standard output, and its reader has gone.
+    reader_gone: bool,
+}
+
+impl FinishError {
+    fn writing(what: &str, e: &std::io::Error) -> FinishError {
+        FinishError { message: format!("{what} failed: {e}"), reader_gone: reader_gone(e) }
+    }
+}
+
 /// Completes the output: flushes stdout, puts the streamed file in place,
 /// or writes the collected formats.
-fn finish(sink: Sink, format: TraceFormat, path: Option<&Path>, records: &[Record]) -> Result<(), String> {
+fn finish(sink: Sink, format: TraceFormat, path: Option<&Path>, records: &[Record]) -> Result<(), FinishError> {
     match sink {
-        Sink::Stdout(mut out) => out.flush().map_err(|e| format!("writing events failed: {e}")),
-        Sink::File(file) => file.commit().map_err(|e| e.to_string()),
+        Sink::Stdout(mut out) => out.flush().map_err(|e| FinishError::writing("writing events", &e)),
+        Sink::File(file) => file.commit().map_err(|e| FinishError { message: e.to_string(), reader_gone: reader_gone(&e.source) }),
         Sink::None => match path {
-            Some(path) => trace_format::write_file(format, records, path).map_err(|e| e.to_string()),
+            Some(path) => {
+                trace_format::write_file(format, records, path).map_err(|e| FinishError { message: e.to_string(), reader_gone: reader_gone(&e.source) })
+            }
             None => {
                 let mut out = std::io::stdout().lock();
-                out.write_all(&trace_format::encode(format, records)).and_then(|()| out.flush()).map_err(|e| format!("writing the trace failed: {e}"))
+                out.write_all(&trace_format::encode(format, records))
+                    .and_then(|()| out.flush())
+                    .map_err(|e| FinishError::writing("writing the trace", &e))
             }
         },
     }

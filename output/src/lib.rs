@@ -4,8 +4,9 @@
 //! drawn from it: a Perfetto trace ([`perfetto`]), Chrome's Trace Event
 //! JSON ([`chrome`]) and a latency [`report`].
 //!
-//! Every file is written through [`atomic_file`], so none is ever left
-//! half-written.
+//! Every output is written through [`atomic_file`]: a regular file is
+//! never left half-written; a device, a FIFO or `-` (standard output) is
+//! written in place.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

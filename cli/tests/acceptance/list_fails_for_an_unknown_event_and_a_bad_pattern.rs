@@ -26,6 +26,6 @@ fn list_fails_for_an_unknown_event_and_a_bad_pattern() {
     assert!(out.stdout.is_empty());
 
     let (out, stderr) = list("a/b");
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("bad event pattern"), "{stderr}");
 }

@@ -16,6 +16,7 @@ fn record_passes_the_exit_code_and_refuses_unknown_events() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no user event matches"));
 
     let out = Command::new(usertrace()).args(["record", "-e", "a b"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // A bad value is a usage error, as main.rs documents.
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad event pattern"));
 }

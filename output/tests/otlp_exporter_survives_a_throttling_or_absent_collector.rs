@@ -222,7 +222,7 @@ fn an_endpoint_that_takes_neither_signal_delivers_nothing() {
     let summary = exporter.finish(Duration::from_secs(5));
     assert_eq!((summary.exported_events, summary.failed_events, summary.refused_events), (0, 10, 10), "{summary}");
     assert_eq!(summary.signals_not_taken, [format!("http://{addr}/v1/logs")]);
-    assert!(summary.to_string().contains("; of the failed, 10 refused by the endpoint, 0 not taken before the timeout"), "{summary}");
+    assert!(summary.to_string().contains("; of the failed, 10 refused by the endpoint, 0 not taken in time"), "{summary}");
     assert!(summary.to_string().contains("answered 404"), "{summary}");
     assert_eq!(stub.seen().len(), 1, "a signal not taken is not sent again");
 }

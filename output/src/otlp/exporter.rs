@@ -145,7 +145,7 @@ impl std::fmt::Display for ExportSummary {
         )?;
         if self.failed_events > 0 {
             let refused = self.refused_events.min(self.failed_events);
-            write!(f, "; of the failed, {refused} refused by the endpoint, {} not taken before the timeout", self.failed_events - refused)?;
+            write!(f, "; of the failed, {refused} refused by the endpoint, {} not taken in time", self.failed_events - refused)?;
         }
         if self.open_spans_let_go > 0 {
             write!(

@@ -4,6 +4,11 @@
 //! export's body runs under `catch_unwind`, and a panic becomes
 //! `USERTRACE_ERR_PANIC`. An error's full message is kept per thread for
 //! `usertrace_last_error`; the result code alone tells what kind it was.
+//!
+//! # Safety
+//! [`write_message`] writes into a buffer the caller lends, within the
+//! length it gives, as `snprintf` does.
+#![allow(unsafe_code)]
 
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -63,13 +68,17 @@ pub(crate) fn with_last_error<T>(f: impl FnOnce(&str) -> T) -> T {
 /// or valid.
 pub(crate) unsafe fn write_message(text: &str, buf: *mut u8, len: usize, out_n: *mut usize) -> bool {
     if !out_n.is_null() {
-        *out_n = text.len();
+        // SAFETY: not NULL, so valid ("`out_n` NULL or valid").
+        unsafe { *out_n = text.len() };
     }
     if buf.is_null() || len == 0 {
         return text.is_empty();
     }
     let n = text.len().min(len - 1);
-    std::ptr::copy_nonoverlapping(text.as_ptr(), buf, n);
-    *buf.add(n) = 0;
+    // SAFETY: `buf` is "valid for `len` bytes" and n < len; `text` is a
+    // Rust string, which cannot overlap memory the caller lent us to write.
+    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), buf, n) };
+    // SAFETY: n < len, so `buf + n` is the last byte at most.
+    unsafe { *buf.add(n) = 0 };
     n == text.len()
 }

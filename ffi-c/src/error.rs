@@ -4,6 +4,11 @@
 //! for an errno or a count. `7100 + n` is the core's stable
 //! `ErrorKind::code()` `n`, the table every binding shares; codes from 7150
 //! are the C API's own (bad arguments, a panic).
+//!
+//! # Safety
+//! The exports are `#[no_mangle]`; `usertrace_last_error` writes the
+//! message into the caller's buffer, under its contract.
+#![allow(unsafe_code)]
 
 use std::ffi::c_char;
 use std::fmt;
@@ -173,7 +178,9 @@ pub unsafe extern "C" fn usertrace_last_error(buf: *mut c_char, len: usize, out_
         if buf.is_null() && len != 0 {
             return USERTRACE_ERR_NULL_ARGUMENT;
         }
-        // SAFETY: the caller provides `len` writable bytes at `buf`.
+        // SAFETY: `buf` is not NULL here unless `len` is 0, and the caller
+        // promises "`buf` NULL or valid for `len` bytes; `out_n` NULL or
+        // valid", which is what write_message needs.
         let fitted = boundary::with_last_error(|m| unsafe { boundary::write_message(m, buf.cast(), len, out_n) });
         if fitted {
             USERTRACE_OK

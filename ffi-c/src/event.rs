@@ -7,6 +7,15 @@
 //! call. The price is the rule the kernel imposes on any enable word: it must
 //! be unregistered before its memory goes, which the provider's destructor
 //! does when the code that holds it is unloaded.
+//!
+//! # Safety
+//! A `usertrace_event` is the C program's static data, live while its
+//! code is loaded. Its enable word and registration pointer are only ever
+//! accessed atomically (the kernel, `USERTRACE_ENABLED` and this library),
+//! so they are read here as the atomics of the same size and alignment;
+//! a registration is read only inside an [`EmitScope`], which a release
+//! waits for before it frees one.
+#![allow(unsafe_code)]
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
@@ -65,16 +74,25 @@ const _: () = {
 };
 
 /// The enable word of `ev`, as the atomic that the kernel and C treat it as.
+///
+/// # Safety
+/// `ev` a live `usertrace_event`, for as long as `'a`.
 pub(crate) unsafe fn enabled_of<'a>(ev: *const usertrace_event) -> &'a AtomicU32 {
-    // SAFETY (caller): `ev` is a live usertrace_event; `u32` and `AtomicU32`
-    // share size and alignment, and every access to it is atomic.
-    &*std::ptr::addr_of!((*ev).enabled).cast::<AtomicU32>()
+    // SAFETY: `ev` is "a live `usertrace_event`" for `'a`; `u32` and
+    // `AtomicU32` share size and alignment, and every access to the word
+    // is atomic (the kernel's, USERTRACE_ENABLED's, ours).
+    unsafe { &*std::ptr::addr_of!((*ev).enabled).cast::<AtomicU32>() }
 }
 
+/// The registration pointer of `ev`, as an atomic.
+///
+/// # Safety
+/// `ev` a live `usertrace_event`, for as long as `'a`.
 pub(crate) unsafe fn registration_of<'a>(ev: *const usertrace_event) -> &'a AtomicPtr<usertrace_event_registration> {
-    // SAFETY (caller): as above; `AtomicPtr<T>` has the layout of `*mut T`,
-    // and only this library writes the field.
-    &*std::ptr::addr_of!((*ev).registration).cast::<AtomicPtr<usertrace_event_registration>>()
+    // SAFETY: `ev` is "a live `usertrace_event`" for `'a`; `AtomicPtr<T>`
+    // has the layout of `*mut T`, and only this library writes the field,
+    // atomically.
+    unsafe { &*std::ptr::addr_of!((*ev).registration).cast::<AtomicPtr<usertrace_event_registration>>() }
 }
 
 /// Calls `write` with the registration of `ev` while a tracer is attached
@@ -90,7 +108,8 @@ pub(crate) unsafe fn with_registration<T: Default>(
 ) -> Result<T, Failure> {
     // The word is the C program's own: a disabled event costs one load
     // here too, and no shared counter.
-    if enabled_of(ev).load(Ordering::Relaxed) == 0 {
+    // SAFETY: "`ev` a live `usertrace_event`".
+    if unsafe { enabled_of(ev) }.load(Ordering::Relaxed) == 0 {
         return Ok(T::default());
     }
     // Counted until the end of this function, so a concurrent release
@@ -99,11 +118,15 @@ pub(crate) unsafe fn with_registration<T: Default>(
     // ATOMICS: SeqCst: after the count, against the release's clear;
     // it also acquires the registration's Release store, so the
     // registration is seen whole.
-    let registration = registration_of(ev).load(Ordering::SeqCst);
+    // SAFETY: "`ev` a live `usertrace_event`".
+    let registration = unsafe { registration_of(ev) }.load(Ordering::SeqCst);
     if registration.is_null() {
         return Ok(T::default());
     }
-    write(&(*registration).inner)
+    // SAFETY: a registration is a `Box` that the provider's release frees
+    // only after clearing the pointer and waiting for every emit scope, and
+    // `_emit` lives until `write` returns.
+    write(unsafe { &(*registration).inner })
 }
 
 /// Writes one event of `ev` if a tracer is attached; `USERTRACE_EMIT` calls
@@ -120,6 +143,12 @@ pub unsafe extern "C" fn usertrace_event_emit(
 ) -> usertrace_result {
     guard(|| {
         let ev = non_null(ev, "ev")?;
-        with_registration(ev, |registration| with_values(values, count, |values| registration.emit(values)))
+        let emit = |registration: &ExternalTracepoint| {
+            // SAFETY: "`values` valid for `count` elements".
+            unsafe { with_values(values, count, |values| registration.emit(values)) }
+        };
+        // SAFETY: not NULL, so "a `USERTRACE_EVENT`": static data of the
+        // code that calls, live during the call.
+        unsafe { with_registration(ev, emit) }
     })
 }

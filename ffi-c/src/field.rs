@@ -1,4 +1,9 @@
 //! Field declarations: `usertrace_field`, and their conversion to the core's.
+//!
+//! # Safety
+//! Reads the caller's field array, of the count it gives, and C strings
+//! it promises are NUL-terminated; nothing read is kept (names are copied).
+#![allow(unsafe_code)]
 
 use std::ffi::{c_char, CStr};
 
@@ -78,17 +83,23 @@ pub(crate) unsafe fn convert(event: &str, fields: *const usertrace_field, count:
     if fields.is_null() {
         return Err(Failure::Null("fields"));
     }
-    let fields = std::slice::from_raw_parts(fields, count);
-    fields.iter().map(|f| convert_one(event, f)).collect()
+    // SAFETY: not NULL, and "`fields` valid for `count` elements".
+    let fields = unsafe { std::slice::from_raw_parts(fields, count) };
+    // SAFETY: "each `name` NULL or a C string".
+    fields.iter().map(|f| unsafe { convert_one(event, f) }).collect()
 }
 
+/// The core's field for `f`.
+///
+/// # Safety
+/// `f.name` NULL or a C string.
 unsafe fn convert_one(event: &str, f: &usertrace_field) -> Result<Field, Failure> {
     if f.name.is_null() {
         return Err(Failure::Null("field name"));
     }
-    let name = CStr::from_ptr(f.name)
-        .to_str()
-        .map_err(|_| Failure::Invalid(format!("field name {:?} is not UTF-8", CStr::from_ptr(f.name))))?;
+    // SAFETY: not NULL, so "a C string"; read only during this call.
+    let name = unsafe { CStr::from_ptr(f.name) };
+    let name = name.to_str().map_err(|_| Failure::Invalid(format!("field name {name:?} is not UTF-8")))?;
     // Lengths the core refuses (0, > 1024) are reported by its validation.
     let ty = FieldType::from_code(f.type_, f.len).ok_or_else(|| ut::Error::UnknownFieldType {
         event: event.to_owned(),
@@ -106,7 +117,8 @@ pub(crate) unsafe fn str_arg<'a>(s: *const c_char, what: &'static str) -> Result
     if s.is_null() {
         return Err(Failure::Null(what));
     }
-    CStr::from_ptr(s).to_str().map_err(|_| Failure::Invalid(format!("{what} is not UTF-8")))
+    // SAFETY: not NULL, so "a valid C string that outlives the result".
+    unsafe { CStr::from_ptr(s) }.to_str().map_err(|_| Failure::Invalid(format!("{what} is not UTF-8")))
 }
 
 /// A C string for a message, whatever its bytes; `(NULL)` for NULL.
@@ -117,5 +129,6 @@ pub(crate) unsafe fn lossy(s: *const c_char) -> String {
     if s.is_null() {
         return "(NULL)".to_owned();
     }
-    CStr::from_ptr(s).to_string_lossy().into_owned()
+    // SAFETY: not NULL, so "a valid C string"; copied before returning.
+    unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
 }

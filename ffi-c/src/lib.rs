@@ -7,9 +7,13 @@
 //! (`ffi-c/gen-header.sh`), with the C macros of `cbindgen.toml`'s trailer.
 //!
 //! # Safety
-//! Every export takes raw pointers from C; each documents what it needs and
-//! checks for NULL. Unsafe code is confined to pointer reads.
+//! Every export takes raw pointers from C; each documents what it needs
+//! (its `# Safety`) and checks for NULL. Unsafe code is denied here and
+//! allowed per module, each saying what it relies on; every unsafe
+//! operation has its own `unsafe { }` block, also inside an `unsafe fn`,
+//! with a `// SAFETY:` line quoting the contract that makes it sound.
 
+#![deny(unsafe_code)]
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)]
 // The crate's API is its exports; its Rust docs are for maintainers, who

@@ -12,6 +12,12 @@
 //! The kind of each event or handle is checked before anything else, so
 //! beginning a plain event or ending on a span's own event is an error
 //! whether or not a tracer is attached.
+//!
+//! # Safety
+//! Events and providers are the C program's static data (see `event` and
+//! `provider`), handles those of `tracepoint`; the exports read them, and
+//! write the id only through the caller's `out_id` and `out`.
+#![allow(unsafe_code)]
 
 use std::ffi::c_char;
 
@@ -44,14 +50,26 @@ pub unsafe extern "C" fn usertrace_event_begin_span(
     guard(|| {
         let span = non_null(span, "span")?;
         non_null(out_id, "out_id")?;
-        if (*span).kind != USERTRACE_KIND_SPAN {
+        // SAFETY: not NULL, so "a `USERTRACE_SPAN`": an event, live as
+        // static data of the code that calls. (Read by place, not through a
+        // reference: the kernel writes the enable word beside it.)
+        let kind = unsafe { (*span).kind };
+        if kind != USERTRACE_KIND_SPAN {
+            // SAFETY: as above; an event's name is NULL or a C string, as
+            // lossy needs.
+            let name = unsafe { lossy((*span).name) };
             return Err(Failure::Invalid(format!(
-                "event {} is not a span: declare it with USERTRACE_SPAN to begin it, or emit it with USERTRACE_EMIT",
-                lossy((*span).name)
+                "event {name} is not a span: declare it with USERTRACE_SPAN to begin it, or emit it with USERTRACE_EMIT"
             )));
         }
-        let id = with_registration(span, |begin| with_values(values, count, |values| begin.begin_span(values)))?;
-        *out_id = id;
+        let begin = |begin: &ut::ExternalTracepoint| {
+            // SAFETY: "`values` valid for `count` elements".
+            unsafe { with_values(values, count, |values| begin.begin_span(values)) }
+        };
+        // SAFETY: `span` is a live event, as above.
+        let id = unsafe { with_registration(span, begin) }?;
+        // SAFETY: not NULL, so "`out_id` valid"; written only on success.
+        unsafe { *out_id = id };
         Ok(())
     })
 }
@@ -67,11 +85,14 @@ pub unsafe extern "C" fn usertrace_event_begin_span(
 #[no_mangle]
 pub unsafe extern "C" fn usertrace_provider_end_span(p: *const usertrace_provider, id: u64) -> usertrace_result {
     guard(|| {
-        let end = span_end_of(non_null(p, "provider")?)?;
+        // SAFETY: not NULL, so "a `USERTRACE_PROVIDER`"; span_end_of checks
+        // its `span_end` is one.
+        let end = unsafe { span_end_of(non_null(p, "provider")?) }?;
         if id == 0 {
             return Ok(());
         }
-        with_registration(end, |end| Ok(end.end_span(id)?))
+        // SAFETY: `end` is the provider's span end event, live as it is.
+        unsafe { with_registration(end, |end| Ok(end.end_span(id)?)) }
     })
 }
 
@@ -97,14 +118,18 @@ pub unsafe extern "C" fn usertrace_tracepoint_new_span(
 ) -> usertrace_result {
     guard(|| {
         non_null(out, "out")?;
-        let provider = str_arg(provider, "provider")?;
-        let name = str_arg(name, "name")?;
+        // SAFETY: "`provider` and `name` C strings" (or NULL, refused).
+        let provider = unsafe { str_arg(provider, "provider") }?;
+        // SAFETY: as above.
+        let name = unsafe { str_arg(name, "name") }?;
         // Names first, so that a field's error names a valid event.
         ut::validate_name("provider", provider)?;
         ut::validate_name("event", name)?;
-        let fields = field::convert(&format!("{provider}_{name}"), fields, count)?;
+        // SAFETY: "`fields` valid for `count` elements".
+        let fields = unsafe { field::convert(&format!("{provider}_{name}"), fields, count) }?;
         let tp = handle(ut::Definition::span_begin(provider, name, fields)?, USERTRACE_KIND_SPAN, flags)?;
-        *out = Box::into_raw(tp);
+        // SAFETY: not NULL, so "`out` valid"; written only on success.
+        unsafe { *out = Box::into_raw(tp) };
         Ok(())
     })
 }
@@ -123,9 +148,11 @@ pub unsafe extern "C" fn usertrace_tracepoint_new_span_end(
 ) -> usertrace_result {
     guard(|| {
         non_null(out, "out")?;
-        let provider = str_arg(provider, "provider")?;
+        // SAFETY: "`provider` a C string" (or NULL, refused).
+        let provider = unsafe { str_arg(provider, "provider") }?;
         let tp = handle(ut::Definition::span_end(provider)?, USERTRACE_KIND_SPAN_END, flags)?;
-        *out = Box::into_raw(tp);
+        // SAFETY: not NULL, so "`out` valid"; written only on success.
+        unsafe { *out = Box::into_raw(tp) };
         Ok(())
     })
 }
@@ -147,13 +174,17 @@ pub unsafe extern "C" fn usertrace_tracepoint_begin_span(
     out_id: *mut u64,
 ) -> usertrace_result {
     guard(|| {
-        let tp = of_kind(tp, USERTRACE_KIND_SPAN, "a span: make it with usertrace_tracepoint_new_span")?;
+        // SAFETY: "`tp` NULL or a live handle".
+        let tp = unsafe { of_kind(tp, USERTRACE_KIND_SPAN, "a span: make it with usertrace_tracepoint_new_span") }?;
         non_null(out_id, "out_id")?;
-        if !tp.inner.enabled() {
-            *out_id = 0;
-            return Ok(());
-        }
-        *out_id = with_values(values, count, |values| tp.inner.begin_span(values))?;
+        let id = if tp.inner.enabled() {
+            // SAFETY: "`values` valid for `count` elements".
+            unsafe { with_values(values, count, |values| tp.inner.begin_span(values)) }?
+        } else {
+            0
+        };
+        // SAFETY: not NULL, so "`out_id` valid"; written only on success.
+        unsafe { *out_id = id };
         Ok(())
     })
 }
@@ -166,18 +197,23 @@ pub unsafe extern "C" fn usertrace_tracepoint_begin_span(
 #[no_mangle]
 pub unsafe extern "C" fn usertrace_tracepoint_end_span(tp: *const usertrace_tracepoint, id: u64) -> usertrace_result {
     guard(|| {
-        let tp = of_kind(tp, USERTRACE_KIND_SPAN_END, "a span end: make it with usertrace_tracepoint_new_span_end")?;
+        // SAFETY: "`tp` NULL or a live handle".
+        let tp = unsafe { of_kind(tp, USERTRACE_KIND_SPAN_END, "a span end: make it with usertrace_tracepoint_new_span_end") }?;
         Ok(tp.inner.end_span(id)?)
     })
 }
 
 /// The handle `tp`, if it was made as `kind`.
+///
+/// # Safety
+/// `tp` NULL or a live handle, for as long as `'a`.
 unsafe fn of_kind<'a>(
     tp: *const usertrace_tracepoint,
     kind: usertrace_event_kind,
     should_be: &str,
 ) -> Result<&'a usertrace_tracepoint, Failure> {
-    let tp = &*non_null(tp, "tp")?;
+    // SAFETY: not NULL, so "a live handle" for `'a`.
+    let tp = unsafe { &*non_null(tp, "tp")? };
     if tp.kind != kind {
         return Err(Failure::Invalid(format!("tracepoint {} is not {should_be}", tp.inner.name())));
     }

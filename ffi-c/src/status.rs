@@ -1,4 +1,9 @@
 //! `usertrace_status`: whether user_events can be used, and why not.
+//!
+//! # Safety
+//! The export is `#[no_mangle]` and writes its sentence into the caller's
+//! buffer, under its contract.
+#![allow(unsafe_code)]
 
 use std::ffi::c_char;
 
@@ -46,7 +51,10 @@ const _: () = {
 pub unsafe extern "C" fn usertrace_status(buf: *mut c_char, len: usize, out_n: *mut usize) -> usertrace_availability {
     boundary::guard_value(USERTRACE_OPEN_FAILED, || {
         let status = ut::status();
-        // SAFETY: forwarded from the caller's contract.
+        // SAFETY: write_message needs "`buf` valid for `len` bytes (or NULL
+        // with `len` 0); `out_n` NULL or valid", which is this function's
+        // own contract: "`buf` NULL or valid for `len` bytes; `out_n` NULL or
+        // valid". (A NULL `buf` with a nonzero `len` writes nothing.)
         unsafe { boundary::write_message(&status.to_string(), buf.cast(), len, out_n) };
         status.availability.code() as usertrace_availability
     })

@@ -5,6 +5,12 @@
 //! The enable word lives inside the handle, on libusertrace's heap: it keeps
 //! its address until `usertrace_tracepoint_free`, which unregisters before
 //! freeing (and leaks the word if the kernel refuses).
+//!
+//! # Safety
+//! A handle is `Box::into_raw` of a [`usertrace_tracepoint`], given to C
+//! by `_new` and taken back once by `usertrace_tracepoint_free`; C promises
+//! to pass only live handles, and not to use one while it is freed.
+#![allow(unsafe_code)]
 
 use std::ffi::c_char;
 
@@ -42,6 +48,9 @@ pub(crate) fn options(flags: usertrace_flags) -> Result<RegisterOptions, Failure
 }
 
 /// Validates a definition and makes a handle; nothing is registered yet.
+///
+/// # Safety
+/// `fields` valid for `count` elements, each `name` NULL or a C string.
 pub(crate) unsafe fn define(
     name: &str,
     fields: *const usertrace_field,
@@ -49,7 +58,8 @@ pub(crate) unsafe fn define(
     flags: usertrace_flags,
 ) -> Result<Box<usertrace_tracepoint>, Failure> {
     ut::validate_name("event", name)?;
-    let fields = field::convert(name, fields, count)?;
+    // SAFETY: what field::convert needs is this function's own contract.
+    let fields = unsafe { field::convert(name, fields, count) }?;
     handle(Definition::new(name, fields)?, USERTRACE_KIND_EVENT, flags)
 }
 
@@ -64,12 +74,16 @@ pub(crate) fn handle(
 }
 
 /// Writes one event through `tp` if a tracer is attached.
+///
+/// # Safety
+/// `values` valid for `count` elements, as [`with_values`] needs.
 #[inline]
 pub(crate) unsafe fn emit(tp: &DynamicTracepoint, values: *const usertrace_value, count: usize) -> Result<(), Failure> {
     if !tp.enabled() {
         return Ok(());
     }
-    with_values(values, count, |values| tp.emit(values))
+    // SAFETY: "`values` valid for `count` elements".
+    unsafe { with_values(values, count, |values| tp.emit(values)) }
 }
 
 /// Defines the event `name` (`[A-Za-z0-9_]+`) with `count` fields (copied:
@@ -90,8 +104,12 @@ pub unsafe extern "C" fn usertrace_tracepoint_new(
 ) -> usertrace_result {
     guard(|| {
         non_null(out, "out")?;
-        let tp = define(str_arg(name, "name")?, fields, count, flags)?;
-        *out = Box::into_raw(tp);
+        // SAFETY: "`name` a C string" (or NULL, refused), read during the call.
+        let name = unsafe { str_arg(name, "name") }?;
+        // SAFETY: "`fields` valid for `count` elements".
+        let tp = unsafe { define(name, fields, count, flags) }?;
+        // SAFETY: not NULL, so "`out` valid"; written only on success.
+        unsafe { *out = Box::into_raw(tp) };
         Ok(())
     })
 }
@@ -104,7 +122,8 @@ pub unsafe extern "C" fn usertrace_tracepoint_new(
 #[no_mangle]
 pub unsafe extern "C" fn usertrace_tracepoint_register(tp: *const usertrace_tracepoint) -> usertrace_result {
     guard(|| {
-        (*non_null(tp, "tp")?).inner.register()?;
+        // SAFETY: not NULL, so "a live handle".
+        unsafe { &*non_null(tp, "tp")? }.inner.register()?;
         Ok(())
     })
 }
@@ -117,7 +136,8 @@ pub unsafe extern "C" fn usertrace_tracepoint_register(tp: *const usertrace_trac
 #[no_mangle]
 pub unsafe extern "C" fn usertrace_tracepoint_unregister(tp: *const usertrace_tracepoint) -> usertrace_result {
     guard(|| {
-        (*non_null(tp, "tp")?).inner.unregister()?;
+        // SAFETY: not NULL, so "a live handle".
+        unsafe { &*non_null(tp, "tp")? }.inner.unregister()?;
         Ok(())
     })
 }
@@ -130,7 +150,8 @@ pub unsafe extern "C" fn usertrace_tracepoint_unregister(tp: *const usertrace_tr
 /// `tp` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn usertrace_tracepoint_enabled(tp: *const usertrace_tracepoint) -> bool {
-    guard_value(false, || !tp.is_null() && (*tp).inner.enabled())
+    // SAFETY: not NULL, so "a live handle".
+    guard_value(false, || !tp.is_null() && unsafe { &*tp }.inner.enabled())
 }
 
 /// The address of the word the kernel sets while a tracer is attached
@@ -141,7 +162,13 @@ pub unsafe extern "C" fn usertrace_tracepoint_enabled(tp: *const usertrace_trace
 /// `tp` NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn usertrace_tracepoint_enable_word(tp: *const usertrace_tracepoint) -> *const u32 {
-    guard_value(std::ptr::null(), || if tp.is_null() { std::ptr::null() } else { (*tp).inner.tracepoint().enable_word() })
+    guard_value(std::ptr::null(), || {
+        if tp.is_null() {
+            return std::ptr::null();
+        }
+        // SAFETY: not NULL, so "a live handle".
+        unsafe { &*tp }.inner.tracepoint().enable_word()
+    })
 }
 
 /// Writes one event if a tracer is attached: `count` values in field order,
@@ -156,7 +183,12 @@ pub unsafe extern "C" fn usertrace_tracepoint_emit(
     values: *const usertrace_value,
     count: usize,
 ) -> usertrace_result {
-    guard(|| emit(&(*non_null(tp, "tp")?).inner, values, count))
+    guard(|| {
+        // SAFETY: not NULL, so "a live handle".
+        let tp = unsafe { &*non_null(tp, "tp")? };
+        // SAFETY: "`values` valid for `count` elements".
+        unsafe { emit(&tp.inner, values, count) }
+    })
 }
 
 /// Checks `count` values as `usertrace_tracepoint_emit` would (count, types,
@@ -173,8 +205,10 @@ pub unsafe extern "C" fn usertrace_tracepoint_validate(
     count: usize,
 ) -> usertrace_result {
     guard(|| {
-        let tp = &(*non_null(tp, "tp")?).inner;
-        with_values(values, count, |values| tp.validate(values))
+        // SAFETY: not NULL, so "a live handle".
+        let tp = &unsafe { &*non_null(tp, "tp")? }.inner;
+        // SAFETY: "`values` valid for `count` elements".
+        unsafe { with_values(values, count, |values| tp.validate(values)) }
     })
 }
 
@@ -188,7 +222,9 @@ pub unsafe extern "C" fn usertrace_tracepoint_validate(
 pub unsafe extern "C" fn usertrace_tracepoint_free(tp: *mut usertrace_tracepoint) {
     guard_value((), || {
         if !tp.is_null() {
-            drop(Box::from_raw(tp));
+            // SAFETY: "a live handle, not used afterwards": Box::into_raw's
+            // from `_new`, freed this once.
+            drop(unsafe { Box::from_raw(tp) });
         }
     })
 }

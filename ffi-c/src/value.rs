@@ -3,6 +3,12 @@
 //!
 //! Converting one is a `match` on its tag: no format string, no
 //! allocation. Strings are written straight from the caller's memory.
+//!
+//! # Safety
+//! The values are the caller's: an array valid for the count it gives, and
+//! in each, the member its tag names, with string and bytes pointers valid
+//! for their length (or up to a NUL) for as long as the emit.
+#![allow(unsafe_code)]
 
 use std::ffi::{c_void, CStr};
 
@@ -56,9 +62,18 @@ pub(crate) unsafe fn with_values<R>(
     if count > USERTRACE_MAX_FIELDS {
         return Err(Failure::Invalid(format!("{count} values given; an event has at most {USERTRACE_MAX_FIELDS} fields")));
     }
-    let values: &[usertrace_value] = if count == 0 { &[] } else { std::slice::from_raw_parts(non_null(values, "values")?, count) };
+    let values: &[usertrace_value] = if count == 0 {
+        &[]
+    } else {
+        let values = non_null(values, "values")?;
+        // SAFETY: not NULL, and "`values` valid for `count` elements"; the
+        // caller does not write them during the call.
+        unsafe { std::slice::from_raw_parts(values, count) }
+    };
     let mut converted = [Value::U8(0); USERTRACE_MAX_FIELDS];
-    convert(values, &mut converted)?;
+    // SAFETY: convert needs what this function was promised, for as long
+    // as the values it makes live: they do not outlive `write`.
+    unsafe { convert(values, &mut converted) }?;
     Ok(write(&converted[..count])?)
 }
 
@@ -69,47 +84,79 @@ pub(crate) unsafe fn with_values<R>(
 #[inline]
 unsafe fn convert<'a>(values: &[usertrace_value], out: &mut [Value<'a>]) -> Result<(), Failure> {
     for (v, slot) in values.iter().zip(out.iter_mut()) {
+        // Each union read below reads the member its tag names, which the
+        // header's constructors (`usertrace_u32(x)`…) write whole; a value
+        // built by hand must do the same (`type` says which member is set).
+        // Every member is plain data.
         *slot = match v.type_ {
-            USERTRACE_TYPE_U8 => Value::U8(v.as_.u as u8),
-            USERTRACE_TYPE_U16 => Value::U16(v.as_.u as u16),
-            USERTRACE_TYPE_U32 => Value::U32(v.as_.u as u32),
-            USERTRACE_TYPE_U64 => Value::U64(v.as_.u),
-            USERTRACE_TYPE_I8 => Value::I8(v.as_.i as i8),
-            USERTRACE_TYPE_I16 => Value::I16(v.as_.i as i16),
-            USERTRACE_TYPE_I32 => Value::I32(v.as_.i as i32),
-            USERTRACE_TYPE_I64 => Value::I64(v.as_.i),
-            USERTRACE_TYPE_BOOL => Value::Bool(v.as_.u != 0),
-            USERTRACE_TYPE_F32 => Value::F32(v.as_.f32_),
-            USERTRACE_TYPE_F64 => Value::F64(v.as_.f64_),
-            USERTRACE_TYPE_STR | USERTRACE_TYPE_CHARS => Value::Str(string(v)?),
-            USERTRACE_TYPE_BYTES => Value::Bytes(bytes(v)?),
+            // SAFETY: the tag names `u`.
+            USERTRACE_TYPE_U8 => Value::U8(unsafe { v.as_.u } as u8),
+            // SAFETY: the tag names `u`.
+            USERTRACE_TYPE_U16 => Value::U16(unsafe { v.as_.u } as u16),
+            // SAFETY: the tag names `u`.
+            USERTRACE_TYPE_U32 => Value::U32(unsafe { v.as_.u } as u32),
+            // SAFETY: the tag names `u`.
+            USERTRACE_TYPE_U64 => Value::U64(unsafe { v.as_.u }),
+            // SAFETY: the tag names `i`.
+            USERTRACE_TYPE_I8 => Value::I8(unsafe { v.as_.i } as i8),
+            // SAFETY: the tag names `i`.
+            USERTRACE_TYPE_I16 => Value::I16(unsafe { v.as_.i } as i16),
+            // SAFETY: the tag names `i`.
+            USERTRACE_TYPE_I32 => Value::I32(unsafe { v.as_.i } as i32),
+            // SAFETY: the tag names `i`.
+            USERTRACE_TYPE_I64 => Value::I64(unsafe { v.as_.i }),
+            // SAFETY: the tag names `u`.
+            USERTRACE_TYPE_BOOL => Value::Bool(unsafe { v.as_.u } != 0),
+            // SAFETY: the tag names `f32_`.
+            USERTRACE_TYPE_F32 => Value::F32(unsafe { v.as_.f32_ }),
+            // SAFETY: the tag names `f64_`.
+            USERTRACE_TYPE_F64 => Value::F64(unsafe { v.as_.f64_ }),
+            // SAFETY: "pointers inside string and bytes values valid for
+            // their length (or NUL-terminated)", for as long as `'a`.
+            USERTRACE_TYPE_STR | USERTRACE_TYPE_CHARS => Value::Str(unsafe { string(v) }?),
+            // SAFETY: as above.
+            USERTRACE_TYPE_BYTES => Value::Bytes(unsafe { bytes(v) }?),
             other => return Err(Failure::Invalid(format!("value of unknown type {other}"))),
         };
     }
     Ok(())
 }
 
+/// The string value `v`.
+///
+/// # Safety
+/// `v.as_.ptr` NULL, or valid for `v.len` bytes (up to its NUL for
+/// `USERTRACE_LEN_NUL_TERMINATED`) and unchanged for as long as `'a`.
 unsafe fn string<'a>(v: &usertrace_value) -> Result<&'a str, Failure> {
-    let p = v.as_.ptr;
+    // SAFETY: a string's tag names `ptr`, the member its constructor sets.
+    let p = unsafe { v.as_.ptr };
     if p.is_null() {
         return Err(Failure::Null("string value"));
     }
     let bytes = if v.len == USERTRACE_LEN_NUL_TERMINATED {
-        CStr::from_ptr(p.cast()).to_bytes()
+        // SAFETY: not NULL, and "up to its NUL" for as long as `'a`.
+        unsafe { CStr::from_ptr(p.cast()) }.to_bytes()
     } else {
-        std::slice::from_raw_parts(p.cast::<u8>(), v.len as usize)
+        // SAFETY: not NULL, and "valid for `v.len` bytes" for `'a`.
+        unsafe { std::slice::from_raw_parts(p.cast::<u8>(), v.len as usize) }
     };
     // Validation, not parsing: the core's Value::Str is UTF-8 by contract.
     std::str::from_utf8(bytes).map_err(|_| Failure::Invalid("a string value is not UTF-8; use a bytes field".into()))
 }
 
+/// The bytes value `v`.
+///
+/// # Safety
+/// `v.as_.ptr` NULL, or valid for `v.len` bytes, unchanged for `'a`.
 unsafe fn bytes<'a>(v: &usertrace_value) -> Result<&'a [u8], Failure> {
-    let p = v.as_.ptr;
+    // SAFETY: a bytes value's tag names `ptr`, the member its constructor sets.
+    let p = unsafe { v.as_.ptr };
     if v.len == 0 {
         return Ok(&[]);
     }
     if p.is_null() {
         return Err(Failure::Null("bytes value"));
     }
-    Ok(std::slice::from_raw_parts(p.cast::<u8>(), v.len as usize))
+    // SAFETY: not NULL, and "valid for `v.len` bytes, unchanged for `'a`".
+    Ok(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), v.len as usize) })
 }

@@ -128,9 +128,10 @@ pub(crate) unsafe fn trampoline<T: PyClass>(
     // pool, which is still correct.
     let py = unsafe { Python::assume_attached() };
     let result = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: `slf` is a live T (module docs); the arguments are the
-        // caller's for the length of the call.
+        // SAFETY: "`slf` is a live `T`" (module docs), borrowed for the call.
         let slf = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<T>() };
+        // SAFETY: "the rest is a vectorcall's arguments", the caller's for
+        // the length of the call, as FastArgs::new needs.
         let call = unsafe { FastArgs::new(py, args, nargs, kwnames) }?;
         body(&slf, call)
     }));
@@ -171,10 +172,10 @@ impl MethodDef {
     ) -> Self {
         MethodDef(UnsafeCell::new(ffi::PyMethodDef {
             ml_name: name.as_ptr(),
-            // SAFETY: C's cast of a method to PyCFunction: both are function
-            // pointers, and METH_FASTCALL | METH_KEYWORDS makes CPython call
-            // it with the fast signature it has.
             ml_meth: ffi::PyMethodDefPointer {
+                // SAFETY: C's cast of a method to PyCFunction: both are
+                // function pointers, and METH_FASTCALL | METH_KEYWORDS makes
+                // CPython call it with the fast signature it has.
                 PyCFunction: unsafe {
                     std::mem::transmute::<FastFunction, ffi::PyCFunction>(function)
                 },
@@ -202,9 +203,11 @@ pub(crate) fn install(ty: &Bound<'_, PyType>, def: &'static MethodDef) -> PyResu
 }
 
 /// Declares `$function`, the C function of the fast method `$body` of class
-/// `$class` (see `trampoline`).
+/// `$class` (see `trampoline`). Its unsafe code is this module's, allowed
+/// where the macro is used.
 macro_rules! fast_method {
     ($function:ident, $class:ty, $body:path) => {
+        #[allow(unsafe_code)]
         unsafe extern "C" fn $function(
             slf: *mut ::pyo3::ffi::PyObject,
             args: *const *mut ::pyo3::ffi::PyObject,

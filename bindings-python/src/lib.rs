@@ -2,6 +2,9 @@
 //! package. It only converts values; everything else is the `usertrace`
 //! crate. Python code imports the typed front (`usertrace`), never this.
 
+// Unsafe is opt-in per module (`enabled`, `fastcall`: CPython's C API).
+#![deny(unsafe_code)]
+
 mod arguments;
 mod convert;
 mod enabled;

@@ -1,6 +1,8 @@
 //! A pretend request handler with three tracepoints. Run it under
 //! `usertrace record -e 'demo_*' -- rust-demo` to see its events.
 
+#![deny(unsafe_code)]
+
 use std::time::{Duration, Instant};
 
 mod events {

@@ -14,6 +14,8 @@
 //!
 //!   demo-front REQUESTS NEXT-STAGE-COMMAND...
 
+#![deny(unsafe_code)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, ExitCode, Stdio};
 

@@ -1,4 +1,8 @@
 //! The recording's clock and the wall clock, read together.
+//!
+//! # Safety
+//! One `clock_gettime` per clock, into a live `timespec`.
+#![allow(unsafe_code)]
 
 use usertrace_output::ClockRecord;
 

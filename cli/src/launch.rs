@@ -3,6 +3,13 @@
 //! events (nor its exec) happens before recording starts. Its usertrace
 //! producers then announce each event they register, and wait for the
 //! recorder to attach (`usertrace::ATTACH_FD_ENV`).
+//!
+//! # Safety
+//! The held child's `pre_exec` closure runs between fork and exec, so it
+//! makes only async-signal-safe calls (close, fcntl, read) on descriptors
+//! it owns; `pipe2` writes into an array with room for both descriptors,
+//! which are then owned here.
+#![allow(unsafe_code)]
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};

@@ -29,6 +29,10 @@
 //! A command that exits 1 or 2 itself is thus not told apart from our own
 //! errors by the status alone; stderr lines of ours start `usertrace`.
 
+// Unsafe is opt-in per module (clock, launch, run), each with a
+// `//! # Safety` paragraph.
+#![deny(unsafe_code)]
+
 // The options' doc comments are clap's --help text, written for a terminal
 // ("[SYSTEM:]NAME", "L<level>"), not Markdown: escaping them for rustdoc
 // would put the backslashes into --help.

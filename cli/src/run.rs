@@ -1,5 +1,11 @@
 //! What `record` and `stat` share: their options, and running a session
 //! until the command exits, `--duration` ends or Ctrl-C.
+//!
+//! # Safety
+//! The Ctrl-C handler only stores to an atomic (async-signal-safe), and is
+//! installed with a fully initialised `sigaction`; SIGTERM goes only to our
+//! own child, while it is not yet reaped.
+#![allow(unsafe_code)]
 
 use std::cell::Cell;
 use std::process::ExitCode;

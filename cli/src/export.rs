@@ -107,11 +107,10 @@ pub fn run(args: &ExportArgs) -> ExitCode {
                 break;
             }
         };
-        if stalled {
-            never_sent += u64::from(matches!(record, Record::Event(_)));
-        } else if let Err(record) = exporter.push_blocking(record, timeout) {
+        let event = u64::from(matches!(record, Record::Event(_)));
+        if stalled || exporter.push_blocking(record, timeout).is_err() {
             stalled = true;
-            never_sent += u64::from(matches!(record, Record::Event(_)));
+            never_sent += event;
         }
     }
     let mut summary = exporter.finish(if stalled { Duration::ZERO } else { timeout });

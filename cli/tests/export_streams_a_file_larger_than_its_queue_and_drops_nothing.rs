@@ -9,7 +9,7 @@
 //! real collector cannot be made slow on demand.
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -55,7 +55,7 @@ fn scratch(name: &str, endpoint: &str) -> (Scratch, PathBuf, PathBuf) {
     (Scratch(dir), file, config)
 }
 
-fn export(file: &PathBuf, config: &PathBuf, timeout: &str) -> Output {
+fn export(file: &Path, config: &Path, timeout: &str) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_usertrace"));
     cmd.args(["export", file.to_str().unwrap(), "--config", config.to_str().unwrap(), "--timeout", timeout]);
     for var in ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_COMPRESSION", "OTEL_RESOURCE_ATTRIBUTES"] {

@@ -42,7 +42,7 @@ pub mod queue;
 pub mod transport;
 
 pub use config::{Compression, ConfigError, Endpoint, EndpointArgs};
-pub use exporter::{ExportSummary, Exporter, ExporterSettings};
+pub use exporter::{ExportSummary, Exporter, ExporterSettings, StillFull};
 pub use mapping::{map_records, Clock, Otlp, ResourceSettings};
 pub use queue::QueueLimits;
 

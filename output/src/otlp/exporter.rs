@@ -196,6 +196,18 @@ impl Shared {
     }
 }
 
+/// The queue stayed full for all of [`Exporter::push_blocking`]'s patience.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StillFull;
+
+impl std::fmt::Display for StillFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the export queue stayed full: the endpoint took nothing meanwhile")
+    }
+}
+
+impl std::error::Error for StillFull {}
+
 /// A running exporter.
 pub struct Exporter {
     shared: Arc<Shared>,
@@ -237,9 +249,9 @@ impl Exporter {
 
     /// Queues `record`, waiting while the queue is full, for at most
     /// `patience`: for a caller that has all its records at hand and
-    /// would rather wait than drop. Gives `record` back if the queue
-    /// stayed full that long (the collector is away or too slow).
-    pub fn push_blocking(&self, record: Record, patience: Duration) -> Result<(), Record> {
+    /// would rather wait than drop. If the queue stayed full that long
+    /// (the collector is away or too slow), `record` is not queued.
+    pub fn push_blocking(&self, record: Record, patience: Duration) -> Result<(), StillFull> {
         let bytes = approx_bytes(&record);
         let until = saturating_after(Instant::now(), patience);
         let mut state = self.shared.lock();
@@ -250,7 +262,7 @@ impl Exporter {
             self.shared.wake.notify_one();
             let now = Instant::now();
             if now >= until {
-                return Err(record);
+                return Err(StillFull);
             }
             state = self.shared.room.wait_timeout(state, until - now).map_or_else(|p| p.into_inner().0, |(s, _)| s);
         }

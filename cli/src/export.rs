@@ -51,10 +51,11 @@ pub fn run(args: &ExportArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let name = jsonl::input_name(&args.input);
     let mut reader = match jsonl::open(&args.input) {
         Ok(reader) => reader,
         Err(e) => {
-            eprintln!("usertrace export: {}: {e}", args.input.display());
+            eprintln!("usertrace export: {name}: {e}");
             return ExitCode::from(1);
         }
     };
@@ -80,8 +81,7 @@ pub fn run(args: &ExportArgs) -> ExitCode {
     match Clock::of_recording(&head) {
         Some(clock) => settings.clock = clock,
         None if read_error.is_none() => eprintln!(
-            "usertrace export: {} kept no wall-clock reading (no \"clock\" line): its times are converted with this machine's clocks now, right only if it recorded them since it last booted",
-            args.input.display()
+            "usertrace export: {name} kept no wall-clock reading (no \"clock\" line): its times are converted with this machine's clocks now, right only if it recorded them since it last booted"
         ),
         None => {}
     }
@@ -118,15 +118,14 @@ pub fn run(args: &ExportArgs) -> ExitCode {
     summary.dropped_events += never_sent;
     if stalled {
         eprintln!(
-            "usertrace export: the endpoint took nothing for {} s, so the rest of {} ({never_sent} events) was not sent",
-            args.timeout,
-            args.input.display()
+            "usertrace export: the endpoint took nothing for {} s, so the rest of {name} ({never_sent} events) was not sent",
+            args.timeout
         );
     }
     eprintln!("usertrace export: {summary}");
     if let Some(e) = read_error {
         // What came before the bad line was sent (and counted above).
-        eprintln!("usertrace export: {}: {e}; nothing after it was read", args.input.display());
+        eprintln!("usertrace export: {name}: {e}; nothing after it was read");
         return ExitCode::from(1);
     }
     if summary.exported_events == summary.recorded_events {

@@ -4,79 +4,38 @@
 //! cap and every event gets out; against a collector that never comes it
 //! says so once the caller's patience is spent, and queues nothing more.
 //!
-//! The collector is a local stub on 127.0.0.1 (tiny_http) that answers
-//! slowly, because a real collector cannot be made that slow on demand.
+//! The collector is a local stub on 127.0.0.1 (`stub_collector`) that
+//! answers slowly, because a real collector cannot be made that slow on
+//! demand.
 
 use std::net::TcpListener;
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use usertrace_output::otlp::queue::approx_bytes;
-use usertrace_output::otlp::{Clock, Endpoint, EndpointArgs, Exporter, ExporterSettings, QueueLimits, ResourceSettings};
-use usertrace_output::{EventRecord, Record, Value};
+use usertrace_output::otlp::{Exporter, ExporterSettings, QueueLimits};
+use usertrace_output::Record;
 
-struct SlowStub {
-    server: Arc<tiny_http::Server>,
-    thread: Option<JoinHandle<()>>,
-}
+mod stub_collector;
+use stub_collector::Stub;
 
-impl SlowStub {
-    fn start() -> (SlowStub, String) {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let addr = server.server_addr().to_ip().unwrap().to_string();
-        let s = Arc::clone(&server);
-        let thread = std::thread::spawn(move || {
-            for mut request in s.incoming_requests() {
-                let _ = request.as_reader().read_to_end(&mut Vec::new());
-                std::thread::sleep(Duration::from_millis(5));
-                let _ = request.respond(tiny_http::Response::empty(200));
-            }
-        });
-        (SlowStub { server, thread: Some(thread) }, addr)
-    }
-}
-
-impl Drop for SlowStub {
-    fn drop(&mut self) {
-        self.server.unblock();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+/// A stub that takes 5 ms over every answer.
+fn slow_stub() -> (Stub, String) {
+    let stub = Stub::start("127.0.0.1:0", vec![], Duration::from_millis(5));
+    let addr = stub.addr.clone();
+    (stub, addr)
 }
 
 fn event(n: u64) -> Record {
-    Record::Event(EventRecord {
-        time_ns: 1_000 + n,
-        cpu: 0,
-        pid: 7,
-        tid: 7,
-        comm: "worker".into(),
-        process: "worker".into(),
-        namespaces: None,
-        event: "job_done".into(),
-        fields: vec![("n".into(), Value::Unsigned(n))],
-        error: None,
-    })
+    stub_collector::job_done(n, 0)
 }
 
 fn settings(addr: &str, limits: QueueLimits) -> ExporterSettings {
-    let args = EndpointArgs { url: Some(format!("http://{addr}")), ..EndpointArgs::default() };
-    let mut endpoint = Endpoint::resolve(&args, |_| None).expect("a valid endpoint");
-    endpoint.timeout = Duration::from_secs(2);
-    let resource = ResourceSettings { host_name: "h".into(), ..ResourceSettings::default() };
-    ExporterSettings {
-        limits,
-        initial_backoff: Duration::from_millis(20),
-        max_backoff: Duration::from_millis(50),
-        ..ExporterSettings::new(endpoint, resource, Clock { unix_minus_monotonic_ns: 0 })
-    }
+    stub_collector::settings(addr, limits, Duration::from_millis(20))
 }
 
 #[test]
 fn a_full_queue_makes_the_caller_wait_and_nothing_is_dropped() {
-    let (_stub, addr) = SlowStub::start();
+    let (_stub, addr) = slow_stub();
     let cap = 6 * approx_bytes(&event(0));
     let limits = QueueLimits { max_batch_records: 4, max_batch_age: Duration::from_millis(10), memory_cap_bytes: cap };
     let exporter = Exporter::start(settings(&addr, limits)).unwrap();

@@ -2,76 +2,23 @@
 //! is unavailable (503), is absent at start, or never comes: every event
 //! is exported or counted as dropped, and the queue stays under its cap.
 //!
-//! The collector here is a local stub on 127.0.0.1 (tiny_http) that
-//! answers what each test scripts, because a real collector cannot be
+//! The collector here is a local stub on 127.0.0.1 (`stub_collector`)
+//! that answers what each test scripts, because a real collector cannot be
 //! made to answer 429 or 503 on demand. The real collectors (Jaeger) are
 //! tested in the CLI's tests.
 
 use std::io::Read;
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use prost::Message;
 use usertrace_output::otlp::proto::collector::logs::v1::ExportLogsServiceRequest;
-use usertrace_output::otlp::{Clock, Compression, Endpoint, EndpointArgs, Exporter, ExporterSettings, QueueLimits, ResourceSettings};
+use usertrace_output::otlp::{Compression, Exporter, ExporterSettings, QueueLimits};
 use usertrace_output::timeline::{SPAN_DURATION_NS, SPAN_START_NS};
-use usertrace_output::{EventRecord, Record, Value};
+use usertrace_output::{Record, Value};
 
-/// One request as the stub saw it.
-#[derive(Debug, Clone)]
-struct Seen {
-    at: Instant,
-    path: String,
-    gzip: bool,
-    body: Vec<u8>,
-}
-
-/// A stub collector answering the scripted statuses (then 200s), each
-/// with its `Retry-After` if given.
-struct Stub {
-    seen: Arc<Mutex<Vec<Seen>>>,
-    server: Arc<tiny_http::Server>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Stub {
-    fn start(addr: &str, script: Vec<(u16, Option<&'static str>)>) -> Stub {
-        let server = Arc::new(tiny_http::Server::http(addr).expect("stub listens"));
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let (s, log) = (Arc::clone(&server), Arc::clone(&seen));
-        let thread = std::thread::spawn(move || {
-            let mut script = script.into_iter();
-            for mut request in s.incoming_requests() {
-                let mut body = Vec::new();
-                request.as_reader().read_to_end(&mut body).unwrap();
-                let gzip = request.headers().iter().any(|h| h.field.equiv("Content-Encoding") && h.value == "gzip");
-                log.lock().unwrap().push(Seen { at: Instant::now(), path: request.url().to_owned(), gzip, body });
-                let (status, retry_after) = script.next().unwrap_or((200, None));
-                let mut response = tiny_http::Response::empty(status);
-                if let Some(v) = retry_after {
-                    response.add_header(tiny_http::Header::from_bytes("Retry-After", v).unwrap());
-                }
-                let _ = request.respond(response);
-            }
-        });
-        Stub { seen, server, thread: Some(thread) }
-    }
-
-    fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Stub {
-    fn drop(&mut self) {
-        self.server.unblock();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
+mod stub_collector;
+use stub_collector::{job_done, Stub};
 
 fn free_addr() -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -79,34 +26,14 @@ fn free_addr() -> String {
 }
 
 fn settings(addr: &str, compression: Compression, limits: QueueLimits) -> ExporterSettings {
-    // Resolved as the CLI does, so the test names only what it sets.
-    let args = EndpointArgs { url: Some(format!("http://{addr}")), ..EndpointArgs::default() };
-    let mut endpoint = Endpoint::resolve(&args, |_| None).expect("a valid endpoint");
-    endpoint.headers = vec![("x-tenant".into(), "t1".into())];
-    endpoint.timeout = Duration::from_secs(2);
-    endpoint.compression = compression;
-    let resource = ResourceSettings { service_name: Some("stub-test".into()), host_name: "h".into(), attributes: vec![], ..ResourceSettings::default() };
-    ExporterSettings {
-        limits,
-        initial_backoff: Duration::from_millis(50),
-        max_backoff: Duration::from_millis(200),
-        ..ExporterSettings::new(endpoint, resource, Clock { unix_minus_monotonic_ns: 0 })
-    }
+    let mut settings = stub_collector::settings(addr, limits, Duration::from_millis(50));
+    settings.endpoint.headers = vec![("x-tenant".into(), "t1".into())];
+    settings.endpoint.compression = compression;
+    settings
 }
 
 fn event(n: u64) -> Record {
-    Record::Event(EventRecord {
-        time_ns: 1_000 + n,
-        cpu: 0,
-        pid: 7,
-        tid: 7,
-        comm: "worker".into(),
-        process: "worker".into(),
-        namespaces: None,
-        event: "job_done".into(),
-        fields: vec![("n".into(), Value::Unsigned(n)), ("pad".into(), Value::Str("x".repeat(200)))],
-        error: None,
-    })
+    job_done(n, 200)
 }
 
 fn log_count(body: &[u8], gzip: bool) -> usize {
@@ -124,7 +51,7 @@ fn log_count(body: &[u8], gzip: bool) -> usize {
 #[test]
 fn throttling_is_retried_after_the_collectors_retry_after_and_unavailability_with_backoff() {
     let addr = free_addr();
-    let stub = Stub::start(&addr, vec![(429, Some("1")), (503, None)]);
+    let stub = Stub::start(&addr, vec![(429, Some("1")), (503, None)], Duration::ZERO);
     let limits = QueueLimits { max_batch_records: 1000, max_batch_age: Duration::from_millis(50), memory_cap_bytes: 16 << 20 };
     let exporter = Exporter::start(settings(&addr, Compression::Gzip, limits)).unwrap();
     for n in 0..10 {
@@ -152,7 +79,7 @@ fn a_collector_absent_at_start_gets_everything_once_it_comes() {
         exporter.push(event(n));
     }
     std::thread::sleep(Duration::from_millis(400));
-    let stub = Stub::start(&addr, vec![]);
+    let stub = Stub::start(&addr, vec![], Duration::ZERO);
     let summary = exporter.finish(Duration::from_secs(10));
     assert_eq!((summary.exported_events, summary.dropped_events, summary.failed_events), (20, 0, 0), "{summary}");
     assert!(summary.retries >= 1, "it was down at first: {summary}");
@@ -185,7 +112,7 @@ fn a_collector_that_never_comes_costs_the_oldest_batches_and_memory_stays_capped
 fn a_collector_killed_mid_run_and_restarted_gets_what_came_meanwhile() {
     let addr = free_addr();
     let limits = QueueLimits { max_batch_records: 5, max_batch_age: Duration::from_millis(20), memory_cap_bytes: 16 << 20 };
-    let first = Stub::start(&addr, vec![]);
+    let first = Stub::start(&addr, vec![], Duration::ZERO);
     let exporter = Exporter::start(settings(&addr, Compression::None, limits)).unwrap();
     for n in 0..10 {
         exporter.push(event(n));
@@ -201,7 +128,7 @@ fn a_collector_killed_mid_run_and_restarted_gets_what_came_meanwhile() {
         exporter.push(event(n));
     }
     std::thread::sleep(Duration::from_millis(300));
-    let second = Stub::start(&addr, vec![]);
+    let second = Stub::start(&addr, vec![], Duration::ZERO);
     let summary = exporter.finish(Duration::from_secs(10));
     assert_eq!((summary.recorded_events, summary.exported_events, summary.dropped_events, summary.failed_events), (30, 30, 0, 0), "{summary}");
     assert!(summary.retries >= 1, "{summary}");
@@ -213,7 +140,7 @@ fn a_collector_killed_mid_run_and_restarted_gets_what_came_meanwhile() {
 fn an_endpoint_that_takes_neither_signal_delivers_nothing() {
     let addr = free_addr();
     // A wrong path: every request answers 404.
-    let stub = Stub::start(&addr, vec![(404, None); 10]);
+    let stub = Stub::start(&addr, vec![(404, None); 10], Duration::ZERO);
     let limits = QueueLimits { max_batch_records: 100, max_batch_age: Duration::from_millis(20), memory_cap_bytes: 16 << 20 };
     let exporter = Exporter::start(settings(&addr, Compression::None, limits)).unwrap();
     for n in 0..10 {
@@ -242,7 +169,7 @@ fn a_batch_of_only_log_records_to_a_traces_only_collector_counts_as_exported_onc
     // then it takes batch two's spans. Batch three's logs are not sent.
     // (Real Jaeger answers the same, but which batch holds only log
     // records depends on timing there; the demo's test once flaked on it.)
-    let stub = Stub::start(&addr, vec![(404, None)]);
+    let stub = Stub::start(&addr, vec![(404, None)], Duration::ZERO);
     let limits = QueueLimits { max_batch_records: 3, max_batch_age: Duration::from_secs(60), memory_cap_bytes: 16 << 20 };
     let exporter = Exporter::start(settings(&addr, Compression::None, limits)).unwrap();
     let wait_for_requests = |n: usize| {

@@ -37,11 +37,15 @@ pub(super) fn build(records: &[Record]) -> Timeline {
 /// Records are laid out in the order given, which for a recording is time
 /// order (a JSON-lines file keeps it); [`Timeline::build`] sorts a slice
 /// that is not.
+///
+/// A caller that folds each span as it closes takes them out with
+/// [`TimelineBuilder::drain_closed_spans`], so that they are not held; a
+/// [`TimelineBuilder::lean`] builder holds nothing else that grows with the
+/// recording but its processes.
 #[derive(Default)]
 pub struct TimelineBuilder {
     b: Builder,
     start_ns: Option<u64>,
-    drop_instants: bool,
 }
 
 impl TimelineBuilder {
@@ -54,7 +58,17 @@ impl TimelineBuilder {
     /// what reads only spans, processes and losses (the report), so that
     /// memory does not grow with every plain event.
     pub fn without_instants() -> TimelineBuilder {
-        TimelineBuilder { drop_instants: true, ..TimelineBuilder::default() }
+        TimelineBuilder { b: Builder { drop_instants: true, ..Builder::default() }, ..TimelineBuilder::default() }
+    }
+
+    /// A builder for a caller that takes each span as it closes
+    /// ([`TimelineBuilder::drain_closed_spans`]) and needs of the rest only
+    /// the processes and the counts (the report). It holds the spans still
+    /// open, without their args, and every process; no instants, no lost
+    /// markers (their records are the caller's to count), no threads, and
+    /// no span args: its spans and its [`Timeline`] have none of these.
+    pub fn lean() -> TimelineBuilder {
+        TimelineBuilder { b: Builder { drop_instants: true, lean: true, ..Builder::default() }, ..TimelineBuilder::default() }
     }
 
     /// Adds the next record.
@@ -62,7 +76,6 @@ impl TimelineBuilder {
         let b = &mut self.b;
         self.start_ns.get_or_insert(record.time_ns());
         b.end_ns = b.end_ns.max(record.time_ns());
-        b.drop_instants = self.drop_instants;
         match record {
             Record::Event(e) => b.event(e),
             Record::Process(p) => {
@@ -86,6 +99,7 @@ impl TimelineBuilder {
             Record::Clock(_) => {}
             Record::Exit(x) if x.tid == x.pid => b.process_exited(x.pid, x.time_ns),
             Record::Exit(x) => b.close_thread(x.tid, x.time_ns, "thread exited"),
+            Record::Lost(_) if b.lean => {}
             Record::Lost(l) => {
                 let what = if l.sideband { "task records" } else { "events" };
                 b.lost.push(LostMarker {
@@ -97,6 +111,21 @@ impl TimelineBuilder {
                 });
             }
         }
+    }
+
+    /// The spans closed since the last call, in the order they closed,
+    /// taken out of the builder: what [`TimelineBuilder::finish`] lays out
+    /// is what is left. They are not laid out, as that needs every span:
+    /// `placement` is `Thread { depth: 0 }` for a span that goes on its
+    /// thread's track, `Async { lane: 0 }` for one that does not.
+    pub fn drain_closed_spans(&mut self) -> impl Iterator<Item = Span> + '_ {
+        self.b.closed.drain(..).map(|c| {
+            let mut span = c.span;
+            if !c.on_thread {
+                span.placement = Placement::Async { lane: 0 };
+            }
+            span
+        })
     }
 
     /// Closes what is still open (at the last record's time) and lays out
@@ -159,6 +188,9 @@ struct Builder {
     end_ns: u64,
     /// Instants are counted (as orphan ends) but not kept.
     drop_instants: bool,
+    /// No lost markers, threads or span args are kept (see
+    /// [`TimelineBuilder::lean`]).
+    lean: bool,
 }
 
 /// What an event is under the span convention.
@@ -206,10 +238,12 @@ impl Builder {
         if (info.event_name.is_none() || e.tid == e.pid) && info.event_name.as_deref() != Some(e.process.as_str()) {
             info.event_name = Some(e.process.clone());
         }
-        let thread = self.threads.entry(e.tid).or_insert_with(|| Thread { tid: e.tid, pid: e.pid, name: String::new() });
-        thread.pid = e.pid;
-        if thread.name != e.comm {
-            thread.name.clone_from(&e.comm);
+        if !self.lean {
+            let thread = self.threads.entry(e.tid).or_insert_with(|| Thread { tid: e.tid, pid: e.pid, name: String::new() });
+            thread.pid = e.pid;
+            if thread.name != e.comm {
+                thread.name.clone_from(&e.comm);
+            }
         }
         match kind(e) {
             Kind::Begin(id) => {
@@ -222,7 +256,7 @@ impl Builder {
                     tid: e.tid,
                     name: name_of(e),
                     start_ns: e.time_ns,
-                    args: span_args(&e.fields[1..]),
+                    args: if self.lean { Vec::new() } else { span_args(&e.fields[1..]) },
                     id,
                     begin_seq,
                 };
@@ -245,7 +279,7 @@ impl Builder {
                         name: name_of(e),
                         start_ns,
                         end_ns: start_ns.saturating_add(duration_ns),
-                        args: e.fields[args_from..].to_vec(),
+                        args: if self.lean { Vec::new() } else { e.fields[args_from..].to_vec() },
                         placement: Placement::Async { lane: 0 },
                         id: None,
                         unfinished: None,
@@ -284,9 +318,11 @@ impl Builder {
             stack.retain(|k| *k != key);
         }
         let mut args = open.args;
-        args.extend_from_slice(end_args);
-        if let Some(why) = unfinished {
-            args.push((UNFINISHED.into(), Value::Str(why.into())));
+        if !self.lean {
+            args.extend_from_slice(end_args);
+            if let Some(why) = unfinished {
+                args.push((UNFINISHED.into(), Value::Str(why.into())));
+            }
         }
         let close_seq = self.next_seq();
         self.closed.push(Closed {
@@ -307,11 +343,13 @@ impl Builder {
         });
     }
 
-    /// Closes every span open on `tid`, innermost first.
+    /// Closes every span open on `tid`, innermost first, and forgets its
+    /// stack.
     fn close_thread(&mut self, tid: u32, time_ns: u64, why: &'static str) {
         while let Some(&key) = self.stacks.get(&tid).and_then(|s| s.last()) {
             self.close(key, time_ns, None, &[], Some(why));
         }
+        self.stacks.remove(&tid);
     }
 
     fn process_exited(&mut self, pid: u32, time_ns: u64) {

@@ -5,15 +5,22 @@
 //! Percentiles and histograms count finished spans only: a span the
 //! timeline closed at an exit or at the end of the recording has no true
 //! duration, so it is counted apart as `unfinished`.
+//!
+//! A [`ReportBuilder`] folds a recording one record at a time and keeps
+//! only the figures (a duration per finished span); [`Report::new`] and
+//! [`Report::with_timeline`] fold a slice and a built timeline the same way.
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
+mod build;
+
+pub use build::ReportBuilder;
+
 use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
+use build::Tally;
 use crate::record::Record;
-use crate::timeline::{event_name, Timeline};
+use crate::timeline::Timeline;
 
 /// Everything the report says; serialisable for `--format json`, and
 /// printed for humans by its `Display`.
@@ -98,43 +105,26 @@ impl Report {
         Report::with_timeline(records, &Timeline::build(records))
     }
 
-    /// The report of `records`, whose timeline is already built.
+    /// The report of `records`, whose timeline is already built: the
+    /// events are counted from `records`, everything else from `timeline`.
     pub fn with_timeline(records: &[Record], timeline: &Timeline) -> Report {
-        let duration_ns = timeline.end_ns - timeline.start_ns;
-        let mut counts: BTreeMap<Cow<'_, str>, u64> = BTreeMap::new();
+        let mut tally = Tally::default();
         for record in records {
             if let Record::Event(e) = record {
-                *counts.entry(event_name(e)).or_default() += 1;
+                tally.event(e);
             }
         }
-        let seconds = duration_ns as f64 / 1e9;
-        let events = counts
-            .into_iter()
-            .map(|(name, count)| EventStats { name: name.into_owned(), count, rate_per_s: (duration_ns > 0).then(|| count as f64 / seconds) })
-            .collect();
-        let mut durations: BTreeMap<&str, (Vec<u64>, u64)> = BTreeMap::new();
-        let mut spans_of: BTreeMap<u32, u64> = BTreeMap::new();
         for span in &timeline.spans {
-            let entry = durations.entry(&span.name).or_default();
-            if span.unfinished.is_some() {
-                entry.1 += 1;
-            } else {
-                entry.0.push(span.duration_ns());
-            }
-            *spans_of.entry(span.pid).or_default() += 1;
+            tally.span(span);
         }
-        let spans = durations.into_iter().map(|(name, (d, unfinished))| span_stats(name, d, unfinished)).collect();
-        let processes = timeline
-            .processes
-            .values()
-            .map(|p| ProcessStats { pid: p.pid, name: p.name.clone(), events: p.events, spans: spans_of.get(&p.pid).copied().unwrap_or(0) })
-            .collect();
-        let lost = |sideband: bool| timeline.lost.iter().filter(|l| l.sideband == sideband).map(|l| l.count).sum();
-        Report { duration_ns, events, spans, processes, lost_events: lost(false), lost_task_records: lost(true), orphan_ends: timeline.orphan_ends }
+        for l in &timeline.lost {
+            tally.lost(l.count, l.sideband);
+        }
+        tally.report(timeline)
     }
 }
 
-fn span_stats(name: &str, mut durations: Vec<u64>, unfinished: u64) -> SpanStats {
+fn span_stats(name: String, mut durations: Vec<u64>, unfinished: u64) -> SpanStats {
     durations.sort_unstable();
     // Nearest rank: the smallest value with at least q of them at or below.
     let rank = |q: f64| match durations.len() {
@@ -150,7 +140,7 @@ fn span_stats(name: &str, mut durations: Vec<u64>, unfinished: u64) -> SpanStats
         _ => Vec::new(),
     };
     SpanStats {
-        name: name.to_owned(),
+        name,
         count: durations.len() as u64,
         unfinished,
         p50_ns: rank(0.5),

@@ -1,0 +1,139 @@
+//! Folding a recording into a [`Report`] one record, one span at a time:
+//! what is kept is the figures the report prints, not what they count.
+
+use std::collections::BTreeMap;
+
+use super::{span_stats, EventStats, ProcessStats, Report};
+use crate::record::{EventRecord, Record};
+use crate::timeline::{event_name, Span, Timeline, TimelineBuilder};
+
+/// Builds a [`Report`] from records given one at a time, as they are read,
+/// so that a recording need not be held whole.
+///
+/// It holds, per span name, the duration of each finished span (8 bytes
+/// apiece, so that percentiles are exact) and a count of unfinished ones;
+/// per event name, a count; per process, its name and counts; the number
+/// of lost records; and the spans still open, without their args. Spans
+/// are folded as they close ([`TimelineBuilder::lean`]), and events and
+/// losses as they come: none is kept.
+///
+/// Records are taken in the order given, as [`TimelineBuilder`] takes
+/// them; [`Report::new`] sorts a slice that is not in time order.
+pub struct ReportBuilder {
+    timeline: TimelineBuilder,
+    tally: Tally,
+}
+
+impl Default for ReportBuilder {
+    fn default() -> ReportBuilder {
+        ReportBuilder { timeline: TimelineBuilder::lean(), tally: Tally::default() }
+    }
+}
+
+impl ReportBuilder {
+    /// The report of an empty recording, until records are pushed.
+    pub fn new() -> ReportBuilder {
+        ReportBuilder::default()
+    }
+
+    /// Adds the next record.
+    pub fn push(&mut self, record: &Record) {
+        match record {
+            Record::Event(e) => self.tally.event(e),
+            // A lean timeline keeps no lost markers.
+            Record::Lost(l) => self.tally.lost(l.count, l.sideband),
+            _ => {}
+        }
+        self.timeline.push(record);
+        for span in self.timeline.drain_closed_spans() {
+            self.tally.span(&span);
+        }
+    }
+
+    /// Closes the spans still open (as unfinished) and gives the report.
+    pub fn finish(self) -> Report {
+        let mut tally = self.tally;
+        let timeline = self.timeline.finish();
+        for span in &timeline.spans {
+            tally.span(span);
+        }
+        tally.report(&timeline)
+    }
+}
+
+/// The counts a report is made of, folded one item at a time.
+#[derive(Default)]
+pub(super) struct Tally {
+    /// Per event name, how many.
+    events: BTreeMap<String, u64>,
+    /// Per span name, the durations of finished spans and the number of
+    /// unfinished ones.
+    spans: BTreeMap<String, (Vec<u64>, u64)>,
+    /// Per pid, how many spans.
+    spans_of: BTreeMap<u32, u64>,
+    lost_events: u64,
+    lost_task_records: u64,
+}
+
+impl Tally {
+    pub(super) fn event(&mut self, e: &EventRecord) {
+        let name = event_name(e);
+        // A name is allocated once, not per event.
+        match self.events.get_mut(name.as_ref()) {
+            Some(count) => *count += 1,
+            None => {
+                self.events.insert(name.into_owned(), 1);
+            }
+        }
+    }
+
+    pub(super) fn span(&mut self, span: &Span) {
+        // A name is allocated once, not per span.
+        if !self.spans.contains_key(span.name.as_str()) {
+            self.spans.insert(span.name.clone(), (Vec::new(), 0));
+        }
+        if let Some((durations, unfinished)) = self.spans.get_mut(span.name.as_str()) {
+            if span.unfinished.is_some() {
+                *unfinished += 1;
+            } else {
+                durations.push(span.duration_ns());
+            }
+        }
+        *self.spans_of.entry(span.pid).or_default() += 1;
+    }
+
+    pub(super) fn lost(&mut self, count: u64, sideband: bool) {
+        if sideband {
+            self.lost_task_records += count;
+        } else {
+            self.lost_events += count;
+        }
+    }
+
+    /// The report, with the duration, processes and orphan ends of
+    /// `timeline` (its spans and lost markers are not read here).
+    pub(super) fn report(self, timeline: &Timeline) -> Report {
+        let duration_ns = timeline.end_ns - timeline.start_ns;
+        let seconds = duration_ns as f64 / 1e9;
+        let events = self
+            .events
+            .into_iter()
+            .map(|(name, count)| EventStats { name, count, rate_per_s: (duration_ns > 0).then(|| count as f64 / seconds) })
+            .collect();
+        let spans = self.spans.into_iter().map(|(name, (durations, unfinished))| span_stats(name, durations, unfinished)).collect();
+        let processes = timeline
+            .processes
+            .values()
+            .map(|p| ProcessStats { pid: p.pid, name: p.name.clone(), events: p.events, spans: self.spans_of.get(&p.pid).copied().unwrap_or(0) })
+            .collect();
+        Report {
+            duration_ns,
+            events,
+            spans,
+            processes,
+            lost_events: self.lost_events,
+            lost_task_records: self.lost_task_records,
+            orphan_ends: timeline.orphan_ends,
+        }
+    }
+}

@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use usertrace_output::{jsonl, EventRecord, Record, Value};
+use usertrace_output::{jsonl, Record, Value};
 
 struct TempFile(PathBuf);
 
@@ -24,19 +24,10 @@ impl Drop for TempFile {
     }
 }
 
+mod support;
+
 fn event(n: u64, fields: Vec<(String, Value)>) -> Record {
-    Record::Event(EventRecord {
-        time_ns: 1_000 + n,
-        cpu: 0,
-        pid: 7,
-        tid: 7,
-        comm: "worker".into(),
-        process: "worker".into(),
-        namespaces: None,
-        event: "job".into(),
-        fields,
-        error: None,
-    })
+    support::worker_event(n, "job", fields)
 }
 
 /// `logs` plain events, then one span begun and never ended.

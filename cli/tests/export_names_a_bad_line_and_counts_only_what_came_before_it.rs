@@ -8,21 +8,12 @@
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use usertrace_output::{jsonl, EventRecord, Record, Value};
+use usertrace_output::{jsonl, Value};
+
+mod support;
 
 fn line(n: u64) -> Vec<u8> {
-    let record = Record::Event(EventRecord {
-        time_ns: 1_000 + n,
-        cpu: 0,
-        pid: 7,
-        tid: 7,
-        comm: "worker".into(),
-        process: "worker".into(),
-        namespaces: None,
-        event: "tick".into(),
-        fields: vec![("n".into(), Value::Unsigned(n))],
-        error: None,
-    });
+    let record = support::worker_event(n, "tick", vec![("n".into(), Value::Unsigned(n))]);
     let mut out = Vec::new();
     jsonl::write_record(&record, &mut out);
     out

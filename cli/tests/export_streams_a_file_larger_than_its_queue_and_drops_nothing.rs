@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use usertrace_output::{jsonl, EventRecord, Record, Value};
+use usertrace_output::{jsonl, Record, Value};
 
 const EVENTS: u64 = 12_000;
 
@@ -27,6 +27,8 @@ impl Drop for Scratch {
     }
 }
 
+mod support;
+
 /// A recording of `EVENTS` events of about 400 bytes each (some 8 MiB
 /// in memory), and a config whose queue holds 1 MiB.
 fn scratch(name: &str, endpoint: &str) -> (Scratch, PathBuf, PathBuf) {
@@ -34,18 +36,7 @@ fn scratch(name: &str, endpoint: &str) -> (Scratch, PathBuf, PathBuf) {
     std::fs::create_dir_all(&dir).unwrap();
     let records: Vec<Record> = (0..EVENTS)
         .map(|n| {
-            Record::Event(EventRecord {
-                time_ns: 1_000 + n,
-                cpu: 0,
-                pid: 7,
-                tid: 7,
-                comm: "worker".into(),
-                process: "worker".into(),
-                namespaces: None,
-                event: "job_done".into(),
-                fields: vec![("n".into(), Value::Unsigned(n)), ("pad".into(), Value::Str("x".repeat(300)))],
-                error: None,
-            })
+            support::worker_event(n, "job_done", vec![("n".into(), Value::Unsigned(n)), ("pad".into(), Value::Str("x".repeat(300)))])
         })
         .collect();
     let file = dir.join("recording.jsonl");

@@ -8,34 +8,16 @@
 
 use std::fs;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usertrace-report-spans-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The largest resident set of any child waited for so far, in bytes.
-fn children_peak_rss() -> u64 {
-    // SAFETY: getrusage(2) writes one `struct rusage` to the pointer,
-    // which points at one, zeroed.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);
-        usage
-    };
-    // ru_maxrss is in KiB on Linux.
-    usage.ru_maxrss as u64 * 1024
-}
+mod support;
+use support::{children_peak_rss, scratch};
 
 const SIZE: usize = 32 << 20;
 
 #[test]
 fn a_recording_of_many_closed_spans_with_long_fields_is_reported_in_little_memory() {
-    let dir = scratch("big");
+    let dir = scratch("report-spans");
     let input = dir.join("spans.jsonl");
     let query = "select * from items where id = ? and owner = ? ".repeat(6);
     let mut requests = 0u64;

@@ -1,0 +1,47 @@
+//! What the host CLI tests share: scratch directories, the peak memory
+//! of the children a test ran, and a worker's event.
+#![allow(dead_code)] // each test file uses its own part
+
+use std::path::PathBuf;
+
+use usertrace_output::{EventRecord, Record, Value};
+
+/// An empty directory of this test process's own under the system's
+/// temporary directory, named after `test`.
+pub fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usertrace-cli-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The largest resident set of any child waited for so far, in bytes:
+/// getrusage(RUSAGE_CHILDREN) covers every child this process has waited
+/// for, so a file that reads it holds one test.
+pub fn children_peak_rss() -> u64 {
+    // SAFETY: getrusage(2) writes one `struct rusage` to the pointer,
+    // which points at one, zeroed.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0);
+        usage
+    };
+    // ru_maxrss is in KiB on Linux.
+    usage.ru_maxrss as u64 * 1024
+}
+
+/// Event `event` of the worker (pid and tid 7) at 1000 + `n` ns.
+pub fn worker_event(n: u64, event: &str, fields: Vec<(String, Value)>) -> Record {
+    Record::Event(EventRecord {
+        time_ns: 1_000 + n,
+        cpu: 0,
+        pid: 7,
+        tid: 7,
+        comm: "worker".into(),
+        process: "worker".into(),
+        namespaces: None,
+        event: event.into(),
+        fields,
+        error: None,
+    })
+}

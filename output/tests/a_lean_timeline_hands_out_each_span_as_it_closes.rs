@@ -8,20 +8,10 @@ use usertrace_output::jsonl::Reader;
 use usertrace_output::timeline::{Placement, Span, TimelineBuilder};
 use usertrace_output::{Record, Timeline};
 
-const RECORDING: &str = r#"{"type":"clock","time_ns":1,"unix_ns":1700000000000000000}
-{"type":"process","time_ns":2,"pid":5,"executable":"/bin/app","command_line":["app","-v"]}
-{"type":"event","time_ns":10,"cpu":0,"pid":5,"tid":5,"comm":"app","process":"app","event":"req","fields":{"span_begin":1,"path":"/a"}}
-{"type":"event","time_ns":12,"cpu":0,"pid":5,"tid":5,"comm":"app","process":"app","event":"db","fields":{"span_begin":2}}
-{"type":"event","time_ns":13,"cpu":1,"pid":5,"tid":6,"comm":"worker","process":"app","event":"tick","fields":{"n":1}}
-{"type":"event","time_ns":14,"cpu":0,"pid":5,"tid":5,"comm":"app","process":"app","event":"db","fields":{"span_end":2}}
-{"type":"event","time_ns":15,"cpu":1,"pid":5,"tid":6,"comm":"worker","process":"app","event":"handoff","fields":{"span_end":1,"status":200}}
-{"type":"event","time_ns":16,"cpu":1,"pid":5,"tid":6,"comm":"worker","process":"app","event":"stray","fields":{"span_end":9}}
-{"type":"event","time_ns":17,"cpu":1,"pid":5,"tid":6,"comm":"worker","process":"app","event":"gc","fields":{"span_start_ns":3,"span_duration_ns":4}}
-{"type":"lost","time_ns":18,"cpu":1,"count":3}
-{"type":"event","time_ns":19,"cpu":0,"pid":7,"tid":8,"comm":"other","process":"other","event":"work","fields":{"span_begin":4}}
-{"type":"exit","time_ns":20,"pid":7,"tid":8}
-{"type":"event","time_ns":21,"cpu":0,"pid":9,"tid":9,"comm":"late","process":"late","event":"open","fields":{"span_begin":5}}
-"#;
+/// Nested, cross-thread, orphan-ended, completed, exit-closed and
+/// still-open spans, an instant and a loss: one recording for the tests
+/// that compare builders.
+const RECORDING: &str = include_str!("fixtures/spans_of_every_kind.jsonl");
 
 
 fn records() -> Vec<Record> {

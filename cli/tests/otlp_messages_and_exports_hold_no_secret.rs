@@ -11,7 +11,7 @@
 
 mod otel_components;
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -23,17 +23,8 @@ use usertrace_output::otlp::proto::common::v1::any_value::Value as AnyValue;
 
 const SECRET: &str = "s3cret";
 
-fn usertrace(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_usertrace"));
-    cmd.args(args);
-    for (var, _) in std::env::vars() {
-        if var.starts_with("OTEL_") {
-            cmd.env_remove(var);
-        }
-    }
-    cmd.envs(env.iter().copied());
-    cmd.output().unwrap()
-}
+mod support;
+use support::usertrace_without_otel_env as usertrace;
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -4,19 +4,10 @@
 //! this holds on a host without user_events too: otherwise `record` would
 //! fail later, with 1).
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn usertrace(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_usertrace"));
-    cmd.args(args);
-    for (var, _) in std::env::vars() {
-        if var.starts_with("OTEL_") {
-            cmd.env_remove(var);
-        }
-    }
-    cmd.envs(env.iter().copied());
-    cmd.output().unwrap()
-}
+mod support;
+use support::usertrace_without_otel_env as usertrace;
 
 fn refused(out: &Output, says: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);

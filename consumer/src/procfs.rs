@@ -16,8 +16,20 @@ use super::namespaces::Namespaces;
 use super::sys::monotonic_ns;
 use super::threads::ThreadTable;
 
-/// Walks `proc_root` (normally `/proc`) into `table`; returns threads read.
-pub fn snapshot(proc_root: &Path, table: &mut ThreadTable, namespaces: bool) -> usize {
+/// A thread as `/proc` showed it.
+pub(crate) struct ThreadAtStart<'a> {
+    pub pid: u32,
+    pub tid: u32,
+    pub comm: &'a str,
+    /// When its name was read.
+    pub time: u64,
+    /// Its process's namespaces, and when they were read.
+    pub namespaces: Option<(&'a Namespaces, u64)>,
+}
+
+/// Walks `proc_root` (normally `/proc`) into `table`, showing each thread
+/// to `on_thread` too (the archive writes them); returns threads read.
+pub(crate) fn snapshot(proc_root: &Path, table: &mut ThreadTable, namespaces: bool, mut on_thread: impl FnMut(&ThreadAtStart<'_>)) -> usize {
     let mut count = 0;
     let Ok(processes) = std::fs::read_dir(proc_root) else { return 0 };
     for process in processes.flatten() {
@@ -29,10 +41,12 @@ pub fn snapshot(proc_root: &Path, table: &mut ThreadTable, namespaces: bool) -> 
             let Some(tid) = task.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
             let stamp = monotonic_ns();
             let Ok(comm) = std::fs::read_to_string(task.path().join("comm")) else { continue };
-            table.synthesize(pid, tid, comm.strip_suffix('\n').unwrap_or(&comm), stamp);
+            let comm = comm.strip_suffix('\n').unwrap_or(&comm);
+            table.synthesize(pid, tid, comm, stamp);
             if let Some(ns) = &process_namespaces {
                 table.synthesize_namespaces(tid, ns.clone(), ns_stamp);
             }
+            on_thread(&ThreadAtStart { pid, tid, comm, time: stamp, namespaces: process_namespaces.as_deref().map(|ns| (ns, ns_stamp)) });
             count += 1;
         }
     }
@@ -46,7 +60,7 @@ mod tests {
     #[test]
     fn without_namespaces_none_are_read() {
         let mut table = ThreadTable::new();
-        snapshot(Path::new("/proc"), &mut table, false);
+        snapshot(Path::new("/proc"), &mut table, false, |_| {});
         let me = std::process::id();
         assert_eq!(table.identity(me, me, u64::MAX).namespaces, None);
     }
@@ -54,7 +68,7 @@ mod tests {
     #[test]
     fn this_thread_is_found_with_its_name() {
         let mut table = ThreadTable::new();
-        let n = snapshot(Path::new("/proc"), &mut table, true);
+        let n = snapshot(Path::new("/proc"), &mut table, true, |_| {});
         assert!(n >= 1);
         let me = std::process::id();
         let comm = std::fs::read_to_string(format!("/proc/{me}/comm")).unwrap();

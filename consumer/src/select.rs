@@ -58,7 +58,13 @@ pub fn systems_of(patterns: &[Pattern]) -> Vec<String> {
 
 /// Reads and parses a candidate's `format` file.
 pub fn load(candidate: &Candidate) -> Result<EventFormat, Error> {
+    load_with_text(candidate).map(|(format, _)| format)
+}
+
+/// [`load`], with the file's text, which an archive carries.
+pub(crate) fn load_with_text(candidate: &Candidate) -> Result<(EventFormat, String), Error> {
     let path = candidate.dir.join("format");
     let text = std::fs::read_to_string(&path).map_err(|error| Error::Io { path: path.clone(), error })?;
-    EventFormat::parse(&candidate.system, &text).map_err(|error| Error::Format { path, error })
+    let format = EventFormat::parse(&candidate.system, &text).map_err(|error| Error::Format { path, error })?;
+    Ok((format, text))
 }

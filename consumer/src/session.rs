@@ -24,26 +24,27 @@
 //! against tracefs so tracepoints registered later are attached too.
 
 use std::borrow::Cow;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
+use super::archive::{ArchiveOptions, ArchiveWriter, EVENTS_NAME, EXIT_PROBE_NAME, SIDEBAND_NAME};
 use super::attach::{attach, perf_error, Attachment, Window};
+use super::attribution::{Attribution, Pending, ProcessSource};
 use super::decode::decode_each;
 use super::error::{DecodeError, Error};
 use super::eventheader::{decode_eventheader, is_eventheader, Field};
 use super::format::EventFormat;
 use super::namespaces::Namespaces;
-use super::order::Orderer;
-use super::processes::{Describe, Descriptions, ProcessInfo};
+use super::processes::ProcessInfo;
 use super::record::{parse, Record};
 use super::ring::Ring;
 use usertrace::Pattern;
 
-use super::select::{load, scan, systems_of};
+use super::select::{load_with_text, scan, systems_of};
 use super::threads::ThreadTable;
 use usertrace::Errno;
 use super::{procfs, sys};
@@ -64,6 +65,9 @@ pub struct SessionOptions {
     /// Record each task's namespaces where permitted (CAP_PERFMON); the
     /// session goes on without them when the kernel refuses.
     pub namespaces: bool,
+    /// Also write every record the rings give into this perf.data file
+    /// (see `archive`); finish it with [`Session::finish_archive`].
+    pub archive: Option<ArchiveOptions>,
 }
 
 impl Default for SessionOptions {
@@ -75,6 +79,7 @@ impl Default for SessionOptions {
             rescan_interval: Duration::from_millis(100),
             tracefs: None,
             namespaces: true,
+            archive: None,
         }
     }
 }
@@ -203,18 +208,6 @@ struct CpuRing {
     lost_sideband: u64,
 }
 
-/// A record queued for ordering. Samples are nearly all of them, so the
-/// rare large variants are boxed to keep every queued record small.
-enum Pending {
-    Sample { id: u64, pid: u32, tid: u32, cpu: u32, raw: Box<[u8]> },
-    Comm { pid: u32, tid: u32, comm: Box<str>, exec: Option<Box<ProcessInfo>> },
-    Fork { pid: u32, tid: u32, ptid: u32 },
-    Exit { tid: u32 },
-    Namespaces { tid: u32, namespaces: Box<Namespaces> },
-    Lost { cpu: u32, count: u64, sideband: bool },
-    Attached { format: Arc<EventFormat>, window: Window },
-}
-
 /// A live recording.
 ///
 /// Open it with the events to record, then [`poll`](Self::poll) until done
@@ -254,21 +247,15 @@ pub struct Session {
     systems: Vec<String>,
     rings: Vec<CpuRing>,
     attachments: Vec<Attachment>,
-    by_id: FxHashMap<u64, Arc<EventFormat>>,
     attached_tracepoints: FxHashSet<u64>,
-    threads: ThreadTable,
     namespaces: bool,
-    orderer: Orderer<Pending>,
+    attribution: Attribution,
     rescan_interval: Duration,
     last_scan: Instant,
     rescan: bool,
-    events: u64,
     malformed: u64,
     attach_requests: Option<crate::AttachRequests>,
-    /// The ordering watermark of the round before, up to which exited
-    /// threads and superseded names are forgotten.
-    forget_before: Option<u64>,
-    processes: Descriptions,
+    archive: Option<ArchiveWriter>,
 }
 
 impl Session {
@@ -300,11 +287,26 @@ impl Session {
             let events_ring = Ring::map(events.as_fd(), pages).map_err(ring_error)?;
             rings.push(CpuRing { cpu, sideband, sideband_ring, events, events_ring, lost: 0, lost_sideband: 0 });
         }
+        let mut archive = match &options.archive {
+            Some(archive) => Some(open_archive(archive, &tracefs, &rings, wakeup(sideband_pages), wakeup(pages), namespaces)?),
+            None => None,
+        };
         for r in &rings {
             sys::enable(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ENABLE(sideband)", r.cpu, e))?;
         }
         let mut threads = ThreadTable::new();
-        procfs::snapshot(Path::new("/proc"), &mut threads, namespaces);
+        let sideband_id = match (&archive, rings.first()) {
+            (Some(_), Some(r)) => sys::event_id(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ID", r.cpu, e))?,
+            _ => 0,
+        };
+        procfs::snapshot(Path::new("/proc"), &mut threads, namespaces, |thread| {
+            if let Some(archive) = &mut archive {
+                archive.synthesize_thread(thread, sideband_id);
+            }
+        });
+        if let Some(archive) = &mut archive {
+            archive.finish_init()?;
+        }
 
         let systems = systems_of(&patterns);
         let rescan = patterns.iter().any(|p| p.is_glob()) || options.wait_for_exact;
@@ -314,19 +316,15 @@ impl Session {
             systems,
             rings,
             attachments: Vec::new(),
-            by_id: FxHashMap::default(),
             attached_tracepoints: FxHashSet::default(),
-            threads,
             namespaces,
-            orderer: Orderer::new(),
+            attribution: Attribution::new(threads, ProcessSource::Proc),
             rescan_interval: options.rescan_interval,
             last_scan: Instant::now(),
             rescan,
-            events: 0,
             malformed: 0,
             attach_requests: None,
-            forget_before: None,
-            processes: Descriptions::default(),
+            archive,
         };
         session.attach_new()?;
         if !options.wait_for_exact {
@@ -348,8 +346,8 @@ impl Session {
                 continue;
             }
             // The event may vanish between scan and read: skip it then.
-            let format = match load(&candidate) {
-                Ok(f) => Arc::new(f),
+            let (format, text) = match load_with_text(&candidate) {
+                Ok((f, text)) => (Arc::new(f), text),
                 Err(Error::Io { .. }) => continue,
                 Err(e) => return Err(e),
             };
@@ -364,9 +362,13 @@ impl Session {
                 Err(e) => return Err(e),
             };
             for (_, _, id) in &attachment.events {
-                self.by_id.insert(*id, format.clone());
+                self.attribution.add_event(*id, format.clone());
             }
-            self.orderer.push(sys::monotonic_ns(), Pending::Attached { format, window: attachment.window });
+            if let Some(archive) = &mut self.archive {
+                let ids: Vec<u64> = attachment.events.iter().map(|(_, _, id)| *id).collect();
+                archive.describe_tracepoint(&ids, &sys::tracepoint_attr(format.id), &format, &text);
+            }
+            self.attribution.push(sys::monotonic_ns(), Pending::Attached { format, window: attachment.window });
             self.attachments.push(attachment);
         }
         Ok(())
@@ -413,16 +415,15 @@ impl Session {
             self.attach_new()?;
         }
         self.read_rings();
-        let mut orderer = std::mem::take(&mut self.orderer);
-        orderer.end_round(&mut |time, p| self.release(time, p, &mut each));
-        // Exits and superseded names before the previous round's watermark:
-        // one round of grace beyond what ordering needs, for nothing to be
-        // named `:TID` or by a name it no longer had.
-        if let Some(watermark) = self.forget_before.replace(orderer.released_through().unwrap_or(0)) {
-            self.threads.forget_before(watermark);
+        let archive = &mut self.archive;
+        self.attribution.end_round(&mut |output| {
+            describe_in(archive, &output);
+            each(output)
+        });
+        match &mut self.archive {
+            Some(archive) => archive.end_round(),
+            None => Ok(()),
         }
-        self.orderer = orderer;
-        Ok(())
     }
 
     /// Reads what is left and releases everything, in order. Call once the
@@ -439,19 +440,30 @@ impl Session {
         self.read_rings();
         self.provoke_lost_records();
         self.read_rings();
-        let mut orderer = std::mem::take(&mut self.orderer);
-        orderer.flush(&mut |time, p| self.release(time, p, &mut each));
-        self.orderer = orderer;
+        let archive = &mut self.archive;
+        self.attribution.flush(&mut |output| {
+            describe_in(archive, &output);
+            each(output)
+        });
+    }
+
+    /// Writes the archive's last records and headers, and closes it: call
+    /// after [`flush`](Self::flush). Without an archive, does nothing.
+    pub fn finish_archive(&mut self) -> Result<(), Error> {
+        match self.archive.take() {
+            Some(mut archive) => archive.finish(),
+            None => Ok(()),
+        }
     }
 
     /// Counters since the session opened.
     pub fn stats(&self) -> Stats {
         Stats {
-            events: self.events,
+            events: self.attribution.events,
             lost: self.rings.iter().map(|r| (r.cpu, r.lost)).collect(),
             lost_sideband: self.rings.iter().map(|r| r.lost_sideband).sum(),
             malformed: self.malformed,
-            threads: self.threads.len(),
+            threads: self.attribution.threads.len(),
         }
     }
 
@@ -460,33 +472,51 @@ impl Session {
     /// that exits on each CPU makes the sideband event, and a probe opened
     /// into the event ring, write an EXIT record there, each preceded by any
     /// pending LOST. (The EXIT of our own short thread is harmless.)
-    fn provoke_lost_records(&self) {
+    fn provoke_lost_records(&mut self) {
+        let mut probe_ids = Vec::new();
         for r in &self.rings {
             let cpu = r.cpu;
             let probe = sys::open(&mut sys::exit_probe_attr(), cpu, Some(r.events.as_fd()));
+            // Its FORK and EXIT records land in the archive too, and perf
+            // refuses a file with a record of an event it does not know.
+            probe_ids.extend(probe.as_ref().ok().and_then(|fd| sys::event_id(fd.as_fd()).ok()));
             let _ = std::thread::spawn(move || {
                 let _ = sys::pin_current_thread(cpu);
             })
             .join();
             drop(probe);
         }
+        if let Some(archive) = &mut self.archive {
+            archive.describe_carrier(&probe_ids, &sys::exit_probe_attr(), EXIT_PROBE_NAME);
+        }
     }
 
     fn read_rings(&mut self) {
         for r in &mut self.rings {
             for sideband in [true, false] {
-                let orderer = &mut self.orderer;
+                let attribution = &mut self.attribution;
                 let malformed = &mut self.malformed;
+                let archive = &mut self.archive;
                 let (ring, lost) =
                     if sideband { (&mut r.sideband_ring, &mut r.lost_sideband) } else { (&mut r.events_ring, &mut r.lost) };
                 let result = ring.drain(|bytes| match parse(bytes) {
                     Ok(record) => {
-                        if let Some((time, mut pending)) = to_pending(record) {
+                        let sample_time = matches!(record, Record::Sample { .. }).then(|| record.time()).flatten();
+                        let pending = to_pending(record);
+                        if let Some(archive) = archive {
+                            // An exec's description goes just before its COMM
+                            // record, where a reader of the file needs it.
+                            if let Some((time, Pending::Comm { pid, exec: Some(info), .. })) = &pending {
+                                archive.process(*pid, *time, r.cpu, info);
+                            }
+                            archive.copy(bytes, sample_time);
+                        }
+                        if let Some((time, mut pending)) = pending {
                             if let Pending::Lost { count, sideband: s, .. } = &mut pending {
                                 *lost += *count;
                                 *s = sideband;
                             }
-                            orderer.push(time, pending);
+                            attribution.push(time, pending);
                         }
                     }
                     Err(_) => *malformed += 1,
@@ -497,51 +527,33 @@ impl Session {
             }
         }
     }
+}
 
-    fn release(&mut self, time: u64, pending: Pending, out: &mut impl FnMut(Output)) {
-        match pending {
-            Pending::Sample { id, pid, tid, cpu, raw } => {
-                let Some(format) = self.by_id.get(&id) else { return };
-                let identity = self.threads.identity(pid, tid, time);
-                if let Describe::Process(info) = self.processes.event(pid, || ProcessInfo::read(Path::new("/proc"), pid)) {
-                    out(Output::Process { time_ns: time, pid, info });
-                }
-                self.events += 1;
-                out(Output::Event(Event {
-                    time_ns: time,
-                    cpu,
-                    pid,
-                    tid,
-                    comm: identity.comm,
-                    process: identity.process,
-                    namespaces: identity.namespaces,
-                    format: format.clone(),
-                    raw,
-                }));
-            }
-            Pending::Comm { pid, tid, comm, exec } => {
-                self.threads.comm(pid, tid, &comm, exec.is_some(), time);
-                if let Some(Describe::Process(info)) = exec.map(|info| self.processes.exec(pid, *info)) {
-                    out(Output::Process { time_ns: time, pid, info });
-                }
-            }
-            Pending::Fork { pid, tid, ptid } => self.threads.fork(pid, tid, ptid, time),
-            Pending::Exit { tid } => {
-                if let Some(pid) = self.threads.pid_at(tid, time) {
-                    if self.processes.is_described(pid) {
-                        out(Output::Exit { time_ns: time, pid, tid });
-                    }
-                    if pid == tid {
-                        self.processes.exit(pid);
-                    }
-                }
-                self.threads.exit(tid, time);
-            }
-            Pending::Namespaces { tid, namespaces } => self.threads.namespaces(tid, *namespaces, time),
-            Pending::Lost { cpu, count, sideband } => out(Output::Lost { cpu, time_ns: time, count, sideband }),
-            Pending::Attached { format, window } => out(Output::Attached { format, time_ns: time, window }),
-        }
+/// A process the session describes for the first time (or again after an
+/// exec) is described in the archive too, before the event that is
+/// released after it: its `usertrace:process` sample.
+fn describe_in(archive: &mut Option<ArchiveWriter>, output: &Output) {
+    if let (Some(archive), Output::Process { time_ns, pid, info }) = (archive, output) {
+        archive.process(*pid, *time_ns, 0, info);
     }
+}
+
+/// Creates the archive and names the two dummy events of every CPU in it.
+fn open_archive(
+    options: &ArchiveOptions,
+    tracefs: &Path,
+    rings: &[CpuRing],
+    sideband_wakeup: u32,
+    events_wakeup: u32,
+    namespaces: bool,
+) -> Result<ArchiveWriter, Error> {
+    let mut archive = ArchiveWriter::create(options, tracefs, rings.len() as u32)?;
+    let ids = |fd: fn(&CpuRing) -> BorrowedFd<'_>| -> Result<Vec<u64>, Error> {
+        rings.iter().map(|r| sys::event_id(fd(r)).map_err(|e| perf_error("PERF_EVENT_IOC_ID", r.cpu, e))).collect()
+    };
+    archive.describe_carrier(&ids(|r| r.sideband.as_fd())?, &sys::sideband_attr(sideband_wakeup, namespaces), SIDEBAND_NAME);
+    archive.describe_carrier(&ids(|r| r.events.as_fd())?, &sys::ring_owner_attr(events_wakeup), EVENTS_NAME);
+    Ok(archive)
 }
 
 fn to_pending(record: Record<'_>) -> Option<(u64, Pending)> {

@@ -98,6 +98,50 @@ fn user_dummy_attr() -> perf_event_attr {
     attr
 }
 
+/// `attr` as perf.data's attr section holds it (`tracepoint_decode`'s
+/// copy of the kernel's struct): the fields and flags a session sets.
+pub fn perf_data_attr(attr: &perf_event_attr) -> tracepoint_decode::PerfEventAttr {
+    use tracepoint_decode::PerfEventAttrOptions as O;
+    let flags = [
+        (attr.disabled(), O::Disabled),
+        (attr.exclude_kernel(), O::ExcludeKernel),
+        (attr.exclude_hv(), O::ExcludeHypervisor),
+        (attr.mmap(), O::Mmap),
+        (attr.comm(), O::Comm),
+        (attr.task(), O::Task),
+        (attr.watermark(), O::Watermark),
+        (attr.sample_id_all(), O::SampleIdAll),
+        (attr.mmap2(), O::Mmap2),
+        (attr.comm_exec(), O::CommExec),
+        (attr.use_clockid(), O::UseClockId),
+        (attr.namespaces(), O::Namespaces),
+    ];
+    let options = flags.iter().filter(|(set, _)| *set != 0).fold(0u64, |all, (_, bit)| all | bit.0);
+    tracepoint_decode::PerfEventAttr {
+        attr_type: tracepoint_decode::PerfEventAttrType(attr.type_),
+        // The struct as the file holds it (VER7: up to sig_data). perf
+        // refuses an attr whose size says it has more than perf knows
+        // ("more recent and unsupported ABI"), and config3 (VER8) is unused.
+        size: tracepoint_decode::PerfEventAttrSize(std::mem::size_of::<tracepoint_decode::PerfEventAttr>() as u32),
+        config: attr.config,
+        // SAFETY: both members of this union are a u64, and every bit
+        // pattern is a valid u64.
+        sample_time: unsafe { attr.__bindgen_anon_1.sample_period },
+        sample_type: tracepoint_decode::PerfEventAttrSampleType(attr.sample_type),
+        read_format: tracepoint_decode::PerfEventAttrReadFormat(attr.read_format),
+        options: O(options),
+        clockid: attr.clockid as u32,
+        ..Default::default()
+    }
+}
+
+/// The size of a memory page, which perf.data's tracing data records.
+pub fn page_size() -> u32 {
+    // SAFETY: sysconf(3) reads a system value and touches no memory of ours.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u32::try_from(size).unwrap_or(4096)
+}
+
 /// `perf_event_open(attr, -1, cpu, output, PERF_FLAG_FD_CLOEXEC [| PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP])`.
 ///
 /// With `output`, the kernel redirects the new event into `output`'s ring

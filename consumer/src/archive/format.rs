@@ -1,0 +1,152 @@
+//! `usertrace:process`, the tracepoint of our own that carries what
+//! perf.data has no place for: a process's executable, command line and
+//! container id (see the module above for why this form).
+//!
+//! Its layout is a user_events one (`trace_entry`, then the fields, the
+//! strings `__rel_loc`), so perf, libtraceevent and Microsoft's decoder
+//! read it with no help. The command line is a JSON array of strings: one
+//! string field that a reader sees whole, and that keeps arguments with
+//! spaces apart. A missing value is an empty string.
+
+use std::borrow::Cow;
+
+use usertrace::wire::dyn_loc;
+
+use crate::decode::{decode, FieldValue};
+use crate::format::EventFormat;
+use crate::processes::ProcessInfo;
+use crate::record::{PERF_RECORD_SAMPLE, HEADER_LEN};
+
+/// The tracepoint's system, as perf shows it: `usertrace:process`.
+pub(crate) const SYSTEM: &str = "usertrace";
+/// The tracepoint's name.
+pub(crate) const NAME: &str = "process";
+/// Its `common_type`, and the `config` of its attr: the largest a
+/// `trace_entry` can hold, far above what any kernel hands out.
+pub(crate) const ID: u16 = u16::MAX;
+/// Its perf id in the file; kernel ids count up from 1 per boot.
+pub(crate) const PERF_ID: u64 = u64::MAX - 1;
+
+/// The format file's text, as tracefs would show it.
+pub(crate) fn format_text() -> String {
+    format!(
+        "name: {NAME}\nID: {ID}\nformat:\n\
+         \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+         \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+         \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+         \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+         \tfield:u32 pid;\toffset:8;\tsize:4;\tsigned:0;\n\
+         \tfield:__rel_loc char executable[];\toffset:12;\tsize:4;\tsigned:1;\n\
+         \tfield:__rel_loc char command_line[];\toffset:16;\tsize:4;\tsigned:1;\n\
+         \tfield:__rel_loc char container_id[];\toffset:20;\tsize:4;\tsigned:1;\n\n\
+         print fmt: \"pid=%u executable=%s command_line=%s container_id=%s\", REC->pid, \
+         __get_rel_str(executable), __get_rel_str(command_line), __get_rel_str(container_id)\n"
+    )
+}
+
+/// The SAMPLE record describing `pid`, at `time` on `cpu`, with the
+/// session's sample layout (IDENTIFIER, TID, TIME, CPU, RAW).
+pub(crate) fn sample(pid: u32, time: u64, cpu: u32, info: &ProcessInfo) -> Vec<u8> {
+    let command_line = info.command_line.as_ref().map(|args| json_array(args)).unwrap_or_default();
+    let strings = [info.executable.as_deref().unwrap_or(""), &command_line, info.container_id.as_deref().unwrap_or("")];
+    let mut raw = Vec::with_capacity(64);
+    raw.extend_from_slice(&ID.to_ne_bytes());
+    raw.extend_from_slice(&[0, 0]);
+    raw.extend_from_slice(&(pid as i32).to_ne_bytes());
+    raw.extend_from_slice(&pid.to_ne_bytes());
+    // Each string's place counts from the end of its own location word
+    // (at 12, 16, 20); the strings follow the last word, from 24. One
+    // longer than a location can say is cut to fit.
+    let limit = |s: &str| s.len().min(u16::MAX as usize / 4 - 1);
+    let mut start = 24usize;
+    for (i, s) in strings.iter().enumerate() {
+        let len = limit(s) + 1;
+        let word_end = 16 + 4 * i;
+        raw.extend_from_slice(&dyn_loc((start - word_end) as u16, len as u16).to_ne_bytes());
+        start += len;
+    }
+    for s in strings {
+        raw.extend_from_slice(&s.as_bytes()[..limit(s)]);
+        raw.push(0);
+    }
+    let padded = (4 + raw.len()).next_multiple_of(8) - 4;
+    raw.resize(padded, 0);
+    let size = HEADER_LEN + 8 + 8 + 8 + 8 + 4 + raw.len();
+    let mut record = Vec::with_capacity(size);
+    record.extend_from_slice(&PERF_RECORD_SAMPLE.to_ne_bytes());
+    // PERF_RECORD_MISC_USER: what the kernel sets for a user_events hit.
+    record.extend_from_slice(&2u16.to_ne_bytes());
+    record.extend_from_slice(&(size as u16).to_ne_bytes());
+    record.extend_from_slice(&PERF_ID.to_ne_bytes());
+    record.extend_from_slice(&pid.to_ne_bytes());
+    record.extend_from_slice(&pid.to_ne_bytes());
+    record.extend_from_slice(&time.to_ne_bytes());
+    record.extend_from_slice(&cpu.to_ne_bytes());
+    record.extend_from_slice(&0u32.to_ne_bytes());
+    record.extend_from_slice(&(raw.len() as u32).to_ne_bytes());
+    record.extend_from_slice(&raw);
+    record
+}
+
+/// The pid and description a `usertrace:process` payload holds, or None
+/// for one that does not read as ours.
+pub(crate) fn read(format: &EventFormat, raw: &[u8]) -> Option<(u32, ProcessInfo)> {
+    let fields = decode(format, raw).ok()?;
+    let get = |name: &str| fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+    let pid = match get("pid")? {
+        FieldValue::Unsigned(pid) => u32::try_from(*pid).ok()?,
+        _ => return None,
+    };
+    let text = |name: &str| match get(name) {
+        Some(FieldValue::Str(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    let command_line = text("command_line").and_then(|s| serde_json::from_str::<Vec<String>>(&s).ok());
+    let info = ProcessInfo {
+        executable: text("executable").map(Cow::into_owned),
+        command_line,
+        container_id: text("container_id").map(Cow::into_owned),
+    };
+    Some((pid, info))
+}
+
+fn json_array(args: &[String]) -> String {
+    serde_json::to_string(args).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{parse, Record};
+
+    fn format() -> EventFormat {
+        EventFormat::parse(SYSTEM, &format_text()).unwrap()
+    }
+
+    #[test]
+    fn a_description_reads_back_as_it_was_written() {
+        let info = ProcessInfo {
+            executable: Some("/usr/bin/python3.12".into()),
+            command_line: Some(vec!["python3".into(), "-c".into(), "print('a b')".into(), "é".into()]),
+            container_id: Some("ab".repeat(32)),
+        };
+        let bytes = sample(4242, 17, 1, &info);
+        assert_eq!(bytes.len() % 8, 0);
+        let Ok(Record::Sample { sample, raw }) = parse(&bytes) else { panic!("not a sample") };
+        assert_eq!((sample.id, sample.pid, sample.tid, sample.time, sample.cpu), (PERF_ID, 4242, 4242, 17, 1));
+        assert_eq!(read(&format(), raw), Some((4242, info)));
+    }
+
+    #[test]
+    fn what_was_missing_stays_missing() {
+        let bytes = sample(7, 1, 0, &ProcessInfo::default());
+        let Ok(Record::Sample { raw, .. }) = parse(&bytes) else { panic!("not a sample") };
+        assert_eq!(read(&format(), raw), Some((7, ProcessInfo::default())));
+    }
+
+    #[test]
+    fn its_format_is_one_tracepoint_decode_reads() {
+        let parsed = tracepoint_decode::PerfEventFormat::parse(true, SYSTEM, &format_text()).unwrap();
+        assert_eq!((parsed.name(), parsed.id(), parsed.fields().len()), (NAME, u32::from(ID), 8));
+    }
+}

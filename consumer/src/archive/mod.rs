@@ -1,0 +1,47 @@
+//! The archive: a `perf.data` file, perf's own format, written with
+//! Microsoft's `tracepoint_perf` (the sibling of the decoder we use), so
+//! that `perf script`, `perf report`, Microsoft's `decode_perf_to_json` and
+//! `usertrace convert` all read it.
+//!
+//! What it holds:
+//! - every record as the rings gave it, byte for byte: samples, and the
+//!   sideband the session takes (COMM, FORK, EXIT, MMAP2, NAMESPACES) and
+//!   the kernel's LOST records. One `FINISHED_ROUND` follows each read of
+//!   the rings, as `perf record` writes them;
+//! - before `FINISHED_INIT`, the threads `/proc` showed when the session
+//!   started, as the COMM (and NAMESPACES) records `perf record`
+//!   synthesizes for them;
+//! - the attr, ids and tracefs format of every attached tracepoint, late
+//!   ones included, and of the two dummy events whose rings carry the
+//!   sideband and the events (`usertrace:sideband`, `usertrace:events`):
+//!   a LOST record's id says which ring lost what; and of the brief probe
+//!   whose thread's exit flushes the last LOST records
+//!   (`usertrace:lost-probe`);
+//! - CLOCKID (CLOCK_MONOTONIC) and CLOCK_DATA, the wall clock at a
+//!   monotonic instant: what the `clock` line of a JSON-lines archive says.
+//!
+//! What perf.data has no place for, each process's executable, command
+//! line and container id, is written as the samples of a tracepoint of
+//! our own, `usertrace:process`, whose format the file carries like any
+//! other. Why this form: perf and Microsoft's decoder then show them as
+//! ordinary events (`perf script` prints `usertrace:process: pid=...
+//! executable=...`), where an unknown record type would make perf warn and
+//! a header of our own would be invisible to both. No kernel has the
+//! tracepoint, so no live event can be mistaken for one. One is written
+//! when the session first describes a process, just before the event that
+//! made it do so, and at each exec, just before the exec's COMM record.
+
+mod format;
+mod reader;
+mod writer;
+
+pub use reader::{ArchiveError, ArchiveReader};
+pub use writer::{ArchiveOptions, ArchiveWriter};
+
+/// The name perf shows for the dummy event whose rings carry task records.
+pub(crate) const SIDEBAND_NAME: &str = "usertrace:sideband";
+/// The name perf shows for the dummy event whose rings carry tracepoints.
+pub(crate) const EVENTS_NAME: &str = "usertrace:events";
+/// The name of the brief event whose thread exit makes the kernel write
+/// the last LOST records at the end of a session (`Session::flush`).
+pub(crate) const EXIT_PROBE_NAME: &str = "usertrace:lost-probe";

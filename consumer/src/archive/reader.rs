@@ -1,0 +1,399 @@
+//! Reading a perf.data file back as the session's outputs: ours, one from
+//! `perf record -e 'user_events:...'`, or one that Microsoft's tools wrote.
+//!
+//! The file's records go through the same attribution as a live session's
+//! ring records, round by round (`FINISHED_ROUND`), so that our own
+//! archive yields what the session yielded while recording it. Records
+//! before `FINISHED_INIT` are the threads that existed at the start, as
+//! `perf record` (and our recorder) synthesize them from `/proc`.
+//!
+//! Only what `tracepoint_perf` parses is trusted: a record's sample fields
+//! come from its reader, with the file's own sample layout, and the bodies
+//! of task records are read with bounds checks. A file that lies about its
+//! sizes ends in an error naming it, never a panic.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use tracepoint_decode::{PerfEventHeaderType, PerfEventDesc};
+use tracepoint_perf::{PerfDataFileEventOrder, PerfDataFileReader, PerfHeaderIndex};
+
+use super::{format as process_format, SIDEBAND_NAME};
+use crate::attribution::{Attribution, Pending, ProcessSource};
+use crate::format::EventFormat;
+use crate::namespaces::Namespaces;
+use crate::record::PERF_RECORD_MISC_COMM_EXEC;
+use crate::session::Output;
+use crate::threads::ThreadTable;
+
+/// Why a perf.data file could not be read (to its end).
+#[derive(Debug)]
+pub enum ArchiveError {
+    /// It could not be opened or read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// It is not a perf.data file.
+    NotPerfData {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Its header was never written: the recorder did not finish it.
+    Unfinished {
+        /// The file.
+        path: PathBuf,
+    },
+    /// It is perf.data, but broken at `offset`: what came before was read.
+    Broken {
+        /// The file.
+        path: PathBuf,
+        /// The byte offset of the record that could not be read.
+        offset: u64,
+        /// What was wrong.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for ArchiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArchiveError::Io { path, source } => write!(f, "{}: cannot read it: {source}", path.display()),
+            ArchiveError::NotPerfData { path } => write!(f, "{}: not a perf.data file (it does not start with PERFILE2)", path.display()),
+            ArchiveError::Unfinished { path } => write!(
+                f,
+                "{}: an incomplete perf.data file: its recorder never wrote its header (killed before it finished?), \
+                 so its events cannot be decoded",
+                path.display()
+            ),
+            ArchiveError::Broken { path, offset, source } => write!(
+                f,
+                "{}: the perf.data file is broken at byte {offset} ({source}): it is cut short or its sizes are wrong; \
+                 everything before that point was read",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ArchiveError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ArchiveError::Io { source, .. } | ArchiveError::Broken { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// What perf.data files start with.
+const MAGIC: &[u8; 8] = b"PERFILE2";
+
+/// A perf.data file, read round by round as a session's outputs.
+pub struct ArchiveReader {
+    file: PerfDataFileReader,
+    path: PathBuf,
+    attribution: Attribution,
+    /// Samples of these perf ids are of these tracepoints; `None` for an
+    /// id whose event is no tracepoint we decode.
+    formats: FxHashMap<u64, Option<Arc<EventFormat>>>,
+    /// Perf ids of `usertrace:process` samples.
+    process_ids: FxHashSet<u64>,
+    /// Perf ids of the events whose ring holds task records (their LOST
+    /// are sideband losses).
+    sideband_ids: FxHashSet<u64>,
+    /// Records up to `FINISHED_INIT` are the threads at the start.
+    initialized: bool,
+    clock: Option<(u64, u64)>,
+    finished: bool,
+}
+
+impl ArchiveReader {
+    /// Whether `path` starts as a perf.data file does, or as one whose
+    /// recorder never finished it (zeros where the magic goes): no text
+    /// file starts with either, so a file is told by its bytes, whatever
+    /// its name.
+    pub fn recognizes(path: &Path) -> bool {
+        let mut start = [0u8; 8];
+        match std::fs::File::open(path).and_then(|mut f| io::Read::read_exact(&mut f, &mut start)) {
+            Ok(()) => &start == MAGIC || start == [0; 8],
+            Err(_) => false,
+        }
+    }
+
+    /// Opens `path` and reads its headers.
+    pub fn open(path: &Path) -> Result<ArchiveReader, ArchiveError> {
+        let io_error = |source| ArchiveError::Io { path: path.to_owned(), source };
+        let mut start = [0u8; 16];
+        let mut file = std::fs::File::open(path).map_err(io_error)?;
+        let got = read_up_to(&mut file, &mut start).map_err(io_error)?;
+        if got >= 8 && start[..8] == [0; 8] {
+            return Err(ArchiveError::Unfinished { path: path.to_owned() });
+        }
+        if got < 8 || &start[..8] != MAGIC {
+            return Err(ArchiveError::NotPerfData { path: path.to_owned() });
+        }
+        let name = path.to_str().ok_or_else(|| io_error(io::Error::new(io::ErrorKind::InvalidInput, "the path is not UTF-8")))?;
+        let mut reader = PerfDataFileReader::new();
+        reader.open_file(name, PerfDataFileEventOrder::File).map_err(|source| ArchiveError::Broken { path: path.to_owned(), offset: 0, source })?;
+        if reader.byte_reader().byte_swap_needed() {
+            let source = io::Error::new(io::ErrorKind::Unsupported, "it was written on a machine of the other byte order");
+            return Err(ArchiveError::Broken { path: path.to_owned(), offset: 0, source });
+        }
+        let clock = clock_data(reader.header(PerfHeaderIndex::ClockData));
+        let mut sideband_ids = FxHashSet::default();
+        let mut process_ids = FxHashSet::default();
+        for desc in reader.event_desc_list() {
+            let set = match desc.name() {
+                SIDEBAND_NAME => &mut sideband_ids,
+                name if name == process_name() => &mut process_ids,
+                _ => continue,
+            };
+            set.extend(desc.ids().iter().copied());
+        }
+        let source = if process_ids.is_empty() { ProcessSource::Unknown } else { ProcessSource::Recorded(FxHashMap::default()) };
+        Ok(ArchiveReader {
+            file: reader,
+            path: path.to_owned(),
+            attribution: Attribution::new(ThreadTable::new(), source),
+            formats: FxHashMap::default(),
+            process_ids,
+            sideband_ids,
+            initialized: false,
+            clock,
+            finished: false,
+        })
+    }
+
+    /// CLOCK_MONOTONIC and CLOCK_REALTIME nanoseconds at one instant, as
+    /// the file's CLOCK_DATA says, when it has one for CLOCK_MONOTONIC.
+    pub fn clock(&self) -> Option<(u64, u64)> {
+        self.clock
+    }
+
+    /// Events released so far.
+    pub fn events(&self) -> u64 {
+        self.attribution.events
+    }
+
+    /// The outputs of the next round, in time order; None after the last.
+    /// After an error the rest of the file cannot be read, and what was
+    /// released before it has been returned.
+    pub fn next_round(&mut self) -> Result<Option<Vec<Output>>, ArchiveError> {
+        if self.finished {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        loop {
+            match self.file.move_next_event() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.finished = true;
+                    self.attribution.flush(&mut |o| out.push(o));
+                    return Ok(Some(out));
+                }
+                Err(source) => {
+                    self.finished = true;
+                    let offset = self.file.data_begin_file_pos();
+                    return Err(ArchiveError::Broken { path: self.path.clone(), offset, source });
+                }
+            }
+            let event = self.file.current_event();
+            match event.header.ty {
+                PerfEventHeaderType::FinishedRound => {
+                    self.attribution.end_round(&mut |o| out.push(o));
+                    return Ok(Some(out));
+                }
+                PerfEventHeaderType::FinishedInit => self.initialized = true,
+                PerfEventHeaderType::Sample => {
+                    let Ok(info) = self.file.get_sample_event_info(&event) else { continue };
+                    let raw = info.raw_data();
+                    if self.process_ids.contains(&info.id) {
+                        let format = self.formats.entry(info.id).or_insert_with(|| event_format(info.event_desc)).clone();
+                        if let (Some(format), ProcessSource::Recorded(infos)) = (format, &mut self.attribution.source) {
+                            if let Some((pid, description)) = process_format::read(&format, raw) {
+                                infos.insert(pid, description);
+                            }
+                        }
+                        continue;
+                    }
+                    let attribution = &mut self.attribution;
+                    let format = self.formats.entry(info.id).or_insert_with(|| {
+                        let format = event_format(info.event_desc);
+                        if let Some(f) = &format {
+                            attribution.add_event(info.id, f.clone());
+                        }
+                        format
+                    });
+                    if format.is_some() {
+                        let sample = Pending::Sample { id: info.id, pid: info.pid, tid: info.tid, cpu: info.cpu, raw: raw.into() };
+                        self.attribution.push(info.time, sample);
+                    }
+                }
+                PerfEventHeaderType::Comm
+                | PerfEventHeaderType::Fork
+                | PerfEventHeaderType::Exit
+                | PerfEventHeaderType::Namespaces
+                | PerfEventHeaderType::Lost => {
+                    let (time, cpu, id) = match self.file.get_non_sample_event_info(&event) {
+                        Ok(info) => (info.time, info.cpu, info.id),
+                        Err(_) => (0, 0, 0),
+                    };
+                    let body = event.data.get(8..).unwrap_or_default();
+                    let exec = event.header.misc.0 & PERF_RECORD_MISC_COMM_EXEC != 0;
+                    if let Some(task) = TaskRecord::parse(event.header.ty, body, exec) {
+                        self.apply(task, time, cpu, self.sideband_ids.contains(&id));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn apply(&mut self, task: TaskRecord, time: u64, cpu: u32, sideband: bool) {
+        let a = &mut self.attribution;
+        if !self.initialized {
+            // The threads at the start, as /proc showed them then.
+            match task {
+                TaskRecord::Comm { pid, tid, comm, .. } => a.threads.synthesize(pid, tid, &comm, time),
+                TaskRecord::Namespaces { tid, namespaces } => a.threads.synthesize_namespaces(tid, Arc::new(namespaces), time),
+                _ => {}
+            }
+            return;
+        }
+        let (time, pending) = match task {
+            TaskRecord::Comm { pid, tid, comm, exec } => {
+                let exec = exec.then(|| {
+                    Box::new(match &a.source {
+                        ProcessSource::Recorded(infos) => infos.get(&pid).cloned().unwrap_or_default(),
+                        _ => Default::default(),
+                    })
+                });
+                (time, Pending::Comm { pid, tid, comm: comm.into(), exec })
+            }
+            TaskRecord::Fork { pid, tid, ptid, time } => (time, Pending::Fork { pid, tid, ptid }),
+            TaskRecord::Exit { tid, time } => (time, Pending::Exit { tid }),
+            TaskRecord::Namespaces { tid, namespaces } => (time, Pending::Namespaces { tid, namespaces: Box::new(namespaces) }),
+            TaskRecord::Lost { count } => (time, Pending::Lost { cpu, count, sideband }),
+        };
+        a.push(time, pending);
+    }
+}
+
+fn process_name() -> String {
+    format!("{}:{}", process_format::SYSTEM, process_format::NAME)
+}
+
+/// Our layout of a tracepoint the file describes, from the format text
+/// its tracing data holds; None for an event with no format.
+fn event_format(desc: &PerfEventDesc) -> Option<Arc<EventFormat>> {
+    let format = desc.format()?;
+    let mut text = String::new();
+    format.write_to(&mut text).ok()?;
+    EventFormat::parse(format.system_name(), &text).ok().map(Arc::new)
+}
+
+/// CLOCK_DATA: version, clockid, wall clock ns, clockid ns.
+fn clock_data(header: &[u8]) -> Option<(u64, u64)> {
+    let u32_at = |at: usize| header.get(at..at + 4).map(|b| u32::from_ne_bytes(b.try_into().unwrap_or_default()));
+    let u64_at = |at: usize| header.get(at..at + 8).map(|b| u64::from_ne_bytes(b.try_into().unwrap_or_default()));
+    if u32_at(4)? != libc::CLOCK_MONOTONIC as u32 {
+        return None;
+    }
+    Some((u64_at(16)?, u64_at(8)?))
+}
+
+/// Reads until `buf` is full or the file ends; returns the bytes read.
+fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match io::Read::read(file, &mut buf[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+/// The body of a task record, whatever the file's sample_id layout.
+#[derive(Debug, PartialEq)]
+enum TaskRecord {
+    Comm { pid: u32, tid: u32, comm: String, exec: bool },
+    Fork { pid: u32, tid: u32, ptid: u32, time: u64 },
+    Exit { tid: u32, time: u64 },
+    Namespaces { tid: u32, namespaces: Namespaces },
+    Lost { count: u64 },
+}
+
+impl TaskRecord {
+    /// `body` is the record after its 8-byte header; a body too short for
+    /// its kind is no record.
+    fn parse(kind: PerfEventHeaderType, body: &[u8], exec: bool) -> Option<TaskRecord> {
+        let u32_at = |at: usize| body.get(at..at + 4).map(|b| u32::from_ne_bytes(b.try_into().unwrap_or_default()));
+        let u64_at = |at: usize| body.get(at..at + 8).map(|b| u64::from_ne_bytes(b.try_into().unwrap_or_default()));
+        Some(match kind {
+            PerfEventHeaderType::Comm => {
+                let name = body.get(8..)?;
+                let end = name.iter().position(|&b| b == 0)?;
+                TaskRecord::Comm { pid: u32_at(0)?, tid: u32_at(4)?, comm: String::from_utf8_lossy(&name[..end]).into_owned(), exec }
+            }
+            // pid, ppid, tid, ptid, time.
+            PerfEventHeaderType::Fork => TaskRecord::Fork { pid: u32_at(0)?, tid: u32_at(8)?, ptid: u32_at(12)?, time: u64_at(16)? },
+            PerfEventHeaderType::Exit => TaskRecord::Exit { tid: u32_at(8)?, time: u64_at(16)? },
+            PerfEventHeaderType::Namespaces => {
+                let count = u64_at(8)?;
+                // (dev, ino) pairs, bounded by the bytes there.
+                if count > (body.len() / 16) as u64 {
+                    return None;
+                }
+                let inodes = (0..count as usize).map(|i| u64_at(16 + 16 * i + 8).unwrap_or(0));
+                TaskRecord::Namespaces { tid: u32_at(4)?, namespaces: Namespaces::from_inodes(inodes) }
+            }
+            // id, lost.
+            PerfEventHeaderType::Lost => TaskRecord::Lost { count: u64_at(8)? },
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_record_cut_short_is_no_record() {
+        let mut comm = Vec::new();
+        comm.extend_from_slice(&5u32.to_ne_bytes());
+        comm.extend_from_slice(&6u32.to_ne_bytes());
+        comm.extend_from_slice(b"worker\0\0");
+        assert_eq!(
+            TaskRecord::parse(PerfEventHeaderType::Comm, &comm, true),
+            Some(TaskRecord::Comm { pid: 5, tid: 6, comm: "worker".into(), exec: true })
+        );
+        // No NUL: the name ran off the end.
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Comm, &comm[..14], false), None);
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Fork, &comm[..12], false), None);
+        let mut ns = Vec::new();
+        ns.extend_from_slice(&1u32.to_ne_bytes());
+        ns.extend_from_slice(&1u32.to_ne_bytes());
+        ns.extend_from_slice(&u64::MAX.to_ne_bytes());
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Namespaces, &ns, false), None, "a count beyond the bytes");
+    }
+
+    #[test]
+    fn the_clock_is_read_only_for_clock_monotonic() {
+        let mut header = Vec::new();
+        header.extend_from_slice(&1u32.to_ne_bytes());
+        header.extend_from_slice(&(libc::CLOCK_MONOTONIC as u32).to_ne_bytes());
+        header.extend_from_slice(&1_700_000_000_000_000_000u64.to_ne_bytes());
+        header.extend_from_slice(&5_000u64.to_ne_bytes());
+        assert_eq!(clock_data(&header), Some((5_000, 1_700_000_000_000_000_000)));
+        header[4..8].copy_from_slice(&(libc::CLOCK_REALTIME as u32).to_ne_bytes());
+        assert_eq!(clock_data(&header), None);
+        assert_eq!(clock_data(&header[..10]), None);
+    }
+}

@@ -1,0 +1,205 @@
+//! Writing the archive while the session records: the rings' records are
+//! copied into one buffer per round, and each round is one write, followed
+//! by `FINISHED_ROUND`. The headers (attrs, formats, clock) are written
+//! when the file is finished.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use perf_event_open_sys::bindings::perf_event_attr;
+use tracepoint_decode::PerfEventFormat;
+use tracepoint_perf::{PerfDataFileWriter, PerfHeaderIndex};
+
+use super::format;
+use crate::error::Error;
+use crate::format::EventFormat;
+use crate::processes::ProcessInfo;
+use crate::procfs::ThreadAtStart;
+use crate::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_NAMESPACES};
+use crate::sys;
+
+/// Where a session writes its archive.
+#[derive(Debug, Clone)]
+pub struct ArchiveOptions {
+    /// The file to write: a new regular file, which perf.data must be (its
+    /// headers are written last, at the front). A caller that puts the
+    /// finished file in place passes its temporary file here.
+    pub path: PathBuf,
+    /// The name to give in messages: what the user asked for.
+    pub shown_as: PathBuf,
+    /// CLOCK_MONOTONIC and CLOCK_REALTIME nanoseconds read together: the
+    /// file's CLOCK_DATA, which dates its events on the wall clock.
+    pub clock: (u64, u64),
+}
+
+/// A perf.data file being written by a session.
+pub struct ArchiveWriter {
+    file: PerfDataFileWriter,
+    shown_as: PathBuf,
+    /// This round's records, written as one block at its end.
+    round: Vec<u8>,
+    /// The first and last sample times, for the SAMPLE_TIME header.
+    sample_times: Option<(u64, u64)>,
+    clock: (u64, u64),
+    cpus: u32,
+}
+
+impl ArchiveWriter {
+    /// Creates the file and describes `usertrace:process` in it.
+    pub(crate) fn create(options: &ArchiveOptions, tracefs: &Path, cpus: u32) -> Result<ArchiveWriter, Error> {
+        let mut file = PerfDataFileWriter::new();
+        let failed = |error| Error::Io { path: options.shown_as.clone(), error };
+        let path = options.path.to_str().ok_or_else(|| failed(io::Error::new(io::ErrorKind::InvalidInput, "the path is not UTF-8")))?;
+        file.create_file(path).map_err(failed)?;
+        file.set_tracing_data_required(std::mem::size_of::<usize>() as u8, sys::page_size());
+        // perf reads the ring buffer's own layout from these; the writer
+        // has defaults for a kernel that does not show them.
+        for (name, set) in [
+            ("header_page", PerfDataFileWriter::set_tracing_data_header_page as fn(&mut PerfDataFileWriter, &[u8]) -> bool),
+            ("header_event", PerfDataFileWriter::set_tracing_data_header_event),
+        ] {
+            if let Ok(bytes) = read_tracefs(&tracefs.join("events").join(name)) {
+                set(&mut file, &bytes);
+            }
+        }
+        let mut writer =
+            ArchiveWriter { file, shown_as: options.shown_as.clone(), round: Vec::with_capacity(1 << 20), sample_times: None, clock: options.clock, cpus };
+        let process = EventFormat::parse(format::SYSTEM, &format::format_text()).expect("usertrace:process has a valid format");
+        writer.describe_tracepoint(&[format::PERF_ID], &sys::tracepoint_attr(process.id), &process, &format::format_text());
+        Ok(writer)
+    }
+
+    /// Names the dummy event `name` whose perf ids are `ids`.
+    pub(crate) fn describe_carrier(&mut self, ids: &[u64], attr: &perf_event_attr, name: &str) {
+        self.file.add_event_desc(ids, &sys::perf_data_attr(attr), name);
+    }
+
+    /// Describes a tracepoint, from the text of its tracefs format file:
+    /// what `perf script` decodes its samples with.
+    pub(crate) fn describe_tracepoint(&mut self, ids: &[u64], attr: &perf_event_attr, format: &EventFormat, text: &str) {
+        let long_is_64_bits = std::mem::size_of::<usize>() == 8;
+        if let Some(parsed) = PerfEventFormat::parse(long_is_64_bits, &format.system, text) {
+            self.file.add_tracepoint_event_desc(ids, &sys::perf_data_attr(attr), &format.full_name(), &Arc::new(parsed));
+        }
+    }
+
+    /// A thread `/proc` showed when the session started, as the COMM (and
+    /// NAMESPACES) record `perf record` synthesizes for it; `id` is a
+    /// sideband event's.
+    pub(crate) fn synthesize_thread(&mut self, thread: &ThreadAtStart<'_>, id: u64) {
+        let mut body = Vec::with_capacity(32);
+        body.extend_from_slice(&thread.pid.to_ne_bytes());
+        body.extend_from_slice(&thread.tid.to_ne_bytes());
+        body.extend_from_slice(thread.comm.as_bytes());
+        body.resize((body.len() + 1).next_multiple_of(8), 0);
+        self.push_side_record(PERF_RECORD_COMM, &body, thread, thread.time, id);
+        if let Some((namespaces, time)) = thread.namespaces {
+            let mut body = Vec::with_capacity(16 + 16 * 7);
+            body.extend_from_slice(&thread.pid.to_ne_bytes());
+            body.extend_from_slice(&thread.tid.to_ne_bytes());
+            body.extend_from_slice(&7u64.to_ne_bytes());
+            for (_, inode) in namespaces.iter() {
+                // The device is not recorded: only inodes tell namespaces apart here.
+                body.extend_from_slice(&0u64.to_ne_bytes());
+                body.extend_from_slice(&inode.to_ne_bytes());
+            }
+            self.push_side_record(PERF_RECORD_NAMESPACES, &body, thread, time, id);
+        }
+    }
+
+    fn push_side_record(&mut self, kind: u32, body: &[u8], thread: &ThreadAtStart<'_>, time: u64, id: u64) {
+        let size = HEADER_LEN + body.len() + 32;
+        self.round.extend_from_slice(&kind.to_ne_bytes());
+        self.round.extend_from_slice(&0u16.to_ne_bytes());
+        self.round.extend_from_slice(&(size as u16).to_ne_bytes());
+        self.round.extend_from_slice(body);
+        // sample_id: pid, tid, time, cpu, res, id.
+        self.round.extend_from_slice(&thread.pid.to_ne_bytes());
+        self.round.extend_from_slice(&thread.tid.to_ne_bytes());
+        self.round.extend_from_slice(&time.to_ne_bytes());
+        self.round.extend_from_slice(&0u64.to_ne_bytes());
+        self.round.extend_from_slice(&id.to_ne_bytes());
+    }
+
+    /// Ends the threads of the start: `FINISHED_INIT`.
+    pub(crate) fn finish_init(&mut self) -> Result<(), Error> {
+        let written = self.file.write_event_data(&self.round).and_then(|()| self.file.write_finished_init());
+        self.round.clear();
+        written.map_err(|error| Error::Io { path: self.shown_as.clone(), error })
+    }
+
+    /// A record as the ring gave it; `sample_time` for a sample.
+    pub(crate) fn copy(&mut self, bytes: &[u8], sample_time: Option<u64>) {
+        self.round.extend_from_slice(bytes);
+        if let Some(t) = sample_time {
+            let (first, last) = self.sample_times.get_or_insert((t, t));
+            *first = (*first).min(t);
+            *last = (*last).max(t);
+        }
+    }
+
+    /// Describes `pid` in a `usertrace:process` sample at `time`.
+    pub(crate) fn process(&mut self, pid: u32, time: u64, cpu: u32, info: &ProcessInfo) {
+        self.round.extend_from_slice(&format::sample(pid, time, cpu, info));
+    }
+
+    /// Writes this round's records, then `FINISHED_ROUND`: every round,
+    /// an empty one too, so that a reader's rounds are the session's.
+    pub(crate) fn end_round(&mut self) -> Result<(), Error> {
+        let written = self.file.write_event_data(&self.round).and_then(|()| self.file.write_finished_round());
+        self.round.clear();
+        written.map_err(|error| Error::Io { path: self.shown_as.clone(), error })
+    }
+
+    /// Writes what is left and the headers, and closes the file. The last
+    /// records (a flush's) are one round that ends with the file.
+    pub(crate) fn finish(&mut self) -> Result<(), Error> {
+        let failed = |error| Error::Io { path: self.shown_as.clone(), error };
+        self.file.write_event_data(&self.round).map_err(failed)?;
+        self.round.clear();
+        let (monotonic, unix) = self.clock;
+        self.file.set_clockid_header(libc::CLOCK_MONOTONIC as u32);
+        self.file.set_clock_data_header(libc::CLOCK_MONOTONIC as u32, unix, monotonic);
+        self.file.set_nr_cpus_header(self.cpus, self.cpus);
+        if let Some((first, last)) = self.sample_times {
+            self.file.set_sample_time_header(first, last);
+        }
+        let read = |name: &str| std::fs::read_to_string(format!("/proc/sys/kernel/{name}")).unwrap_or_default();
+        let (hostname, release) = (read("hostname"), read("osrelease"));
+        self.file.set_utsname_headers(hostname.trim_end().as_bytes(), release.trim_end().as_bytes(), std::env::consts::ARCH.as_bytes());
+        self.file.set_header(PerfHeaderIndex::Cmdline, &string_list(std::env::args()));
+        self.file.finalize_and_close().map_err(failed)
+    }
+}
+
+/// A tracefs file, read in large reads: `header_page` says it is 32 bytes
+/// long and ends a read the size of that early, so the reads that
+/// `std::fs::read` sizes by the file's length see only its first line.
+fn read_tracefs(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        match io::Read::read(&mut file, &mut chunk)? {
+            0 => return Ok(bytes),
+            n => bytes.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// perf's `perf_header_string_list`, as its CMDLINE header holds argv:
+/// a count, then each string's padded length and its NUL-ended bytes.
+fn string_list(strings: impl Iterator<Item = String>) -> Vec<u8> {
+    let strings: Vec<String> = strings.collect();
+    let mut out = Vec::new();
+    out.extend_from_slice(&(strings.len() as u32).to_ne_bytes());
+    for s in &strings {
+        let len = (s.len() + 1).next_multiple_of(8);
+        out.extend_from_slice(&(len as u32).to_ne_bytes());
+        let start = out.len();
+        out.extend_from_slice(s.as_bytes());
+        out.resize(start + len, 0);
+    }
+    out
+}

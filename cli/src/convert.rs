@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use usertrace_output::jsonl::{self, Input, ReadError, Reader};
+use usertrace_output::jsonl;
 use usertrace_output::timeline::TimelineBuilder;
 use usertrace_output::{check_writable, chrome, perfetto, AtomicFile, FileError};
 
+use crate::recording::{self, named, Recording, RecordingError};
 use crate::stdout::reader_gone;
 use crate::trace_format::{write_streamed, TraceFormat};
 
@@ -53,7 +54,7 @@ pub struct ConvertArgs {
 
 /// Why a conversion stopped.
 enum Failure {
-    Read(ReadError),
+    Read(RecordingError),
     Write(FileError),
 }
 
@@ -69,16 +70,20 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
         }
         return ExitCode::from(2);
     };
+    if format == TraceFormat::PerfData {
+        eprintln!("usertrace convert: perf.data is written only by `usertrace record -o FILE.data`, from the rings; convert reads it");
+        return ExitCode::from(2);
+    }
     let input = jsonl::input_name(&args.input);
     // Before reading what may be a large file.
     if let Err(e) = check_writable(&args.output) {
         eprintln!("usertrace convert: {e}");
         return ExitCode::from(1);
     }
-    let records = match jsonl::open(&args.input) {
+    let records = match recording::open(&args.input) {
         Ok(records) => records,
         Err(e) => {
-            eprintln!("usertrace convert: {input}: {e}");
+            eprintln!("usertrace convert: {}", named(&input, &e));
             return ExitCode::from(1);
         }
     };
@@ -90,7 +95,7 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
         }
         Ok(_) => ExitCode::SUCCESS,
         Err(Failure::Read(e)) => {
-            eprintln!("usertrace convert: {input}: {e}");
+            eprintln!("usertrace convert: {}", named(&input, &e));
             ExitCode::from(1)
         }
         // Standard output's reader has gone (`convert IN - | head`).
@@ -106,7 +111,7 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
 const WRITE_SIZE: usize = 64 * 1024;
 
 /// Writes each record as it is read; returns how many there were.
-fn stream(format: TraceFormat, records: Reader<Input>, path: &Path) -> Result<u64, Failure> {
+fn stream(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, Failure> {
     let mut file = AtomicFile::create(path).map_err(Failure::Write)?;
     let failed = |source| Failure::Write(FileError { path: path.to_owned(), what: "writing failed", source });
     let mut lines = Vec::with_capacity(WRITE_SIZE * 2);
@@ -128,7 +133,7 @@ fn stream(format: TraceFormat, records: Reader<Input>, path: &Path) -> Result<u6
 
 /// Builds the timeline as records are read, then writes it; returns how
 /// many records there were.
-fn lay_out(format: TraceFormat, records: Reader<Input>, path: &Path) -> Result<u64, Failure> {
+fn lay_out(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, Failure> {
     let mut timeline = TimelineBuilder::new();
     let mut count = 0;
     for record in records {

@@ -9,6 +9,7 @@ use clap::Args;
 use usertrace_output::otlp::{Clock, Exporter};
 use usertrace_output::{jsonl, Record};
 
+use crate::recording::{self, named};
 use crate::otlp_args::OtlpArgs;
 
 /// The longest `--timeout`: a day. Longer is a typo, not a plan.
@@ -52,10 +53,10 @@ pub fn run(args: &ExportArgs) -> ExitCode {
         }
     };
     let name = jsonl::input_name(&args.input);
-    let mut reader = match jsonl::open(&args.input) {
+    let mut reader = match recording::open(&args.input) {
         Ok(reader) => reader,
         Err(e) => {
-            eprintln!("usertrace export: {name}: {e}");
+            eprintln!("usertrace export: {}", named(&name, &e));
             return ExitCode::from(1);
         }
     };
@@ -125,7 +126,7 @@ pub fn run(args: &ExportArgs) -> ExitCode {
     eprintln!("usertrace export: {summary}");
     if let Some(e) = read_error {
         // What came before the bad line was sent (and counted above).
-        eprintln!("usertrace export: {name}: {e}; nothing after it was read");
+        eprintln!("usertrace export: {}; nothing after it was read", named(&name, &e));
         return ExitCode::from(1);
     }
     if summary.exported_events == summary.recorded_events {

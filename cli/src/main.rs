@@ -48,6 +48,7 @@ mod launch;
 mod list;
 mod otlp_args;
 mod record;
+mod recording;
 mod records;
 mod report;
 mod run;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::Output;
 use usertrace_output::jsonl::NamespacesJsonCache;
 use usertrace_output::{check_writable, AtomicFile, Record, Report};
@@ -40,6 +41,15 @@ Output (--format, or from the extension of -o FILE):
             ui.perfetto.dev. Spans (events whose first field is span_begin /
             span_end, or span_start_ns and span_duration_ns) are slices.
   chrome    (.json) Trace Event JSON for chrome://tracing or speedscope.
+  perf-data (.data) perf.data, perf's own file: every record as the rings
+            gave it, with the formats of the events, so that
+            `perf script -i FILE.data` reads it, and `usertrace convert`,
+            `report` and `export` take it like a .jsonl. It holds every
+            process's events (-p chooses only what else is printed or
+            sent), and each process's executable and command line as
+            usertrace:process events. Until recording ends it is written
+            beside FILE as .FILE.usertrace-PID-N.tmp; a recorder killed
+            with SIGKILL leaves that, which convert calls incomplete.
   Other extensions: text, unless --format says otherwise.
 
 OTLP export (--otlp URL, or --config FILE): events and spans are also
@@ -71,8 +81,8 @@ pub struct RecordArgs {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// text, json (JSON lines), perfetto or chrome [default: from -o's
-    /// extension, else text]
+    /// text, json (JSON lines), perfetto, chrome or perf-data [default:
+    /// from -o's extension, else text]
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<TraceFormat>,
 
@@ -145,6 +155,10 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         eprintln!("usertrace record: a Perfetto trace is a binary file: give it a name with -o FILE.pftrace");
         return ExitCode::from(2);
     }
+    if format == TraceFormat::PerfData && args.output.as_deref().is_none_or(|p| p.as_os_str() == "-") {
+        eprintln!("usertrace record: perf.data is a binary file that is written out of order: give it a name with -o FILE.data");
+        return ExitCode::from(2);
+    }
     if let Some(path) = &args.output {
         // Refused now, not after a recording that could not be saved.
         if let Err(e) = check_writable(path) {
@@ -152,6 +166,18 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    // perf.data is written by the session itself, into a temporary file
+    // that is put in place once complete.
+    let (archive_file, archive) = match (&args.output, format) {
+        (Some(path), TraceFormat::PerfData) => match open_archive(path) {
+            Ok((file, options)) => (Some(file), Some(options)),
+            Err(message) => {
+                eprintln!("usertrace record: {message}");
+                return ExitCode::from(1);
+            }
+        },
+        _ => (None, None),
+    };
     let mut sink = match (&args.output, format.streams()) {
         (Some(path), true) => match AtomicFile::create(path) {
             Ok(file) => Sink::File(file),
@@ -164,7 +190,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         (None, true) => Sink::None,
         (_, false) => Sink::None,
     };
-    let keep = !format.streams() || args.report;
+    let keep = matches!(format, TraceFormat::Perfetto | TraceFormat::Chrome) || args.report;
     let mut kept: Vec<Record> = Vec::new();
     let mut write_failed = None;
     let mut line = Vec::new();
@@ -183,7 +209,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     // JSON lines that nothing else reads (no export, nothing kept) are
     // written straight from each event, with no owned record in between.
     let direct = format == TraceFormat::Json && exporter.is_none() && !keep;
-    let result = run(&args.run, "record", |output| {
+    let result = run(&args.run, "record", archive, |output| {
         if let (true, Output::Event(event)) = (direct, &output) {
             if write_event_line(event, &mut namespaces_json, &mut line) {
                 undecodable += 1;
@@ -227,7 +253,12 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         eprintln!("usertrace record: writing events failed: {e}");
         return ExitCode::from(1);
     }
-    if !prints {
+    if let Some(file) = archive_file {
+        if let Err(e) = file.commit() {
+            eprintln!("usertrace record: {e}");
+            return ExitCode::from(1);
+        }
+    } else if !prints {
         // Nothing to print: the events went to the OTLP endpoint.
     } else if let Err(e) = finish(sink, format, args.output.as_deref(), &kept) {
         if !(to_stdout && e.reader_gone) {
@@ -244,6 +275,22 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         }
     }
     summary.exit
+}
+
+/// The temporary file beside `path` that the session writes perf.data
+/// into, and the session's archive options for it; or why not.
+fn open_archive(path: &Path) -> Result<(AtomicFile, ArchiveOptions), String> {
+    let file = AtomicFile::create(path).map_err(|e| e.to_string())?;
+    let Some(temporary) = file.temporary_path() else {
+        return Err(format!(
+            "{}: perf.data must be a regular file: its headers are written last, at its start; \
+             record to a file and read it from there, or use --format json for a pipe or device",
+            path.display()
+        ));
+    };
+    let clock = crate::clock::now();
+    let options = ArchiveOptions { path: temporary.to_owned(), shown_as: path.to_owned(), clock: (clock.time_ns, clock.unix_ns) };
+    Ok((file, options))
 }
 
 /// Why the output could not be completed.

@@ -7,6 +7,7 @@ use clap::Args;
 use usertrace_output::jsonl;
 use usertrace_output::report::ReportBuilder;
 
+use crate::recording::{self, named};
 use crate::args::Format;
 use crate::json::print_line;
 use crate::stdout::out;
@@ -35,10 +36,10 @@ pub struct ReportArgs {
 
 pub fn run(args: &ReportArgs) -> ExitCode {
     let input = jsonl::input_name(&args.input);
-    let records = match jsonl::open(&args.input) {
+    let records = match recording::open(&args.input) {
         Ok(records) => records,
         Err(e) => {
-            eprintln!("usertrace report: {input}: {e}");
+            eprintln!("usertrace report: {}", named(&input, &e));
             return ExitCode::from(1);
         }
     };
@@ -48,7 +49,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         let record = match record {
             Ok(record) => record,
             Err(e) => {
-                eprintln!("usertrace report: {input}: {e}");
+                eprintln!("usertrace report: {}", named(&input, &e));
                 return ExitCode::from(1);
             }
         };

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::{Output, Session, SessionOptions, Stats, Window};
 
 use crate::launch::HeldChild;
@@ -124,8 +125,11 @@ impl Summary {
 
 /// Opens the session, starts the command (if any), and feeds every output
 /// to `sink` (leaving out events of processes not given with `-p`) until
-/// the command exits, `--duration` ends or Ctrl-C. Errors are printed.
-pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
+/// the command exits, `--duration` ends or Ctrl-C. With `archive`, the
+/// session also writes every record into that perf.data file, all
+/// processes' (`-p` chooses what `sink` sees), and finishes it. Errors are
+/// printed.
+pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
     catch_interrupts();
     for pid in &args.pids {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
@@ -150,6 +154,7 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
         ring_pages: args.ring_pages.unwrap_or(SessionOptions::default().ring_pages),
         // The command may register its events after it starts.
         wait_for_exact: held.is_some(),
+        archive,
         ..SessionOptions::default()
     };
     let start = Instant::now();
@@ -262,6 +267,10 @@ pub fn run(args: &RunArgs, name: &str, mut sink: impl FnMut(Output)) -> Result<S
         }
     }
     session.flush_each(&mut report);
+    if let Err(e) = session.finish_archive() {
+        eprintln!("usertrace {name}: {e}");
+        return Err(ExitCode::from(1));
+    }
     Ok(Summary { stats: session.stats(), skipped: skipped.get(), duration: start.elapsed(), exit })
 }
 

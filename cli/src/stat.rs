@@ -59,7 +59,7 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
     // would be an allocation per event. A name re-registered under a new
     // id is summed under its name at the end.
     let mut by_id: BTreeMap<u64, (String, u64)> = BTreeMap::new();
-    let result = run(&args.run, "stat", |output| {
+    let result = run(&args.run, "stat", None, |output| {
         match &output {
             Output::Event(e) => by_id.entry(e.format.id).or_insert_with(|| (e.format.full_name(), 0)).1 += 1,
             // Attached events show with 0 even when nothing arrives.

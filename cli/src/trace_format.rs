@@ -20,6 +20,10 @@ pub enum TraceFormat {
     Perfetto,
     /// Chrome's Trace Event JSON for chrome://tracing or speedscope (`.json`)
     Chrome,
+    /// perf.data, perf's own file, as the rings gave the records (`.data`):
+    /// `record` writes it, `perf script` and every command here read it
+    #[value(name = "perf-data")]
+    PerfData,
 }
 
 impl TraceFormat {
@@ -29,6 +33,7 @@ impl TraceFormat {
             "pftrace" | "perfetto-trace" => Some(TraceFormat::Perfetto),
             "json" => Some(TraceFormat::Chrome),
             "jsonl" => Some(TraceFormat::Json),
+            "data" => Some(TraceFormat::PerfData),
             _ => None,
         }
     }
@@ -54,6 +59,9 @@ pub fn encode(format: TraceFormat, records: &[Record]) -> Vec<u8> {
     match format {
         TraceFormat::Perfetto => perfetto::encode(&Timeline::build(records)),
         TraceFormat::Chrome => chrome::encode(&Timeline::build(records)),
+        // The session writes perf.data itself, from the rings: `record`
+        // never collects records for it, and `convert` refuses to write it.
+        TraceFormat::PerfData => unreachable!("perf.data is written by the session, not encoded from records"),
         TraceFormat::Text | TraceFormat::Json => {
             let mut out = Vec::new();
             for record in records {
@@ -83,6 +91,7 @@ mod tests {
         assert_eq!(of("/tmp/a.perfetto-trace"), Some(TraceFormat::Perfetto));
         assert_eq!(of("trace.json"), Some(TraceFormat::Chrome));
         assert_eq!(of("events.jsonl"), Some(TraceFormat::Json));
+        assert_eq!(of("perf.data"), Some(TraceFormat::PerfData));
         assert_eq!(of("events.txt"), None);
         assert_eq!(of("events"), None);
     }

@@ -148,6 +148,13 @@ impl AtomicFile {
     pub fn destination(&self) -> &Path {
         &self.destination
     }
+
+    /// The temporary file being written, for a writer that must open it by
+    /// name (perf.data's, which seeks back to write its headers); `None`
+    /// for a destination written in place, which cannot be seeked.
+    pub fn temporary_path(&self) -> Option<&Path> {
+        self.replace.as_ref().map(|r| r.temporary.as_path())
+    }
 }
 
 /// Gives the new file the mode of the one it replaces, and its owner when

@@ -2,11 +2,16 @@
 //! perf.data has no place for: a process's executable, command line and
 //! container id (see the module above for why this form).
 //!
-//! Its layout is a user_events one (`trace_entry`, then the fields, the
-//! strings `__rel_loc`), so perf, libtraceevent and Microsoft's decoder
-//! read it with no help. The command line is a JSON array of strings: one
-//! string field that a reader sees whole, and that keeps arguments with
-//! spaces apart. A missing value is an empty string.
+//! Its layout is a kernel tracepoint's (`trace_entry`, then the fields,
+//! the strings `__data_loc char[]`), so perf, libtraceevent and
+//! Microsoft's decoder read it with no help. (`tracepoint_decode` 0.5
+//! shows every string of a location field as empty, ours and the kernel's
+//! alike: its element size for a `char` string is 0, and the mask it
+//! takes of that wraps; perf and our own reader show them.)
+//!
+//! The command line is a JSON array of strings: one string field that a
+//! reader sees whole, and that keeps arguments with spaces apart. A
+//! missing value is an empty string.
 
 use std::borrow::Cow;
 
@@ -36,11 +41,11 @@ pub(crate) fn format_text() -> String {
          \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
          \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
          \tfield:u32 pid;\toffset:8;\tsize:4;\tsigned:0;\n\
-         \tfield:__rel_loc char executable[];\toffset:12;\tsize:4;\tsigned:1;\n\
-         \tfield:__rel_loc char command_line[];\toffset:16;\tsize:4;\tsigned:1;\n\
-         \tfield:__rel_loc char container_id[];\toffset:20;\tsize:4;\tsigned:1;\n\n\
+         \tfield:__data_loc char[] executable;\toffset:12;\tsize:4;\tsigned:1;\n\
+         \tfield:__data_loc char[] command_line;\toffset:16;\tsize:4;\tsigned:1;\n\
+         \tfield:__data_loc char[] container_id;\toffset:20;\tsize:4;\tsigned:1;\n\n\
          print fmt: \"pid=%u executable=%s command_line=%s container_id=%s\", REC->pid, \
-         __get_rel_str(executable), __get_rel_str(command_line), __get_rel_str(container_id)\n"
+         __get_str(executable), __get_str(command_line), __get_str(container_id)\n"
     )
 }
 
@@ -54,15 +59,14 @@ pub(crate) fn sample(pid: u32, time: u64, cpu: u32, info: &ProcessInfo) -> Vec<u
     raw.extend_from_slice(&[0, 0]);
     raw.extend_from_slice(&(pid as i32).to_ne_bytes());
     raw.extend_from_slice(&pid.to_ne_bytes());
-    // Each string's place counts from the end of its own location word
-    // (at 12, 16, 20); the strings follow the last word, from 24. One
+    // `__data_loc`: each string's place counts from the start of the
+    // record; the strings follow the last location word, from 24. One
     // longer than a location can say is cut to fit.
     let limit = |s: &str| s.len().min(u16::MAX as usize / 4 - 1);
     let mut start = 24usize;
-    for (i, s) in strings.iter().enumerate() {
+    for s in &strings {
         let len = limit(s) + 1;
-        let word_end = 16 + 4 * i;
-        raw.extend_from_slice(&dyn_loc((start - word_end) as u16, len as u16).to_ne_bytes());
+        raw.extend_from_slice(&dyn_loc(start as u16, len as u16).to_ne_bytes());
         start += len;
     }
     for s in strings {

@@ -10,10 +10,14 @@
 //! Only what `tracepoint_perf` parses is trusted: a record's sample fields
 //! come from its reader, with the file's own sample layout, and the bodies
 //! of task records are read with bounds checks. A file that lies about its
-//! sizes ends in an error naming it, never a panic.
+//! sizes ends in an error naming it, never a panic: each call into
+//! `tracepoint_perf` is made through [`guarded`], which turns a panic of
+//! its parsers into [`ArchiveError::Broken`].
 
+use std::cell::Cell;
 use std::fmt;
 use std::io;
+use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -139,7 +143,9 @@ impl ArchiveReader {
         }
         let name = path.to_str().ok_or_else(|| io_error(io::Error::new(io::ErrorKind::InvalidInput, "the path is not UTF-8")))?;
         let mut reader = PerfDataFileReader::new();
-        reader.open_file(name, PerfDataFileEventOrder::File).map_err(|source| ArchiveError::Broken { path: path.to_owned(), offset: 0, source })?;
+        guarded(|| reader.open_file(name, PerfDataFileEventOrder::File))
+            .and_then(|opened| opened)
+            .map_err(|source| ArchiveError::Broken { path: path.to_owned(), offset: 0, source })?;
         if reader.byte_reader().byte_swap_needed() {
             let source = io::Error::new(io::ErrorKind::Unsupported, "it was written on a machine of the other byte order");
             return Err(ArchiveError::Broken { path: path.to_owned(), offset: 0, source });
@@ -189,20 +195,21 @@ impl ArchiveReader {
         }
         let mut out = Vec::new();
         loop {
-            match self.file.move_next_event() {
+            // After a panic the reader's state is unknown: nothing more is
+            // read from it.
+            match guarded(|| self.file.move_next_event()).and_then(|moved| moved) {
                 Ok(true) => {}
                 Ok(false) => {
                     self.finished = true;
                     self.attribution.flush(&mut |o| out.push(o));
                     return Ok(Some(out));
                 }
-                Err(source) => {
-                    self.finished = true;
-                    let offset = self.file.data_begin_file_pos();
-                    return Err(ArchiveError::Broken { path: self.path.clone(), offset, source });
-                }
+                Err(source) => return Err(self.broken(source)),
             }
-            let event = self.file.current_event();
+            let event = match guarded(|| self.file.current_event()) {
+                Ok(event) => event,
+                Err(source) => return Err(self.broken(source)),
+            };
             match event.header.ty {
                 PerfEventHeaderType::FinishedRound => {
                     self.attribution.end_round(&mut |o| out.push(o));
@@ -210,7 +217,11 @@ impl ArchiveReader {
                 }
                 PerfEventHeaderType::FinishedInit => self.initialized = true,
                 PerfEventHeaderType::Sample => {
-                    let Ok(info) = self.file.get_sample_event_info(&event) else { continue };
+                    let info = match guarded(|| self.file.get_sample_event_info(&event)) {
+                        Ok(Ok(info)) => info,
+                        Ok(Err(_)) => continue,
+                        Err(source) => return Err(self.broken(source)),
+                    };
                     let raw = info.raw_data();
                     if self.process_ids.contains(&info.id) {
                         let format = self.formats.entry(info.id).or_insert_with(|| event_format(info.event_desc)).clone();
@@ -239,9 +250,10 @@ impl ArchiveReader {
                 | PerfEventHeaderType::Exit
                 | PerfEventHeaderType::Namespaces
                 | PerfEventHeaderType::Lost => {
-                    let (time, cpu, id) = match self.file.get_non_sample_event_info(&event) {
-                        Ok(info) => (info.time, info.cpu, info.id),
-                        Err(_) => (0, 0, 0),
+                    let (time, cpu, id) = match guarded(|| self.file.get_non_sample_event_info(&event)) {
+                        Ok(Ok(info)) => (info.time, info.cpu, info.id),
+                        Ok(Err(_)) => (0, 0, 0),
+                        Err(source) => return Err(self.broken(source)),
                     };
                     let body = event.data.get(8..).unwrap_or_default();
                     let exec = event.header.misc.0 & PERF_RECORD_MISC_COMM_EXEC != 0;
@@ -252,6 +264,12 @@ impl ArchiveReader {
                 _ => {}
             }
         }
+    }
+
+    /// The error that ends the file: nothing after it is read.
+    fn broken(&mut self, source: io::Error) -> ArchiveError {
+        self.finished = true;
+        ArchiveError::Broken { path: self.path.clone(), offset: self.file.data_begin_file_pos(), source }
     }
 
     fn apply(&mut self, task: TaskRecord, time: u64, cpu: u32, sideband: bool) {
@@ -292,9 +310,63 @@ fn process_name() -> String {
 /// its tracing data holds; None for an event with no format.
 fn event_format(desc: &PerfEventDesc) -> Option<Arc<EventFormat>> {
     let format = desc.format()?;
-    let mut text = String::new();
-    format.write_to(&mut text).ok()?;
+    // A format that cannot be printed is an event we do not decode.
+    let text = guarded(|| {
+        let mut text = String::new();
+        format.write_to(&mut text).ok().map(|()| text)
+    })
+    .ok()??;
     EventFormat::parse(format.system_name(), &text).ok().map(Arc::new)
+}
+
+thread_local! {
+    /// Set while this thread runs a [`guarded`] call.
+    static GUARDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `parse`, a call into `tracepoint_perf` or `tracepoint_decode`; if
+/// it panics, the panic's message as an error of kind `InvalidData`.
+//
+// Why: these crates index slices where the file says, and some of their
+// parsers panic on bytes they do not expect: a field declaration with a
+// non-ASCII byte in the format text a file carries makes
+// `PerfFieldFormat::new` slice a str inside a character (found by the
+// `archive_reader` fuzz target; the test
+// `a_non_ascii_field_declaration_is_a_broken_file_not_a_panic`), and
+// their debug_asserts check the file too. A file is input: reading it
+// must end in an error that names it, not take the program down with it.
+// Only these calls are guarded, so a bug of our own still panics where a
+// test or the fuzzer sees it.
+fn guarded<T>(parse: impl FnOnce() -> T) -> io::Result<T> {
+    silence_guarded_panics();
+    GUARDED.with(|g| g.set(true));
+    // Unwind safety: after a panic the caller drops or stops using what
+    // `parse` touched (the reader is marked finished).
+    let result = panic::catch_unwind(AssertUnwindSafe(parse));
+    GUARDED.with(|g| g.set(false));
+    result.map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("no message");
+        io::Error::new(io::ErrorKind::InvalidData, format!("tracepoint_perf could not parse it: {message}"))
+    })
+}
+
+/// Keeps the panic hook quiet for a panic inside [`guarded`], which
+/// becomes an error with its own message; any other panic reaches the
+/// hook that was installed before (the default one prints it).
+fn silence_guarded_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// CLOCK_DATA: version, clockid, wall clock ns, clockid ns.
@@ -382,6 +454,40 @@ mod tests {
         ns.extend_from_slice(&1u32.to_ne_bytes());
         ns.extend_from_slice(&u64::MAX.to_ne_bytes());
         assert_eq!(TaskRecord::parse(PerfEventHeaderType::Namespaces, &ns, false), None, "a count beyond the bytes");
+    }
+
+    #[test]
+    fn a_panic_inside_guarded_is_an_invalid_data_error() {
+        assert_eq!(guarded(|| 7).unwrap(), 7);
+        let e = guarded(|| -> u8 { panic!("slice index {} out of range", 9) }).unwrap_err();
+        assert_eq!((e.kind(), e.to_string()), (io::ErrorKind::InvalidData, "tracepoint_perf could not parse it: slice index 9 out of range".into()));
+        let e = guarded(|| -> u8 { panic!("static") }).unwrap_err();
+        assert_eq!(e.to_string(), "tracepoint_perf could not parse it: static");
+        assert!(!GUARDED.with(Cell::get), "the next panic reaches the hook again");
+    }
+
+    #[test]
+    fn a_non_ascii_field_declaration_is_a_broken_file_not_a_panic() {
+        // The CLI's recorded archive, with `field:u32 pid;` of the
+        // usertrace:process format made `field:u32 p\u{c7};`: the first
+        // crash the archive_reader fuzz target found, in tracepoint_decode's
+        // field parser, called from `PerfDataFileReader::open_file`.
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/fixtures/archive.data");
+        let mut bytes = std::fs::read(fixture).unwrap();
+        let at = bytes.windows(14).position(|w| w == b"field:u32 pid;").unwrap();
+        bytes[at + 11..at + 13].copy_from_slice("\u{c7}".as_bytes());
+        let path = std::env::temp_dir().join(format!("usertrace-reader-non-ascii-{}.data", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let result = ArchiveReader::open(&path);
+        std::fs::remove_file(&path).unwrap();
+        match result {
+            Err(ArchiveError::Broken { offset: 0, source, .. }) => {
+                assert_eq!(source.kind(), io::ErrorKind::InvalidData);
+                assert!(source.to_string().starts_with("tracepoint_perf could not parse it: end byte index 6 is not a char boundary"), "{source}");
+            }
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("opened"),
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! What the host CLI tests share: scratch directories, the peak memory
-//! of the children a test ran, a worker's event, and running `usertrace`
-//! with a clean OTLP environment.
+//! What the host CLI tests share: scratch directories and their entries,
+//! the peak memory of the children a test ran, a worker's event, and
+//! running `usertrace` with a clean OTLP environment or within a time
+//! limit.
 #![allow(dead_code)] // each test file uses its own part
 
 use std::path::PathBuf;
@@ -61,4 +62,44 @@ pub fn usertrace_without_otel_env(args: &[&str], env: &[(&str, &str)]) -> Output
     }
     cmd.envs(env.iter().copied());
     cmd.output().unwrap()
+}
+
+/// Runs `usertrace ARGS`, failing the test if it is still running after
+/// `limit`: a reader that loops on a bad file must fail its test, not
+/// hang the suite. The child is killed first.
+pub fn usertrace_within(args: &[&str], limit: std::time::Duration) -> Output {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child =
+        Command::new(env!("CARGO_BIN_EXE_usertrace")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // Read both pipes as it runs, so a child with much to say never blocks.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).unwrap();
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("usertrace {args:?} was still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() }
+}
+
+/// The names of the entries of `dir`, sorted.
+pub fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
 }

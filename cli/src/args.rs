@@ -131,7 +131,7 @@ mod tests {
         let r = record(&["--event=a", "--format=json", "--output=/tmp/x", "--buffer-size=8", "--pid=3", "--duration=1.5"]);
         assert_eq!(r.run.patterns, ["a"]);
         assert_eq!(r.format, Some(TraceFormat::Json));
-        assert_eq!(r.output.as_deref(), Some(std::path::Path::new("/tmp/x")));
+        assert_eq!(r.output, [std::path::PathBuf::from("/tmp/x")]);
         assert_eq!(r.run.ring_pages, Some(8));
         assert_eq!(r.run.pids, [3]);
         assert_eq!(r.run.duration, Some(Duration::from_millis(1500)));
@@ -194,15 +194,29 @@ mod tests {
 
     #[test]
     fn record_takes_its_format_from_the_option_then_the_extension() {
-        assert_eq!(record(&["-e", "a"]).chosen_format(), TraceFormat::Text);
-        assert_eq!(record(&["-e", "a", "-o", "t.pftrace"]).chosen_format(), TraceFormat::Perfetto);
-        assert_eq!(record(&["-e", "a", "-o", "t.perfetto-trace"]).chosen_format(), TraceFormat::Perfetto);
-        assert_eq!(record(&["-e", "a", "-o", "t.json"]).chosen_format(), TraceFormat::Chrome);
-        assert_eq!(record(&["-e", "a", "-o", "t.jsonl"]).chosen_format(), TraceFormat::Json);
-        assert_eq!(record(&["-e", "a", "-o", "t.txt"]).chosen_format(), TraceFormat::Text);
-        assert_eq!(record(&["-e", "a", "-o", "t.json", "--format", "json"]).chosen_format(), TraceFormat::Json);
-        assert_eq!(record(&["-e", "a", "--format", "chrome"]).chosen_format(), TraceFormat::Chrome);
+        assert_eq!(record(&["-e", "a"]).outputs().unwrap().format, TraceFormat::Text);
+        assert_eq!(record(&["-e", "a", "-o", "t.pftrace"]).outputs().unwrap().format, TraceFormat::Perfetto);
+        assert_eq!(record(&["-e", "a", "-o", "t.perfetto-trace"]).outputs().unwrap().format, TraceFormat::Perfetto);
+        assert_eq!(record(&["-e", "a", "-o", "t.json"]).outputs().unwrap().format, TraceFormat::Chrome);
+        assert_eq!(record(&["-e", "a", "-o", "t.jsonl"]).outputs().unwrap().format, TraceFormat::Json);
+        assert_eq!(record(&["-e", "a", "-o", "t.txt"]).outputs().unwrap().format, TraceFormat::Text);
+        assert_eq!(record(&["-e", "a", "-o", "t.json", "--format", "json"]).outputs().unwrap().format, TraceFormat::Json);
+        assert_eq!(record(&["-e", "a", "--format", "chrome"]).outputs().unwrap().format, TraceFormat::Chrome);
         assert!(record(&["-e", "a", "--report"]).report);
+    }
+
+    #[test]
+    fn record_writes_an_archive_and_one_other_output_at_most() {
+        use std::path::Path;
+        let outputs = |args: &[&str]| record(args).outputs().map(|o| (o.archive.map(Path::to_owned), o.output.map(Path::to_owned), o.format));
+        let p = |s: &str| Some(Path::new(s).to_owned());
+        assert_eq!(outputs(&["-e", "a", "-o", "t.data"]), Ok((p("t.data"), None, TraceFormat::PerfData)));
+        assert_eq!(outputs(&["-e", "a", "-o", "t", "--format", "perf-data"]), Ok((p("t"), None, TraceFormat::PerfData)));
+        assert_eq!(outputs(&["-e", "a", "-o", "t.jsonl", "-o", "t.data"]), Ok((p("t.data"), p("t.jsonl"), TraceFormat::Json)));
+        assert_eq!(outputs(&["-e", "a", "-o", "t.data", "-o", "t.txt", "--format", "json"]), Ok((p("t.data"), p("t.txt"), TraceFormat::Json)));
+        for refused in [&["-e", "a", "-o", "a.jsonl", "-o", "b.jsonl"][..], &["-e", "a", "-o", "a.data", "-o", "b.data"], &["-e", "a", "-o", "a.data", "-o", "b", "-o", "c"]] {
+            assert!(outputs(refused).is_err(), "{refused:?}");
+        }
     }
 
     #[test]

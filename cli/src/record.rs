@@ -16,7 +16,7 @@ use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::Output;
 use usertrace_output::jsonl::NamespacesJsonCache;
-use usertrace_output::{check_writable, AtomicFile, Record, Report};
+use usertrace_output::{check_writable, AtomicFile, ClockRecord, Record, Report};
 
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use crate::records::{to_record, write_event_line};
@@ -76,10 +76,12 @@ pub struct RecordArgs {
     pub run: RunArgs,
 
     /// Write to FILE instead of stdout; its extension chooses the format
-    /// (.pftrace, .perfetto-trace, .json, .jsonl) unless --format is given.
-    /// FILE appears only once complete
+    /// (.pftrace, .perfetto-trace, .json, .jsonl, .data) unless --format is
+    /// given. FILE appears only once complete. Give -o twice to write a
+    /// perf.data archive (FILE.data) and one other output of the same
+    /// session
     #[arg(short = 'o', long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub output: Vec<PathBuf>,
 
     /// text, json (JSON lines), perfetto, chrome or perf-data [default:
     /// from -o's extension, else text]
@@ -98,10 +100,43 @@ pub struct RecordArgs {
     pub otlp: OtlpArgs,
 }
 
+/// Where a recording goes, from -o and --format.
+#[derive(Debug, PartialEq)]
+pub struct Outputs<'a> {
+    /// The perf.data archive, which the session writes itself.
+    pub archive: Option<&'a Path>,
+    /// The other output: a file, or standard output when None.
+    pub output: Option<&'a Path>,
+    /// The format of `output`; `PerfData` when the archive is the only -o.
+    pub format: TraceFormat,
+}
+
 impl RecordArgs {
-    /// The format asked for: --format, else -o's extension, else text.
-    pub fn chosen_format(&self) -> TraceFormat {
-        self.format.or_else(|| self.output.as_deref().and_then(TraceFormat::from_path)).unwrap_or(TraceFormat::Text)
+    /// The archive and the other output: -o once (whose format is
+    /// --format, else its extension, else text), or twice, one of them a
+    /// FILE.data, the format then the other's. Otherwise, why not.
+    pub fn outputs(&self) -> Result<Outputs<'_>, String> {
+        let format_of = |path: Option<&Path>| self.format.or_else(|| path.and_then(TraceFormat::from_path)).unwrap_or(TraceFormat::Text);
+        match self.output.as_slice() {
+            [] => Ok(Outputs { archive: None, output: None, format: format_of(None) }),
+            [one] => match format_of(Some(one)) {
+                TraceFormat::PerfData => Ok(Outputs { archive: Some(one), output: None, format: TraceFormat::PerfData }),
+                format => Ok(Outputs { archive: None, output: Some(one), format }),
+            },
+            [a, b] => {
+                let is_archive = |p: &Path| TraceFormat::from_path(p) == Some(TraceFormat::PerfData);
+                let (archive, other) = match (is_archive(a), is_archive(b)) {
+                    (true, false) => (a, b),
+                    (false, true) => (b, a),
+                    _ => return Err("-o twice takes one FILE.data (the perf.data archive) and one other output".into()),
+                };
+                match format_of(Some(other)) {
+                    TraceFormat::PerfData => Err("--format perf-data with two -o: name the archive FILE.data and the other output by its format".into()),
+                    format => Ok(Outputs { archive: Some(archive), output: Some(other), format }),
+                }
+            }
+            _ => Err("-o at most twice: one perf.data archive (FILE.data) and one other output".into()),
+        }
     }
 }
 
@@ -148,18 +183,26 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Ok(exporter) => exporter,
         Err(code) => return code,
     };
+    let outputs = match args.outputs() {
+        Ok(outputs) => outputs,
+        Err(message) => {
+            eprintln!("usertrace record: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let (format, output) = (outputs.format, outputs.output);
     // With --otlp alone, the events go there rather than to the terminal.
-    let prints = exporter.is_none() || args.output.is_some() || args.format.is_some();
-    let format = args.chosen_format();
-    if format == TraceFormat::Perfetto && args.output.is_none() {
+    let prints = exporter.is_none() || !args.output.is_empty() || args.format.is_some();
+    if format == TraceFormat::Perfetto && output.is_none() {
         eprintln!("usertrace record: a Perfetto trace is a binary file: give it a name with -o FILE.pftrace");
         return ExitCode::from(2);
     }
-    if format == TraceFormat::PerfData && args.output.as_deref().is_none_or(|p| p.as_os_str() == "-") {
+    let unnamed_archive = format == TraceFormat::PerfData && outputs.archive.is_none();
+    if unnamed_archive || outputs.archive.is_some_and(|p| p.as_os_str() == "-") {
         eprintln!("usertrace record: perf.data is a binary file that is written out of order: give it a name with -o FILE.data");
         return ExitCode::from(2);
     }
-    if let Some(path) = &args.output {
+    for path in &args.output {
         // Refused now, not after a recording that could not be saved.
         if let Err(e) = check_writable(path) {
             eprintln!("usertrace record: {e}");
@@ -168,17 +211,20 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     }
     // perf.data is written by the session itself, into a temporary file
     // that is put in place once complete.
-    let (archive_file, archive) = match (&args.output, format) {
-        (Some(path), TraceFormat::PerfData) => match open_archive(path) {
+    // One reading of the clocks, for both files of a session that writes
+    // two: the archive's CLOCK_DATA and the JSON lines' clock line.
+    let clock = crate::clock::now();
+    let (archive_file, archive) = match outputs.archive {
+        Some(path) => match open_archive(path, &clock) {
             Ok((file, options)) => (Some(file), Some(options)),
             Err(message) => {
                 eprintln!("usertrace record: {message}");
                 return ExitCode::from(1);
             }
         },
-        _ => (None, None),
+        None => (None, None),
     };
-    let mut sink = match (&args.output, format.streams()) {
+    let mut sink = match (output, format.streams()) {
         (Some(path), true) => match AtomicFile::create(path) {
             Ok(file) => Sink::File(file),
             Err(e) => {
@@ -199,7 +245,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     // that `export` can date its events wherever and whenever it runs. (The
     // terminal's stream stays as it was: a reader there has the clock.)
     if format == TraceFormat::Json && matches!(sink, Sink::File(_)) {
-        write_streamed(format, &Record::Clock(crate::clock::now()), &mut line);
+        write_streamed(format, &Record::Clock(clock), &mut line);
         write_lines(&mut line, 0, &mut sink, &mut write_failed);
     }
     // Lines for a file, which appears only once complete, are gathered
@@ -248,7 +294,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     // A reader of standard output that has gone (`record ... | head`) ends
     // the printing, quietly, as it does for every command; the recording's
     // status is still the command's.
-    let to_stdout = args.output.as_deref().is_none_or(|p| p.as_os_str() == "-");
+    let to_stdout = output.is_none_or(|p| p.as_os_str() == "-");
     if let Some(e) = write_failed.filter(|e| !(to_stdout && reader_gone(e))) {
         eprintln!("usertrace record: writing events failed: {e}");
         return ExitCode::from(1);
@@ -258,9 +304,11 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
             eprintln!("usertrace record: {e}");
             return ExitCode::from(1);
         }
-    } else if !prints {
-        // Nothing to print: the events went to the OTLP endpoint.
-    } else if let Err(e) = finish(sink, format, args.output.as_deref(), &kept) {
+    }
+    if !prints || format == TraceFormat::PerfData {
+        // Nothing to print: the events went to the OTLP endpoint, or only
+        // into the archive.
+    } else if let Err(e) = finish(sink, format, output, &kept) {
         if !(to_stdout && e.reader_gone) {
             eprintln!("usertrace record: {}", e.message);
             return ExitCode::from(1);
@@ -268,7 +316,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     }
     if args.report {
         let report = Report::new(&kept).to_string();
-        if args.output.is_some() {
+        if !args.output.is_empty() {
             out!("{report}");
         } else {
             eprint!("{report}");
@@ -279,7 +327,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
 
 /// The temporary file beside `path` that the session writes perf.data
 /// into, and the session's archive options for it; or why not.
-fn open_archive(path: &Path) -> Result<(AtomicFile, ArchiveOptions), String> {
+fn open_archive(path: &Path, clock: &ClockRecord) -> Result<(AtomicFile, ArchiveOptions), String> {
     let file = AtomicFile::create(path).map_err(|e| e.to_string())?;
     let Some(temporary) = file.temporary_path() else {
         return Err(format!(
@@ -288,7 +336,6 @@ fn open_archive(path: &Path) -> Result<(AtomicFile, ArchiveOptions), String> {
             path.display()
         ));
     };
-    let clock = crate::clock::now();
     let options = ArchiveOptions { path: temporary.to_owned(), shown_as: path.to_owned(), clock: (clock.time_ns, clock.unix_ns) };
     Ok((file, options))
 }

@@ -36,7 +36,7 @@ fn record_and_perf_script_agree_on_every_field() {
     let script = Command::new(perf()).args(["script", "-i", &data]).output().unwrap();
     let text = String::from_utf8_lossy(&script.stdout);
     let perf_line = text.lines().find(|l| l.contains(&name)).unwrap_or_else(|| panic!("perf script saw nothing:\n{text}"));
-    let theirs = perf_fields(perf_line.split_once(&format!("{name}:")).unwrap().1);
+    let theirs = perf_fields(perf_line.split_once(&format!("{name}:")).unwrap().1, &ALL_FIELDS);
     let json = std::fs::read_to_string(&json).unwrap();
     let _ = (std::fs::remove_file(&data), std::fs::remove_file(format!("/tmp/{name}.json")));
     // One event line; the process and exit lines are not checked here.
@@ -79,18 +79,4 @@ fn record_and_perf_script_agree_on_every_field() {
     }
     assert!(json.contains("\"comm\":\"ut_emit\""), "{json}");
     assert!(perf_line.trim_start().starts_with("ut_emit"), "{perf_line}");
-}
-
-/// `a=1 b=two words c=3` split on the known field names.
-fn perf_fields(rest: &str) -> BTreeMap<String, String> {
-    let names = ["u8v", "u16v", "u32v", "u64v", "i8v", "i16v", "i32v", "i64v", "flag", "f32v", "f64v", "arr", "msg", "blob"];
-    let mut out = BTreeMap::new();
-    for (i, n) in names.iter().enumerate() {
-        let key = format!(" {n}=");
-        let Some(start) = rest.find(&key) else { continue };
-        let after = &rest[start + key.len()..];
-        let end = names[i + 1..].iter().find_map(|next| after.find(&format!(" {next}="))).unwrap_or(after.len());
-        out.insert((*n).to_owned(), after[..end].trim().to_owned());
-    }
-    out
 }

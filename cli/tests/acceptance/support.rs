@@ -1,5 +1,6 @@
 //! Paths of the binaries under test, a unique event name, and running them.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
@@ -62,4 +63,20 @@ pub fn record_beside_perf(ours: &mut Child, producer: &mut Child, events: &[Stri
     let _ = theirs.wait();
     let status = ours.wait().unwrap();
     assert!(status.success(), "usertrace record after Ctrl-C: {status}");
+}
+
+/// The fields of `ut_emit all`'s event, in order.
+pub const ALL_FIELDS: [&str; 14] = ["u8v", "u16v", "u32v", "u64v", "i8v", "i16v", "i32v", "i64v", "flag", "f32v", "f64v", "arr", "msg", "blob"];
+
+/// perf script's `a=1 b=two words c=3`, split on the field names `names`.
+pub fn perf_fields(rest: &str, names: &[&str]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for (i, n) in names.iter().enumerate() {
+        let key = format!(" {n}=");
+        let Some(start) = rest.find(&key) else { continue };
+        let after = &rest[start + key.len()..];
+        let end = names[i + 1..].iter().find_map(|next| after.find(&format!(" {next}="))).unwrap_or(after.len());
+        out.insert((*n).to_owned(), after[..end].trim().to_owned());
+    }
+    out
 }

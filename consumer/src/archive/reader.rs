@@ -53,12 +53,13 @@ pub enum ArchiveError {
         /// The file.
         path: PathBuf,
     },
-    /// It is perf.data, but broken at `offset`: what came before was read.
+    /// It is perf.data, but broken after its first `records` records;
+    /// nothing after them can be read.
     Broken {
         /// The file.
         path: PathBuf,
-        /// The byte offset of the record that could not be read.
-        offset: u64,
+        /// The records read before the one that could not be.
+        records: u64,
         /// What was wrong.
         source: io::Error,
     },
@@ -75,10 +76,10 @@ impl fmt::Display for ArchiveError {
                  so its events cannot be decoded",
                 path.display()
             ),
-            ArchiveError::Broken { path, offset, source } => write!(
+            ArchiveError::Broken { path, records, source } => write!(
                 f,
-                "{}: the perf.data file is broken at byte {offset} ({source}): it is cut short or its sizes are wrong; \
-                 everything before that point was read",
+                "{}: the perf.data file is broken after its first {records} records ({source}): it is cut short \
+                 or its sizes are wrong, and nothing after that point can be read",
                 path.display()
             ),
         }
@@ -114,6 +115,8 @@ pub struct ArchiveReader {
     initialized: bool,
     clock: Option<(u64, u64)>,
     finished: bool,
+    /// Records read so far, for the message of a file broken after them.
+    records: u64,
 }
 
 impl ArchiveReader {
@@ -145,10 +148,10 @@ impl ArchiveReader {
         let mut reader = PerfDataFileReader::new();
         guarded(|| reader.open_file(name, PerfDataFileEventOrder::File))
             .and_then(|opened| opened)
-            .map_err(|source| ArchiveError::Broken { path: path.to_owned(), offset: 0, source })?;
+            .map_err(|source| ArchiveError::Broken { path: path.to_owned(), records: 0, source })?;
         if reader.byte_reader().byte_swap_needed() {
             let source = io::Error::new(io::ErrorKind::Unsupported, "it was written on a machine of the other byte order");
-            return Err(ArchiveError::Broken { path: path.to_owned(), offset: 0, source });
+            return Err(ArchiveError::Broken { path: path.to_owned(), records: 0, source });
         }
         let clock = clock_data(reader.header(PerfHeaderIndex::ClockData));
         let mut sideband_ids = FxHashSet::default();
@@ -172,6 +175,7 @@ impl ArchiveReader {
             initialized: false,
             clock,
             finished: false,
+            records: 0,
         })
     }
 
@@ -198,7 +202,7 @@ impl ArchiveReader {
             // After a panic the reader's state is unknown: nothing more is
             // read from it.
             match guarded(|| self.file.move_next_event()).and_then(|moved| moved) {
-                Ok(true) => {}
+                Ok(true) => self.records += 1,
                 Ok(false) => {
                     self.finished = true;
                     self.attribution.flush(&mut |o| out.push(o));
@@ -269,7 +273,7 @@ impl ArchiveReader {
     /// The error that ends the file: nothing after it is read.
     fn broken(&mut self, source: io::Error) -> ArchiveError {
         self.finished = true;
-        ArchiveError::Broken { path: self.path.clone(), offset: self.file.data_begin_file_pos(), source }
+        ArchiveError::Broken { path: self.path.clone(), records: self.records, source }
     }
 
     fn apply(&mut self, task: TaskRecord, time: u64, cpu: u32, sideband: bool) {
@@ -481,7 +485,7 @@ mod tests {
         let result = ArchiveReader::open(&path);
         std::fs::remove_file(&path).unwrap();
         match result {
-            Err(ArchiveError::Broken { offset: 0, source, .. }) => {
+            Err(ArchiveError::Broken { records: 0, source, .. }) => {
                 assert_eq!(source.kind(), io::ErrorKind::InvalidData);
                 assert!(source.to_string().starts_with("tracepoint_perf could not parse it: end byte index 6 is not a char boundary"), "{source}");
             }

@@ -1,5 +1,5 @@
-//! `usertrace convert`: a JSON-lines recording as a Perfetto trace, Chrome
-//! trace JSON, text, or JSON lines again.
+//! `usertrace convert`: a recording (JSON lines or perf.data) as a Perfetto
+//! trace, Chrome trace JSON, text, or JSON lines.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,10 +26,11 @@ Exit status: 0 when OUT was written, also for an IN with no records (OUT
 is then an empty trace, and stderr says so); 1 for a bad line in IN or a
 failed write; 2 for a bad option.";
 
-/// Convert a JSON-lines recording to a Perfetto trace or Chrome trace JSON
+/// Convert a recording to a Perfetto trace, Chrome trace JSON or JSON lines
 ///
-/// Reads IN (as written by `usertrace record -o FILE.jsonl` or
-/// `--format json`) and writes OUT in the format its extension names
+/// Reads IN (JSON lines as written by `usertrace record -o FILE.jsonl` or
+/// `--format json`, or perf.data: `record -o FILE.data`'s archive, or a
+/// file of `perf record -e 'user_events:...'`) and writes OUT in the format its extension names
 /// (.pftrace or .perfetto-trace: Perfetto; .json: Chrome Trace Event JSON;
 /// .jsonl: JSON lines), or that --format gives. IN may be - (standard
 /// input) and OUT - (standard output, with --format). A file OUT appears
@@ -42,9 +43,13 @@ pub struct ConvertArgs {
     #[arg(value_name = "IN")]
     pub input: PathBuf,
 
-    /// The file to write, or - for standard output
-    #[arg(value_name = "OUT")]
-    pub output: PathBuf,
+    /// The file to write, or - for standard output (or give it with -o)
+    #[arg(value_name = "OUT", required_unless_present = "output_option", conflicts_with = "output_option")]
+    pub output: Option<PathBuf>,
+
+    /// The file to write, as perf's tools name it: the same as OUT
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output_option: Option<PathBuf>,
 
     /// perfetto, chrome, json (JSON lines) or text [default: from OUT's
     /// extension]
@@ -59,13 +64,18 @@ enum Failure {
 }
 
 pub fn run(args: &ConvertArgs) -> ExitCode {
-    let Some(format) = args.format.or_else(|| TraceFormat::from_path(&args.output)) else {
-        if args.output.as_os_str() == "-" {
+    // clap makes sure that exactly one of the two is given.
+    let Some(output) = args.output.as_deref().or(args.output_option.as_deref()) else {
+        eprintln!("usertrace convert: give the file to write, as OUT or with -o");
+        return ExitCode::from(2);
+    };
+    let Some(format) = args.format.or_else(|| TraceFormat::from_path(output)) else {
+        if output.as_os_str() == "-" {
             eprintln!("usertrace convert: standard output has no extension to tell the format by: give --format");
         } else {
             eprintln!(
                 "usertrace convert: cannot tell the format of {} from its extension: name it .pftrace, .json or .jsonl, or give --format",
-                args.output.display()
+                output.display()
             );
         }
         return ExitCode::from(2);
@@ -76,7 +86,7 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
     }
     let input = jsonl::input_name(&args.input);
     // Before reading what may be a large file.
-    if let Err(e) = check_writable(&args.output) {
+    if let Err(e) = check_writable(output) {
         eprintln!("usertrace convert: {e}");
         return ExitCode::from(1);
     }
@@ -87,7 +97,7 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let converted = if format.streams() { stream(format, records, &args.output) } else { lay_out(format, records, &args.output) };
+    let converted = if format.streams() { stream(format, records, output) } else { lay_out(format, records, output) };
     match converted {
         Ok(0) => {
             eprintln!("usertrace convert: {input} holds no records: the output is an empty trace");
@@ -99,7 +109,7 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
             ExitCode::from(1)
         }
         // Standard output's reader has gone (`convert IN - | head`).
-        Err(Failure::Write(e)) if args.output.as_os_str() == "-" && reader_gone(&e.source) => ExitCode::SUCCESS,
+        Err(Failure::Write(e)) if output.as_os_str() == "-" && reader_gone(&e.source) => ExitCode::SUCCESS,
         Err(Failure::Write(e)) => {
             eprintln!("usertrace convert: {e}");
             ExitCode::from(1)

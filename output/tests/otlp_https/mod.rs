@@ -100,9 +100,11 @@ impl HttpsServer {
                 let Ok(connection) = rustls::ServerConnection::new(Arc::clone(&config)) else { continue };
                 let mut tls = rustls::StreamOwned::new(connection, stream);
                 if read_request(&mut tls).is_some() {
+                    // Counted before the answer: a client that has its 200
+                    // and reads `served()` at once must find it counted.
+                    s.fetch_add(1, Ordering::SeqCst);
                     let _ = tls.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
                     let _ = tls.flush();
-                    s.fetch_add(1, Ordering::SeqCst);
                 }
                 tls.conn.send_close_notify();
                 let _ = tls.flush();

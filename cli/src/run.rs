@@ -296,12 +296,21 @@ fn exit_code(status: std::process::ExitStatus) -> ExitCode {
 /// The one-line summary on stderr.
 pub fn print_summary(name: &str, summary: &Summary) {
     let s = &summary.stats;
+    // The recorder's own drops are apart from what the rings lost.
+    let dropped = if s.dropped > 0 { format!(", {} dropped by the recorder", s.dropped) } else { String::new() };
     eprintln!(
-        "usertrace {name}: {} events, {} lost, {:.3}s",
+        "usertrace {name}: {} events, {} lost{dropped}, {:.3}s",
         summary.events(),
         s.lost_total(),
         summary.duration.as_secs_f64()
     );
+    if s.dropped > 0 {
+        eprintln!(
+            "usertrace {name}: {} events were read from the rings but dropped: the outputs could not keep up and \
+             the recorder's queue was full (a perf.data archive, -o FILE.data, still has them)",
+            s.dropped
+        );
+    }
     if summary.skipped > 0 {
         eprintln!("usertrace {name}: {} events of processes not given with -p were left out", summary.skipped);
     }

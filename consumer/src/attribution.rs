@@ -23,7 +23,9 @@ use super::threads::ThreadTable;
 /// A record queued for ordering. Samples are nearly all of them, so the
 /// rare large variants are boxed to keep every queued record small.
 pub(crate) enum Pending {
-    Sample { id: u64, pid: u32, tid: u32, cpu: u32, raw: Box<[u8]> },
+    /// `described`: what was read of the process when this, its first
+    /// sample, was drained (or was written before it in the archive).
+    Sample { id: u64, pid: u32, tid: u32, cpu: u32, raw: Box<[u8]>, described: Option<Box<ProcessInfo>> },
     Comm { pid: u32, tid: u32, comm: Box<str>, exec: Option<Box<ProcessInfo>> },
     Fork { pid: u32, tid: u32, ptid: u32 },
     Exit { tid: u32 },
@@ -32,23 +34,21 @@ pub(crate) enum Pending {
     Attached { format: Arc<EventFormat>, window: Window },
 }
 
-/// Where a process's full name comes from when its first event is released.
-pub(crate) enum ProcessSource {
+/// Where a process's full name comes from when its first released event
+/// carries none (the drain read one for each process's first sample, so
+/// this is for a sample whose round was dropped, or an archive without).
+pub(crate) enum Fallback {
     /// `/proc`, read then: a live session.
     Proc,
-    /// What the recorder read and wrote into its archive, by pid: the
-    /// latest description seen so far in the file.
-    Recorded(FxHashMap<u32, ProcessInfo>),
-    /// Nothing: a perf.data file of another recorder, which has none.
-    Unknown,
+    /// Nothing: a file, read long after.
+    Nothing,
 }
 
-impl ProcessSource {
+impl Fallback {
     fn read(&self, pid: u32) -> ProcessInfo {
         match self {
-            ProcessSource::Proc => ProcessInfo::read(Path::new("/proc"), pid),
-            ProcessSource::Recorded(infos) => infos.get(&pid).cloned().unwrap_or_default(),
-            ProcessSource::Unknown => ProcessInfo::default(),
+            Fallback::Proc => ProcessInfo::read(Path::new("/proc"), pid),
+            Fallback::Nothing => ProcessInfo::default(),
         }
     }
 }
@@ -59,7 +59,7 @@ pub(crate) struct Attribution {
     orderer: Orderer<Pending>,
     by_id: FxHashMap<u64, Arc<EventFormat>>,
     processes: Descriptions,
-    pub(crate) source: ProcessSource,
+    fallback: Fallback,
     /// Events released.
     pub(crate) events: u64,
     /// The ordering watermark of the round before, up to which exited
@@ -68,13 +68,13 @@ pub(crate) struct Attribution {
 }
 
 impl Attribution {
-    pub(crate) fn new(threads: ThreadTable, source: ProcessSource) -> Attribution {
+    pub(crate) fn new(threads: ThreadTable, fallback: Fallback) -> Attribution {
         Attribution {
             threads,
             orderer: Orderer::new(),
             by_id: FxHashMap::default(),
             processes: Descriptions::default(),
-            source,
+            fallback,
             events: 0,
             forget_before: None,
         }
@@ -112,11 +112,12 @@ impl Attribution {
 
     fn release(&mut self, time: u64, pending: Pending, out: &mut impl FnMut(Output)) {
         match pending {
-            Pending::Sample { id, pid, tid, cpu, raw } => {
+            Pending::Sample { id, pid, tid, cpu, raw, described } => {
                 let Some(format) = self.by_id.get(&id) else { return };
                 let identity = self.threads.identity(pid, tid, time);
-                let source = &self.source;
-                if let Describe::Process(info) = self.processes.event(pid, || source.read(pid)) {
+                let fallback = &self.fallback;
+                let read = || described.map_or_else(|| fallback.read(pid), |info| *info);
+                if let Describe::Process(info) = self.processes.event(pid, read) {
                     out(Output::Process { time_ns: time, pid, info });
                 }
                 self.events += 1;

@@ -19,6 +19,7 @@ mod attach;
 mod attach_requests;
 mod attribution;
 mod decode;
+mod drain;
 mod error;
 mod eventheader;
 mod format;

@@ -25,15 +25,19 @@
 
 use std::borrow::Cow;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
 
-use super::archive::{ArchiveOptions, ArchiveWriter, EVENTS_NAME, EXIT_PROBE_NAME, SIDEBAND_NAME};
-use super::attach::{attach, perf_error, Attachment, Window};
-use super::attribution::{Attribution, Pending, ProcessSource};
+use super::archive::{ArchiveOptions, ArchiveWriter, EVENTS_NAME, SIDEBAND_NAME};
+use super::attach::{perf_error, Window};
+use super::attribution::{Attribution, Fallback, Pending};
+use super::drain::{Attached, Control, CpuRing, Described, Drain, Round, Shared};
 use super::decode::decode_each;
 use super::error::{DecodeError, Error};
 use super::eventheader::{decode_eventheader, is_eventheader, Field};
@@ -44,7 +48,7 @@ use super::record::{parse, Record};
 use super::ring::Ring;
 use usertrace::Pattern;
 
-use super::select::{load_with_text, scan, systems_of};
+use super::select::systems_of;
 use super::threads::ThreadTable;
 use usertrace::Errno;
 use super::{procfs, sys};
@@ -186,26 +190,19 @@ pub struct Stats {
     pub lost_sideband: u64,
     /// Records that could not be parsed (should stay 0).
     pub malformed: u64,
+    /// Events the recorder itself dropped, apart from what the rings lost:
+    /// rounds its own thread could not take in time (see `drain.rs`).
+    pub dropped: u64,
     /// Threads known from /proc and sideband.
     pub threads: usize,
 }
 
 impl Stats {
-    /// Lost events over all CPUs (sideband losses not included).
+    /// Events lost in the rings over all CPUs (sideband losses and the
+    /// recorder's own drops not included).
     pub fn lost_total(&self) -> u64 {
         self.lost.iter().map(|l| l.1).sum()
     }
-}
-
-struct CpuRing {
-    cpu: u32,
-    sideband: OwnedFd,
-    sideband_ring: Ring,
-    /// Owner of the ring the tracepoints of this CPU write into.
-    events: OwnedFd,
-    events_ring: Ring,
-    lost: u64,
-    lost_sideband: u64,
 }
 
 /// A live recording.
@@ -242,20 +239,20 @@ struct CpuRing {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Session {
-    tracefs: PathBuf,
-    patterns: Vec<Pattern>,
-    systems: Vec<String>,
-    rings: Vec<CpuRing>,
-    attachments: Vec<Attachment>,
-    attached_tracepoints: FxHashSet<u64>,
     namespaces: bool,
     attribution: Attribution,
-    rescan_interval: Duration,
-    last_scan: Instant,
-    rescan: bool,
+    /// Every tracepoint attached so far, as the rounds told.
+    attached: Vec<Arc<EventFormat>>,
+    /// Lost events and task records, per CPU, as the LOST records said.
+    lost: Vec<(u32, u64)>,
+    lost_sideband: u64,
     malformed: u64,
-    attach_requests: Option<crate::AttachRequests>,
-    archive: Option<ArchiveWriter>,
+    shared: Arc<Shared>,
+    rounds: Receiver<Result<Round, Error>>,
+    control: Sender<Control>,
+    drain: Option<JoinHandle<Result<(), Error>>>,
+    /// How the drain thread ended, once it has.
+    drained: Option<Result<(), Error>>,
 }
 
 impl Session {
@@ -285,7 +282,7 @@ impl Session {
             let mut attr = sys::ring_owner_attr(wakeup(pages));
             let events = sys::open(&mut attr, cpu, None).map_err(|e| perf_error("perf_event_open(ring)", cpu, e))?;
             let events_ring = Ring::map(events.as_fd(), pages).map_err(ring_error)?;
-            rings.push(CpuRing { cpu, sideband, sideband_ring, events, events_ring, lost: 0, lost_sideband: 0 });
+            rings.push(CpuRing { cpu, sideband, sideband_ring, events, events_ring });
         }
         let mut archive = match &options.archive {
             Some(archive) => Some(open_archive(archive, &tracefs, &rings, wakeup(sideband_pages), wakeup(pages), namespaces)?),
@@ -310,76 +307,73 @@ impl Session {
 
         let systems = systems_of(&patterns);
         let rescan = patterns.iter().any(|p| p.is_glob()) || options.wait_for_exact;
-        let mut session = Session {
+        let mut drain = Drain {
             tracefs,
             patterns,
             systems,
             rings,
             attachments: Vec::new(),
             attached_tracepoints: FxHashSet::default(),
-            namespaces,
-            attribution: Attribution::new(threads, ProcessSource::Proc),
+            rescan,
             rescan_interval: options.rescan_interval,
             last_scan: Instant::now(),
-            rescan,
-            malformed: 0,
             attach_requests: None,
             archive,
+            described: Described::default(),
+            attached: Vec::new(),
         };
-        session.attach_new()?;
+        drain.attach_new()?;
         if !options.wait_for_exact {
-            for p in session.patterns.iter().filter(|p| !p.is_glob()) {
-                if !session.attachments.iter().any(|a| p.matches(&a.format.system, &a.format.name)) {
+            for p in drain.patterns.iter().filter(|p| !p.is_glob()) {
+                if !drain.attachments.iter().any(|a| p.matches(&a.format.system, &a.format.name)) {
                     return Err(Error::UnknownEvent { name: p.as_str().to_owned() });
                 }
             }
         }
+        let lost = drain.rings.iter().map(|r| (r.cpu, 0)).collect();
+        let mut session = Session {
+            namespaces,
+            attribution: Attribution::new(threads, Fallback::Proc),
+            attached: Vec::new(),
+            lost,
+            lost_sideband: 0,
+            malformed: 0,
+            shared: Arc::new(Shared::default()),
+            rounds: mpsc::channel().1,
+            control: mpsc::channel().0,
+            drain: None,
+            drained: None,
+        };
+        // What was attached here is known before any event of it comes.
+        for attached in std::mem::take(&mut drain.attached) {
+            session.take_attached(attached);
+        }
+        let (round_tx, round_rx) = mpsc::channel();
+        let (control_tx, control_rx) = mpsc::channel();
+        let shared = session.shared.clone();
+        let handle = std::thread::Builder::new()
+            .name("usertrace-drain".into())
+            .spawn(move || drain.run(shared, round_tx, control_rx))
+            .map_err(|error| Error::Io { path: "the drain thread".into(), error })?;
+        session.rounds = round_rx;
+        session.control = control_tx;
+        session.drain = Some(handle);
         Ok(session)
     }
 
-    /// Attaches every matching tracepoint not attached yet.
-    fn attach_new(&mut self) -> Result<(), Error> {
-        self.last_scan = Instant::now();
-        let systems: Vec<&str> = self.systems.iter().map(String::as_str).collect();
-        for candidate in scan(&self.tracefs, &systems)? {
-            if !self.patterns.iter().any(|p| p.matches(&candidate.system, &candidate.name)) {
-                continue;
-            }
-            // The event may vanish between scan and read: skip it then.
-            let (format, text) = match load_with_text(&candidate) {
-                Ok((f, text)) => (Arc::new(f), text),
-                Err(Error::Io { .. }) => continue,
-                Err(e) => return Err(e),
-            };
-            if !self.attached_tracepoints.insert(format.id) {
-                continue;
-            }
-            let owners: Vec<_> = self.rings.iter().map(|r| (r.cpu, r.events.as_fd())).collect();
-            let attachment = match attach(format.clone(), &owners) {
-                Ok(a) => a,
-                // Deleted between scan and open.
-                Err(Error::Perf { errno, .. }) if errno.0 == libc::ENOENT => continue,
-                Err(e) => return Err(e),
-            };
-            for (_, _, id) in &attachment.events {
-                self.attribution.add_event(*id, format.clone());
-            }
-            if let Some(archive) = &mut self.archive {
-                let ids: Vec<u64> = attachment.events.iter().map(|(_, _, id)| *id).collect();
-                archive.describe_tracepoint(&ids, &sys::tracepoint_attr(format.id), &format, &text);
-            }
-            self.attribution.push(sys::monotonic_ns(), Pending::Attached { format, window: attachment.window });
-            self.attachments.push(attachment);
+    fn take_attached(&mut self, attached: Attached) {
+        for id in &attached.ids {
+            self.attribution.add_event(*id, attached.format.clone());
         }
-        Ok(())
+        self.attached.push(attached.format.clone());
+        self.attribution.push(attached.time_ns, Pending::Attached { format: attached.format, window: attached.window });
     }
 
     /// Attaches at once to matching events that a launched command's
     /// producers announce (see [`crate::AttachRequests`]), rather than at the
     /// next tracefs scan.
     pub fn listen_for_attach_requests(&mut self, requests: crate::AttachRequests) {
-        self.rescan = true;
-        self.attach_requests = Some(requests);
+        let _ = self.control.send(Control::AttachRequests(requests));
     }
 
     /// Whether events carry namespaces: asked for and permitted.
@@ -387,13 +381,13 @@ impl Session {
         self.namespaces
     }
 
-    /// The tracepoints attached so far.
+    /// The tracepoints attached so far (as the rounds taken so far tell).
     pub fn attached(&self) -> impl Iterator<Item = &EventFormat> {
-        self.attachments.iter().map(|a| &*a.format)
+        self.attached.iter().map(|f| &**f)
     }
 
-    /// Waits up to `timeout` for data, reads every ring once, attaches
-    /// tracepoints that appeared, and returns what is now safely in order.
+    /// Waits up to `timeout` for the drain thread's next round, takes every
+    /// round it has read since, and returns what is now safely in order.
     pub fn poll(&mut self, timeout: Duration) -> Result<Vec<Output>, Error> {
         let mut out = Vec::new();
         self.poll_each(timeout, |o| out.push(o))?;
@@ -401,33 +395,24 @@ impl Session {
     }
 
     /// [`poll`](Self::poll), handing each output to `each` as it is
-    /// released rather than gathering them: a backlog drained in one round
+    /// released rather than gathering them: a backlog released in one round
     /// then needs no vector as long as the backlog (100,000 events are about
-    /// 10 MB of it), which would be memory fresh from the kernel.
+    /// 10 MB of it).
     pub fn poll_each(&mut self, timeout: Duration, mut each: impl FnMut(Output)) -> Result<(), Error> {
-        let mut fds: Vec<_> = self.rings.iter().flat_map(|r| [r.sideband.as_fd(), r.events.as_fd()]).collect();
-        fds.extend(self.attach_requests.as_ref().map(|r| r.as_fd()));
-        let wait = timeout.min(self.rescan_interval).as_millis().min(i32::MAX as u128) as i32;
-        sys::poll_readable(&fds, wait).map_err(|e| Error::Perf { op: "poll", cpu: 0, errno: e })?;
-        drop(fds);
-        let announced = self.attach_requests.as_ref().is_some_and(|r| r.drain() > 0);
-        if announced || (self.rescan && self.last_scan.elapsed() >= self.rescan_interval) {
-            self.attach_new()?;
+        let first = match self.rounds.recv_timeout(timeout) {
+            Ok(item) => item,
+            Err(_) => return Ok(()),
+        };
+        self.take_round(first, &mut each)?;
+        while let Ok(item) = self.rounds.try_recv() {
+            self.take_round(item, &mut each)?;
         }
-        self.read_rings();
-        let archive = &mut self.archive;
-        self.attribution.end_round(&mut |output| {
-            describe_in(archive, &output);
-            each(output)
-        });
-        match &mut self.archive {
-            Some(archive) => archive.end_round(),
-            None => Ok(()),
-        }
+        Ok(())
     }
 
-    /// Reads what is left and releases everything, in order. Call once the
-    /// producers are done (or on Ctrl-C); the session may still be polled.
+    /// Stops the drain thread after a last read of the rings, takes what it
+    /// read, and releases everything, in order. Call once the producers are
+    /// done (or on Ctrl-C); later polls yield nothing.
     pub fn flush(&mut self) -> Vec<Output> {
         let mut out = Vec::new();
         self.flush_each(|o| out.push(o));
@@ -437,22 +422,38 @@ impl Session {
     /// [`flush`](Self::flush), handing each output to `each` as it is
     /// released (see [`poll_each`](Self::poll_each)).
     pub fn flush_each(&mut self, mut each: impl FnMut(Output)) {
-        self.read_rings();
-        self.provoke_lost_records();
-        self.read_rings();
-        let archive = &mut self.archive;
-        self.attribution.flush(&mut |output| {
-            describe_in(archive, &output);
-            each(output)
-        });
+        self.stop_drain();
+        while let Ok(item) = self.rounds.try_recv() {
+            // An error here (a failed archive write) is kept for
+            // finish_archive; the rounds still count.
+            if let Err(e) = self.take_round(item, &mut each) {
+                self.drained = Some(Err(e));
+            }
+        }
+        self.attribution.flush(&mut each);
     }
 
-    /// Writes the archive's last records and headers, and closes it: call
-    /// after [`flush`](Self::flush). Without an archive, does nothing.
+    /// How the archive ended: written and closed by the last round, or the
+    /// error that gave it up. Call after [`flush`](Self::flush). Without an
+    /// archive, Ok.
     pub fn finish_archive(&mut self) -> Result<(), Error> {
-        match self.archive.take() {
-            Some(mut archive) => archive.finish(),
-            None => Ok(()),
+        self.stop_drain();
+        self.drained.take().unwrap_or(Ok(()))
+    }
+
+    /// Tells the drain thread to stop, and waits for it.
+    fn stop_drain(&mut self) {
+        if let Some(handle) = self.drain.take() {
+            // ATOMICS: Release pairs with the drain thread's Acquire load:
+            // it sees the stop, reads once more and ends.
+            self.shared.stop.store(true, Ordering::Release);
+            let ended = handle.join().unwrap_or_else(|_| Err(Error::Io {
+                path: "the drain thread".into(),
+                error: std::io::Error::other("it panicked"),
+            }));
+            if ended.is_err() {
+                self.drained = Some(ended);
+            }
         }
     }
 
@@ -460,82 +461,88 @@ impl Session {
     pub fn stats(&self) -> Stats {
         Stats {
             events: self.attribution.events,
-            lost: self.rings.iter().map(|r| (r.cpu, r.lost)).collect(),
-            lost_sideband: self.rings.iter().map(|r| r.lost_sideband).sum(),
+            lost: self.lost.clone(),
+            lost_sideband: self.lost_sideband,
             malformed: self.malformed,
+            // ATOMICS: Relaxed; a count read for a report.
+            dropped: self.shared.dropped.load(Ordering::Relaxed),
             threads: self.attribution.threads.len(),
         }
     }
 
-    /// The kernel reports a loss only in front of the next record written
-    /// to the ring, so losses at the very end would go unreported. A thread
-    /// that exits on each CPU makes the sideband event, and a probe opened
-    /// into the event ring, write an EXIT record there, each preceded by any
-    /// pending LOST. (The EXIT of our own short thread is harmless.)
-    fn provoke_lost_records(&mut self) {
-        let mut probe_ids = Vec::new();
-        for r in &self.rings {
-            let cpu = r.cpu;
-            let probe = sys::open(&mut sys::exit_probe_attr(), cpu, Some(r.events.as_fd()));
-            // Its FORK and EXIT records land in the archive too, and perf
-            // refuses a file with a record of an event it does not know.
-            probe_ids.extend(probe.as_ref().ok().and_then(|fd| sys::event_id(fd.as_fd()).ok()));
-            let _ = std::thread::spawn(move || {
-                let _ = sys::pin_current_thread(cpu);
-            })
-            .join();
-            drop(probe);
+    /// Parses a round's records into the attribution's queue, then ends
+    /// the round there.
+    fn take_round(&mut self, item: Result<Round, Error>, each: &mut impl FnMut(Output)) -> Result<(), Error> {
+        let round = item?;
+        // ATOMICS: Relaxed; see Drain::send.
+        self.shared.queued_bytes.fetch_sub(round.bytes.len(), Ordering::Relaxed);
+        self.malformed += round.broken_rings;
+        for attached in round.attached {
+            self.take_attached(attached);
         }
-        if let Some(archive) = &mut self.archive {
-            archive.describe_carrier(&probe_ids, &sys::exit_probe_attr(), EXIT_PROBE_NAME);
-        }
-    }
-
-    fn read_rings(&mut self) {
-        for r in &mut self.rings {
-            for sideband in [true, false] {
-                let attribution = &mut self.attribution;
-                let malformed = &mut self.malformed;
-                let archive = &mut self.archive;
-                let (ring, lost) =
-                    if sideband { (&mut r.sideband_ring, &mut r.lost_sideband) } else { (&mut r.events_ring, &mut r.lost) };
-                let result = ring.drain(|bytes| match parse(bytes) {
+        let mut described = round.described.into_iter().peekable();
+        let mut at = 0;
+        for segment in &round.segments {
+            while at < segment.end {
+                let size = round.bytes.get(at + 6..at + 8).map_or(0, |b| usize::from(u16::from_ne_bytes([b[0], b[1]])));
+                let Some(bytes) = round.bytes.get(at..at + size).filter(|_| size >= 8) else {
+                    self.malformed += 1;
+                    break;
+                };
+                let info = described.next_if(|(offset, _)| *offset == at).map(|(_, info)| Box::new(info));
+                match parse(bytes) {
                     Ok(record) => {
-                        let sample_time = matches!(record, Record::Sample { .. }).then(|| record.time()).flatten();
-                        let pending = to_pending(record);
-                        if let Some(archive) = archive {
-                            // An exec's description goes just before its COMM
-                            // record, where a reader of the file needs it.
-                            if let Some((time, Pending::Comm { pid, exec: Some(info), .. })) = &pending {
-                                archive.process(*pid, *time, r.cpu, info);
+                        if let Some((time, mut pending)) = to_pending(record, info) {
+                            if let Pending::Lost { count, sideband, cpu } = &mut pending {
+                                *sideband = segment.sideband;
+                                *cpu = segment.cpu;
+                                if segment.sideband {
+                                    self.lost_sideband += *count;
+                                } else if let Some(l) = self.lost.iter_mut().find(|l| l.0 == segment.cpu) {
+                                    l.1 += *count;
+                                }
                             }
-                            archive.copy(bytes, sample_time);
-                        }
-                        if let Some((time, mut pending)) = pending {
-                            if let Pending::Lost { count, sideband: s, .. } = &mut pending {
-                                *lost += *count;
-                                *s = sideband;
-                            }
-                            attribution.push(time, pending);
+                            self.attribution.push(time, pending);
                         }
                     }
-                    Err(_) => *malformed += 1,
-                });
-                if result.is_err() {
-                    self.malformed += 1;
+                    Err(_) => self.malformed += 1,
                 }
+                at += size;
             }
+            at = segment.end;
         }
+        self.attribution.end_round(each);
+        Ok(())
     }
 }
 
-/// A process the session describes for the first time (or again after an
-/// exec) is described in the archive too, before the event that is
-/// released after it: its `usertrace:process` sample.
-fn describe_in(archive: &mut Option<ArchiveWriter>, output: &Output) {
-    if let (Some(archive), Output::Process { time_ns, pid, info }) = (archive, output) {
-        archive.process(*pid, *time_ns, 0, info);
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.stop_drain();
     }
+}
+
+/// The pending record of `record`; `described` is what the drain thread
+/// read of its process (an exec's COMM, a process's first sample).
+fn to_pending(record: Record<'_>, described: Option<Box<ProcessInfo>>) -> Option<(u64, Pending)> {
+    Some(match record {
+        Record::Sample { sample, raw } => (
+            sample.time,
+            Pending::Sample { id: sample.id, pid: sample.pid, tid: sample.tid, cpu: sample.cpu, raw: raw.into(), described },
+        ),
+        Record::Comm { pid, tid, comm, exec, sample } => {
+            // Read by the drain thread, while the process still existed.
+            let exec = exec.then(|| described.unwrap_or_default());
+            (sample.time, Pending::Comm { pid, tid, comm: String::from_utf8_lossy(comm).into(), exec })
+        }
+        Record::Fork(t) => (t.time, Pending::Fork { pid: t.pid, tid: t.tid, ptid: t.ptid }),
+        Record::Exit(t) => (t.time, Pending::Exit { tid: t.tid }),
+        Record::Namespaces { tid, namespaces, sample, .. } => {
+            (sample.time, Pending::Namespaces { tid, namespaces: Box::new(namespaces) })
+        }
+        Record::Lost { lost, sample, .. } => (sample.time, Pending::Lost { cpu: sample.cpu, count: lost, sideband: false }),
+        Record::Mmap2 { .. } | Record::Other { .. } => return None,
+    })
 }
 
 /// Creates the archive and names the two dummy events of every CPU in it.
@@ -554,28 +561,6 @@ fn open_archive(
     archive.describe_carrier(&ids(|r| r.sideband.as_fd())?, &sys::sideband_attr(sideband_wakeup, namespaces), SIDEBAND_NAME);
     archive.describe_carrier(&ids(|r| r.events.as_fd())?, &sys::ring_owner_attr(events_wakeup), EVENTS_NAME);
     Ok(archive)
-}
-
-fn to_pending(record: Record<'_>) -> Option<(u64, Pending)> {
-    Some(match record {
-        Record::Sample { sample, raw } => (
-            sample.time,
-            Pending::Sample { id: sample.id, pid: sample.pid, tid: sample.tid, cpu: sample.cpu, raw: raw.into() },
-        ),
-        Record::Comm { pid, tid, comm, exec, sample } => {
-            // Read now, while the ring is drained: by the time the record is
-            // released in order, a short-lived process may be gone.
-            let exec = exec.then(|| Box::new(ProcessInfo::read(Path::new("/proc"), pid)));
-            (sample.time, Pending::Comm { pid, tid, comm: String::from_utf8_lossy(comm).into(), exec })
-        }
-        Record::Fork(t) => (t.time, Pending::Fork { pid: t.pid, tid: t.tid, ptid: t.ptid }),
-        Record::Exit(t) => (t.time, Pending::Exit { tid: t.tid }),
-        Record::Namespaces { tid, namespaces, sample, .. } => {
-            (sample.time, Pending::Namespaces { tid, namespaces: Box::new(namespaces) })
-        }
-        Record::Lost { lost, sample, .. } => (sample.time, Pending::Lost { cpu: sample.cpu, count: lost, sideband: false }),
-        Record::Mmap2 { .. } | Record::Other { .. } => return None,
-    })
 }
 
 /// Opens one CPU's sideband event, with namespaces while `namespaces` holds;

@@ -27,9 +27,10 @@
 //! ordinary events (`perf script` prints `usertrace:process: pid=...
 //! executable=...`), where an unknown record type would make perf warn and
 //! a header of our own would be invisible to both. No kernel has the
-//! tracepoint, so no live event can be mistaken for one. One is written
-//! when the session first describes a process, just before the event that
-//! made it do so, and at each exec, just before the exec's COMM record.
+//! tracepoint, so no live event can be mistaken for one. The drain thread
+//! writes one just before a process's first sample, and before each
+//! exec's COMM record: what it read from `/proc` then, which the session
+//! itself goes by (`drain.rs`), and a reader takes with that record.
 
 mod format;
 mod reader;

@@ -26,7 +26,8 @@ use tracepoint_decode::{PerfEventHeaderType, PerfEventDesc};
 use tracepoint_perf::{PerfDataFileEventOrder, PerfDataFileReader, PerfHeaderIndex};
 
 use super::{format as process_format, SIDEBAND_NAME};
-use crate::attribution::{Attribution, Pending, ProcessSource};
+use crate::attribution::{Attribution, Fallback, Pending};
+use crate::processes::ProcessInfo;
 use crate::format::EventFormat;
 use crate::namespaces::Namespaces;
 use crate::record::PERF_RECORD_MISC_COMM_EXEC;
@@ -106,6 +107,10 @@ pub struct ArchiveReader {
     /// Samples of these perf ids are of these tracepoints; `None` for an
     /// id whose event is no tracepoint we decode.
     formats: FxHashMap<u64, Option<Arc<EventFormat>>>,
+    /// The `usertrace:process` descriptions read and not yet taken, by
+    /// pid: each goes with the next sample or exec COMM of its process,
+    /// the record the recorder wrote it before.
+    descriptions: FxHashMap<u32, ProcessInfo>,
     /// Perf ids of `usertrace:process` samples.
     process_ids: FxHashSet<u64>,
     /// Perf ids of the events whose ring holds task records (their LOST
@@ -164,11 +169,11 @@ impl ArchiveReader {
             };
             set.extend(desc.ids().iter().copied());
         }
-        let source = if process_ids.is_empty() { ProcessSource::Unknown } else { ProcessSource::Recorded(FxHashMap::default()) };
         Ok(ArchiveReader {
             file: reader,
             path: path.to_owned(),
-            attribution: Attribution::new(ThreadTable::new(), source),
+            attribution: Attribution::new(ThreadTable::new(), Fallback::Nothing),
+            descriptions: FxHashMap::default(),
             formats: FxHashMap::default(),
             process_ids,
             sideband_ids,
@@ -229,10 +234,8 @@ impl ArchiveReader {
                     let raw = info.raw_data();
                     if self.process_ids.contains(&info.id) {
                         let format = self.formats.entry(info.id).or_insert_with(|| event_format(info.event_desc)).clone();
-                        if let (Some(format), ProcessSource::Recorded(infos)) = (format, &mut self.attribution.source) {
-                            if let Some((pid, description)) = process_format::read(&format, raw) {
-                                infos.insert(pid, description);
-                            }
+                        if let Some((pid, description)) = format.and_then(|format| process_format::read(&format, raw)) {
+                            self.descriptions.insert(pid, description);
                         }
                         continue;
                     }
@@ -245,7 +248,8 @@ impl ArchiveReader {
                         format
                     });
                     if format.is_some() {
-                        let sample = Pending::Sample { id: info.id, pid: info.pid, tid: info.tid, cpu: info.cpu, raw: raw.into() };
+                        let described = self.descriptions.remove(&info.pid).map(Box::new);
+                        let sample = Pending::Sample { id: info.id, pid: info.pid, tid: info.tid, cpu: info.cpu, raw: raw.into(), described };
                         self.attribution.push(info.time, sample);
                     }
                 }
@@ -289,12 +293,7 @@ impl ArchiveReader {
         }
         let (time, pending) = match task {
             TaskRecord::Comm { pid, tid, comm, exec } => {
-                let exec = exec.then(|| {
-                    Box::new(match &a.source {
-                        ProcessSource::Recorded(infos) => infos.get(&pid).cloned().unwrap_or_default(),
-                        _ => Default::default(),
-                    })
-                });
+                let exec = exec.then(|| Box::new(self.descriptions.remove(&pid).unwrap_or_default()));
                 (time, Pending::Comm { pid, tid, comm: comm.into(), exec })
             }
             TaskRecord::Fork { pid, tid, ptid, time } => (time, Pending::Fork { pid, tid, ptid }),

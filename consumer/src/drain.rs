@@ -1,0 +1,370 @@
+//! The drain thread: it owns the rings, reads them in rounds, and hands each
+//! round's records on, copied as the kernel wrote them, to the session's
+//! thread, which parses, orders, names and decodes them. It also attaches
+//! tracepoints as they appear (the rings are its), and writes the archive.
+//!
+//! Per record it only copies, and looks at a few fixed bytes: the header's
+//! type, and the pid of a sample, an exec's COMM or an EXIT. Those say when
+//! a process must be described (its executable and command line read from
+//! `/proc`): at its first event, and at each exec. Both are read here, as
+//! the ring is drained, while a short-lived process still exists, and go
+//! into the archive just before the record that called for them.
+//!
+//! The queue to the session's thread is bounded by bytes. A round that
+//! would pass the bound is dropped, whole, and its events are counted as
+//! the recorder's own loss ([`crate::Stats::dropped`]), apart from what the
+//! rings lost: nothing is dropped silently.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rustc_hash::FxHashSet;
+use usertrace::Pattern;
+
+use super::archive::{ArchiveWriter, EXIT_PROBE_NAME};
+use super::attach::{attach, Attachment, Window};
+use super::error::Error;
+use super::format::EventFormat;
+use super::processes::ProcessInfo;
+use super::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MISC_COMM_EXEC, PERF_RECORD_SAMPLE};
+use super::ring::Ring;
+use super::select::{load_with_text, scan};
+use super::sys;
+
+/// The most bytes of rounds waiting for the session's thread: 64 MiB, a
+/// few seconds of a flood, far more than a thread that keeps up ever
+/// leaves. Past it, rounds are dropped and counted.
+pub(crate) const MAX_QUEUED_BYTES: usize = 64 << 20;
+
+/// One CPU's two rings: task records, and tracepoint events.
+pub(crate) struct CpuRing {
+    pub cpu: u32,
+    pub sideband: OwnedFd,
+    pub sideband_ring: Ring,
+    /// Owner of the ring the tracepoints of this CPU write into.
+    pub events: OwnedFd,
+    pub events_ring: Ring,
+}
+
+/// What one read of every ring gave, in the order it was read.
+#[derive(Default)]
+pub(crate) struct Round {
+    /// The records, back to back, as the kernel wrote them.
+    pub bytes: Vec<u8>,
+    /// Which ring each stretch of `bytes` came from.
+    pub segments: Vec<Segment>,
+    /// Descriptions read for the record starting at each offset (a
+    /// process's first sample, an exec's COMM), in offset order.
+    pub described: Vec<(usize, ProcessInfo)>,
+    /// Tracepoints attached before this round was read.
+    pub attached: Vec<Attached>,
+    /// Rings whose published range made no sense (should stay 0).
+    pub broken_rings: u64,
+}
+
+/// A stretch of a round's bytes from one ring.
+pub(crate) struct Segment {
+    pub cpu: u32,
+    pub sideband: bool,
+    /// Where the stretch ends in [`Round::bytes`].
+    pub end: usize,
+}
+
+/// A tracepoint the drain thread attached.
+pub(crate) struct Attached {
+    pub format: Arc<EventFormat>,
+    /// The perf ids of its events, one per CPU.
+    pub ids: Vec<u64>,
+    pub window: Window,
+    pub time_ns: u64,
+}
+
+/// What the session's thread shares with the drain thread.
+#[derive(Default)]
+pub(crate) struct Shared {
+    /// Set to end the drain: it reads the rings a last time and stops.
+    pub stop: AtomicBool,
+    /// Bytes of rounds sent and not yet taken.
+    pub queued_bytes: AtomicUsize,
+    /// Events in rounds dropped because the queue was full.
+    pub dropped: AtomicU64,
+}
+
+/// What the session's thread may tell the drain thread after it started.
+pub(crate) enum Control {
+    /// Attach at once to what a launched command's producers announce.
+    AttachRequests(crate::AttachRequests),
+}
+
+/// The rings and what feeds them, owned by the drain thread.
+pub(crate) struct Drain {
+    pub tracefs: PathBuf,
+    pub patterns: Vec<Pattern>,
+    pub systems: Vec<String>,
+    pub rings: Vec<CpuRing>,
+    pub attachments: Vec<Attachment>,
+    pub attached_tracepoints: FxHashSet<u64>,
+    pub rescan: bool,
+    pub rescan_interval: Duration,
+    pub last_scan: Instant,
+    pub attach_requests: Option<crate::AttachRequests>,
+    pub archive: Option<ArchiveWriter>,
+    /// Processes described since their first sample (until they exit).
+    pub described: Described,
+    /// Tracepoints attached since the last round was sent.
+    pub attached: Vec<Attached>,
+}
+
+impl Drain {
+    /// Attaches every matching tracepoint not attached yet.
+    pub(crate) fn attach_new(&mut self) -> Result<(), Error> {
+        self.last_scan = Instant::now();
+        let systems: Vec<&str> = self.systems.iter().map(String::as_str).collect();
+        for candidate in scan(&self.tracefs, &systems)? {
+            if !self.patterns.iter().any(|p| p.matches(&candidate.system, &candidate.name)) {
+                continue;
+            }
+            // The event may vanish between scan and read: skip it then.
+            let (format, text) = match load_with_text(&candidate) {
+                Ok((f, text)) => (Arc::new(f), text),
+                Err(Error::Io { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            if !self.attached_tracepoints.insert(format.id) {
+                continue;
+            }
+            let owners: Vec<_> = self.rings.iter().map(|r| (r.cpu, r.events.as_fd())).collect();
+            let attachment = match attach(format.clone(), &owners) {
+                Ok(a) => a,
+                // Deleted between scan and open.
+                Err(Error::Perf { errno, .. }) if errno.0 == libc::ENOENT => continue,
+                Err(e) => return Err(e),
+            };
+            let ids: Vec<u64> = attachment.events.iter().map(|(_, _, id)| *id).collect();
+            if let Some(archive) = &mut self.archive {
+                archive.describe_tracepoint(&ids, &sys::tracepoint_attr(format.id), &format, &text);
+            }
+            self.attached.push(Attached { format, ids, window: attachment.window, time_ns: sys::monotonic_ns() });
+            self.attachments.push(attachment);
+        }
+        Ok(())
+    }
+
+    /// The drain thread's loop: a round per wakeup (data, an announced
+    /// tracepoint, or the rescan interval), until told to stop; then a last
+    /// round with the losses the end provokes, and the archive finished.
+    pub(crate) fn run(mut self, shared: Arc<Shared>, rounds: Sender<Result<Round, Error>>, control: Receiver<Control>) -> Result<(), Error> {
+        loop {
+            let stopping = shared.stop.load(Ordering::Acquire);
+            while let Ok(Control::AttachRequests(requests)) = control.try_recv() {
+                self.rescan = true;
+                self.attach_requests = Some(requests);
+            }
+            if !stopping {
+                if let Err(e) = self.wait_and_attach() {
+                    let _ = rounds.send(Err(e));
+                }
+            }
+            let mut round = Round { attached: std::mem::take(&mut self.attached), ..Round::default() };
+            self.described.next_round();
+            self.read_rings(&mut round);
+            if stopping {
+                self.provoke_lost_records();
+                self.read_rings(&mut round);
+            }
+            let written = match &mut self.archive {
+                Some(archive) if stopping => archive.finish(),
+                Some(archive) => archive.end_round(),
+                None => Ok(()),
+            };
+            self.send(round, &shared, &rounds);
+            if let Err(e) = written {
+                // Recording goes on for the other outputs; the archive,
+                // which can no longer be complete, is given up.
+                self.archive = None;
+                let _ = rounds.send(Err(e));
+            }
+            if stopping {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Waits up to the rescan interval for data, and attaches tracepoints
+    /// that appeared.
+    fn wait_and_attach(&mut self) -> Result<(), Error> {
+        let mut fds: Vec<BorrowedFd<'_>> = self.rings.iter().flat_map(|r| [r.sideband.as_fd(), r.events.as_fd()]).collect();
+        fds.extend(self.attach_requests.as_ref().map(|r| r.as_fd()));
+        // The stop flag is looked at between waits: a short one keeps the
+        // end of a recording prompt.
+        let wait = self.rescan_interval.min(Duration::from_millis(50)).as_millis() as i32;
+        sys::poll_readable(&fds, wait).map_err(|e| Error::Perf { op: "poll", cpu: 0, errno: e })?;
+        drop(fds);
+        let announced = self.attach_requests.as_ref().is_some_and(|r| r.drain() > 0);
+        if announced || (self.rescan && self.last_scan.elapsed() >= self.rescan_interval) {
+            self.attach_new()?;
+        }
+        Ok(())
+    }
+
+    /// Hands `round` on, or drops it if the queue is full.
+    fn send(&self, round: Round, shared: &Shared, rounds: &Sender<Result<Round, Error>>) {
+        let size = round.bytes.len();
+        // ATOMICS: Relaxed; the count only bounds memory, it orders nothing.
+        if size > 0 && shared.queued_bytes.load(Ordering::Relaxed) + size > MAX_QUEUED_BYTES {
+            let events = samples_in(&round);
+            shared.dropped.fetch_add(events, Ordering::Relaxed);
+            // The attachments still count: later rounds hold their events.
+            let _ = rounds.send(Ok(Round { attached: round.attached, ..Round::default() }));
+            return;
+        }
+        shared.queued_bytes.fetch_add(size, Ordering::Relaxed);
+        let _ = rounds.send(Ok(round));
+    }
+
+    /// The kernel reports a loss only in front of the next record written
+    /// to the ring, so losses at the very end would go unreported. A thread
+    /// that exits on each CPU makes the sideband event, and a probe opened
+    /// into the event ring, write an EXIT record there, each preceded by any
+    /// pending LOST. (The EXIT of our own short thread is harmless.)
+    fn provoke_lost_records(&mut self) {
+        let mut probe_ids = Vec::new();
+        for r in &self.rings {
+            let cpu = r.cpu;
+            let probe = sys::open(&mut sys::exit_probe_attr(), cpu, Some(r.events.as_fd()));
+            // Its FORK and EXIT records land in the archive too, and perf
+            // refuses a file with a record of an event it does not know.
+            probe_ids.extend(probe.as_ref().ok().and_then(|fd| sys::event_id(fd.as_fd()).ok()));
+            let _ = std::thread::spawn(move || {
+                let _ = sys::pin_current_thread(cpu);
+            })
+            .join();
+            drop(probe);
+        }
+        if let Some(archive) = &mut self.archive {
+            archive.describe_carrier(&probe_ids, &sys::exit_probe_attr(), EXIT_PROBE_NAME);
+        }
+    }
+
+    /// Copies every ring's published records into `round`.
+    fn read_rings(&mut self, round: &mut Round) {
+        for r in &mut self.rings {
+            let cpu = r.cpu;
+            for sideband in [true, false] {
+                let ring = if sideband { &mut r.sideband_ring } else { &mut r.events_ring };
+                let (described, archive) = (&mut self.described, &mut self.archive);
+                let result = ring.drain(|bytes| {
+                    if let Some(info) = description_needed(bytes, described) {
+                        let time = sample_time(bytes);
+                        if let (Some(archive), Some(pid)) = (archive.as_mut(), pid_of(bytes)) {
+                            archive.process(pid, time, cpu, &info);
+                        }
+                        round.described.push((round.bytes.len(), info));
+                    }
+                    if let Some(archive) = archive.as_mut() {
+                        archive.copy(bytes, sample_time_of_sample(bytes));
+                    }
+                    round.bytes.extend_from_slice(bytes);
+                });
+                if result.is_err() {
+                    round.broken_rings += 1;
+                }
+                round.segments.push(Segment { cpu, sideband, end: round.bytes.len() });
+            }
+        }
+    }
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
+    bytes.get(at..at + 2).map(|b| u16::from_ne_bytes([b[0], b[1]]))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    bytes.get(at..at + 4).map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
+    bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_ne_bytes)
+}
+
+/// The pid a sample (after its id), a COMM or an EXIT record names.
+fn pid_of(record: &[u8]) -> Option<u32> {
+    match u32_at(record, 0)? {
+        PERF_RECORD_SAMPLE => u32_at(record, HEADER_LEN + 8),
+        PERF_RECORD_COMM | PERF_RECORD_EXIT => u32_at(record, HEADER_LEN),
+        _ => None,
+    }
+}
+
+/// A sample's time (after id, pid and tid), for the SAMPLE_TIME header.
+fn sample_time_of_sample(record: &[u8]) -> Option<u64> {
+    (u32_at(record, 0)? == PERF_RECORD_SAMPLE).then(|| u64_at(record, HEADER_LEN + 16)).flatten()
+}
+
+/// The time of a record, for the description written before it: a
+/// sample's own, or the sample_id trailer's (last 32 bytes: pid, tid,
+/// time, cpu, res, id) of anything else.
+fn sample_time(record: &[u8]) -> u64 {
+    sample_time_of_sample(record).or_else(|| u64_at(record, record.len().checked_sub(24)?)).unwrap_or(0)
+}
+
+/// The processes described since their first sample. A process that
+/// exits is forgotten, so that a reused pid is described afresh; but only
+/// two rounds after its EXIT was read: the rings are read one after the
+/// other, so a sample older than the EXIT may come from another CPU's ring
+/// later in the same round, or in the next one (perf's round argument,
+/// `order.rs`), and must not describe the process again.
+#[derive(Default)]
+pub(crate) struct Described {
+    pids: FxHashSet<u32>,
+    /// Exits read in this round, and in the one before.
+    exited: [Vec<u32>; 2],
+}
+
+impl Described {
+    /// Starts a round: forgets the exits of the round before the last.
+    fn next_round(&mut self) {
+        let [older, last] = &mut self.exited;
+        for pid in older.drain(..) {
+            self.pids.remove(&pid);
+        }
+        std::mem::swap(older, last);
+    }
+}
+
+/// The description `record` calls for, read now: a process's first sample
+/// (since it was last seen to exit), or an exec.
+fn description_needed(record: &[u8], described: &mut Described) -> Option<ProcessInfo> {
+    let kind = u32_at(record, 0)?;
+    let pid = pid_of(record)?;
+    match kind {
+        PERF_RECORD_SAMPLE if described.pids.insert(pid) => Some(ProcessInfo::read(Path::new("/proc"), pid)),
+        PERF_RECORD_COMM if u16_at(record, 4)? & PERF_RECORD_MISC_COMM_EXEC != 0 => Some(ProcessInfo::read(Path::new("/proc"), pid)),
+        PERF_RECORD_EXIT => {
+            // pid, ppid, tid: the process itself exits when tid == pid.
+            if u32_at(record, HEADER_LEN + 8)? == pid {
+                described.exited[1].push(pid);
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// The samples in a round: what dropping it loses.
+fn samples_in(round: &Round) -> u64 {
+    let mut count = 0;
+    let mut at = 0;
+    while let (Some(kind), Some(size)) = (u32_at(&round.bytes, at), u16_at(&round.bytes, at + 6)) {
+        if size == 0 {
+            break;
+        }
+        count += u64::from(kind == PERF_RECORD_SAMPLE);
+        at += usize::from(size);
+    }
+    count
+}

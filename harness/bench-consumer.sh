@@ -7,17 +7,27 @@
 #   start  session start time with 1000 idle processes: `usertrace record`
 #          against `perf record -a` (which synthesizes /proc for each).
 #   drain  time to drain a flood already in the rings: `usertrace record
-#          --format json -o FILE` against ring_drain_baseline (the same
+#          --format json -o FILE` and `usertrace record -o FILE.data` (the
+#          perf.data archive) against ring_drain_baseline (the same
 #          per-CPU rings, counted, nothing decoded), the limit for any
 #          consumer. The recorder is stopped (SIGSTOP) while one producer
 #          per CPU fills its ring, then continued and timed to its exit.
 #   sweep  the highest paced emit rate with nothing lost, for
-#          ring_drain_baseline, `usertrace record --format json` and `perf
-#          record`, all with the same ring size per CPU.
+#          ring_drain_baseline, `usertrace record --format json`,
+#          `usertrace record -o FILE.data` and `perf record`, all with the
+#          same ring size per CPU.
+#   archive  (not run by default: 6 to 7 minutes under TCG for its
+#          1,000,000 events) one paced producer recorded at once by
+#          `usertrace record -o FILE.data`, `usertrace record -o
+#          FILE.jsonl` and `perf record`: bytes per event of each file;
+#          then that FILE.data converted by `usertrace convert` to JSON
+#          lines and to Perfetto, against `perf script` on the same file:
+#          wall time and peak RSS. BENCH_ARCHIVE_EVENTS (1000000),
+#          BENCH_ARCHIVE_RATE (10000 /s), BENCH_ARCHIVE_PAGES (1024).
 #   profile  where `usertrace record --format json` (BENCH_PROFILE=stat:
 #          `usertrace stat`) spends the drain of that flood: a flat
 #          cpu-clock profile by perf (not run by default)
-#   bash harness/bench-consumer.sh [PART...]     (all but profile by default)
+#   bash harness/bench-consumer.sh [PART...]     (all but profile and archive by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # BENCH_USERTRACE: another build to compare, e.g. one from the commit before.
@@ -29,7 +39,7 @@ n=${BENCH_EVENTS:-200000}
 parts=" ${*:-text start drain sweep} "
 want() { [[ $parts == *" $1 "* ]]; }
 [ -x "$ut" ] || { echo "bench-consumer: $ut is missing: cargo build --release -p usertrace-cli --bin usertrace" >&2; exit 1; }
-if want drain || want sweep || want profile; then
+if want drain || want sweep || want profile || want archive; then
   for b in "$base" "$paced"; do
     [ -x "$b" ] || { echo "bench-consumer: $b is missing: cargo build --release -p usertrace-consumer --example ring_drain_baseline --example paced_emit" >&2; exit 1; }
   done
@@ -129,6 +139,7 @@ start_consumer() {
   case $kind in
     baseline) "$base" --buffer-size "$pages" "$name" -- sh -c "$cmd" 2>"$scratch/$kind.err" & ;;
     record) "$ut" record -e "$name" --buffer-size "$pages" --format json -o "$scratch/ut.json" -- sh -c "$cmd" 2>"$scratch/$kind.err" & ;;
+    archive) "$ut" record -e "$name" --buffer-size "$pages" -o "$scratch/ut.data" -- sh -c "$cmd" 2>"$scratch/$kind.err" & ;;
     stat) "$ut" stat -e "$name" --buffer-size "$pages" -- sh -c "$cmd" >/dev/null 2>"$scratch/$kind.err" & ;;
     perf) perf record -a -m "$pages" -e "user_events:$name" -o "$scratch/perf.data" -- sh -c "$cmd" 2>"$scratch/$kind.err" & ;;
   esac
@@ -140,6 +151,7 @@ received() {
   case $1 in
     baseline) sed -n 's/.* samples \([0-9]*\) .*/\1/p' "$scratch/$1.err" ;;
     record | stat) sed -n "s/^usertrace $1: \([0-9]*\) events, .*/\1/p" "$scratch/$1.err" | tail -1 ;;
+    archive) sed -n "s/^usertrace record: \([0-9]*\) events, .*/\1/p" "$scratch/$1.err" | tail -1 ;;
     # Counted in the file: the "(N samples)" perf record prints is not
     # always the count of samples written (it said 52,571 of 52,500).
     perf) perf report --stats -i "$scratch/perf.data" 2>/dev/null | awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' ;;
@@ -149,7 +161,24 @@ reported_lost() {
   case $1 in
     baseline) sed -n 's/.* lost \([0-9]*\) .*/\1/p' "$scratch/$1.err" ;;
     record | stat) sed -n "s/^usertrace $1: [0-9]* events, \([0-9]*\) lost.*/\1/p" "$scratch/$1.err" | tail -1 ;;
+    archive) sed -n "s/^usertrace record: [0-9]* events, \([0-9]*\) lost.*/\1/p" "$scratch/$1.err" | tail -1 ;;
     perf) echo - ;;
+  esac
+}
+# NAME's samples in a perf.data file, as perf itself counts them (our
+# archive also holds usertrace:process samples: not these).
+perf_samples() {
+  perf report --stats -i "$1" 2>/dev/null | awk -v want="user_events:$2 stats:" '$0 == want { on = 1; next } on && $1 == "SAMPLE" { n = $3; exit } END { print n + 0 }'
+}
+# KIND NAME: NAME's events in the file the consumer wrote, counted there
+# (so that "nothing lost" means every event reached the file); - for those
+# that write none.
+in_file() {
+  case $1 in
+    record) grep -c "\"event\":\"$2\"" "$scratch/ut.json" || true ;;
+    archive) perf_samples "$scratch/ut.data" "$2" ;;
+    perf) received perf ;;
+    *) echo - ;;
   esac
 }
 # The producers' achieved rates, summed ("emitted N in T s = R/s").
@@ -165,7 +194,7 @@ if want drain; then
   flood=${BENCH_FLOOD:-50000}
   : >"$scratch/drain.txt"
   for trial in 1 2 3; do
-    for kind in baseline stat record; do
+    for kind in baseline stat record archive; do
       # shellcheck disable=SC2086
       start_producers bench_flood 0 "$flood" $cpus
       start_consumer "$kind" bench_flood 1024
@@ -182,8 +211,10 @@ if want drain; then
       wait "$consumer" || true
       t1=$(now)
       # shellcheck disable=SC2086
-      echo "$kind $t0 $t1 $(received "$kind") $(reported_lost "$kind") $(emitted_rate bench_flood $cpus)" >>"$scratch/drain.txt"
-      rm -f "$scratch/ut.json"
+      filed=$(in_file "$kind" bench_flood)
+      # shellcheck disable=SC2086
+      echo "$kind $t0 $t1 $(received "$kind") $(reported_lost "$kind") $(emitted_rate bench_flood $cpus) ${filed:-0}" >>"$scratch/drain.txt"
+      rm -f "$scratch/ut.json" "$scratch/ut.data"
     done
   done
   python3 - "$flood" "$(nproc)" "$scratch/drain.txt" <<'PY'
@@ -191,22 +222,29 @@ import statistics, sys
 flood, ncpu, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 runs = {}
 for line in open(path):
-    kind, t0, t1, got, lost, emit_rate = line.split()
-    runs.setdefault(kind, []).append((float(t1) - float(t0), int(got or 0), lost, int(emit_rate)))
+    kind, t0, t1, got, lost, emit_rate, in_file = line.split()
+    runs.setdefault(kind, []).append((float(t1) - float(t0), int(got or 0), lost, int(emit_rate), in_file))
 print(f"drain {flood} events per CPU x {ncpu} CPUs already in rings of 1024 pages (SIGSTOP while filled), 3 trials:")
 rate = {}
 for kind, label in (
     ("baseline", "ring_drain_baseline (count only)"),
     ("stat", "usertrace stat (session, no output)"),
     ("record", "usertrace record --format json"),
+    ("archive", "usertrace record -o FILE.data"),
 ):
     rs = runs[kind]
     times = ", ".join(f"{t:.3f}" for t, *_ in rs)
     t = statistics.median(r[0] for r in rs)
     got = rs[0][1]
-    rate[kind] = got / t
-    print(f"  {label:34} {got:>7} received, lost {','.join(r[2] for r in rs)}; drained in {times} s; median {rate[kind]:>9.0f} events/s")
+    # Each trial's own count over its own time, the median of those.
+    rate[kind] = statistics.median(r[1] / r[0] for r in rs)
+    received = ",".join(str(r[1]) for r in rs)
+    in_file = ",".join(r[4] for r in rs)
+    whole = all(r[1] == flood * ncpu for r in rs) and all(r[4] in ("-", str(flood * ncpu)) for r in rs)
+    print(f"  {label:34} {received} received, lost {','.join(r[2] for r in rs)}, in file {in_file}{'' if whole else ' <- not all of ' + str(flood * ncpu)}; drained in {times} s; median {rate[kind]:>9.0f} events/s")
 print(f"  ratio record/baseline (events/s)   {rate['record'] / rate['baseline']:.3f}")
+print(f"  ratio archive/baseline (events/s)  {rate['archive'] / rate['baseline']:.3f}")
+print(f"  ratio archive/record (events/s)    {rate['archive'] / rate['record']:.3f}")
 print(f"  ratio stat/baseline (events/s)     {rate['stat'] / rate['baseline']:.3f}")
 print(f"  producers' flat-out emit rate while filling: {', '.join(str(r[3]) for k in runs for r in runs[k])} events/s (all CPUs)")
 PY
@@ -252,7 +290,7 @@ if want sweep; then
   : >"$scratch/sweep.txt"
   for rate in $rates; do
     count=$((rate * secs))
-    for kind in baseline record perf; do
+    for kind in baseline record archive perf; do
       # Higher rates only lose more: a consumer that lost is done.
       [ -z "${lost_at[$kind]:-}" ] || continue
       start_producers bench_sweep "$rate" "$count" "$cpu"
@@ -265,24 +303,120 @@ if want sweep; then
       producers_done
       wait "$consumer" || true
       got=$(received "$kind")
-      echo "$rate $kind $count ${got:-0} $(reported_lost "$kind") $(emitted_rate bench_sweep "$cpu")" >>"$scratch/sweep.txt"
-      [ "${got:-0}" = "$count" ] || lost_at[$kind]=$rate
-      rm -f "$scratch/ut.json" "$scratch/perf.data"
+      filed=$(in_file "$kind" bench_sweep)
+      echo "$rate $kind $count ${got:-0} $(reported_lost "$kind") $(emitted_rate bench_sweep "$cpu") ${filed:-0}" >>"$scratch/sweep.txt"
+      [ "${got:-0}" = "$count" ] && [[ ${filed:-0} == - || ${filed:-0} == "$count" ]] || lost_at[$kind]=$rate
+      rm -f "$scratch/ut.json" "$scratch/ut.data" "$scratch/perf.data"
     done
   done
   python3 - "$secs" "$pages" "$scratch/sweep.txt" <<'PY'
 import sys
 secs, pages, path = sys.argv[1], sys.argv[2], sys.argv[3]
 print(f"paced emit for {secs} s from one thread on the last CPU, rings of {pages} pages per CPU for all:")
-print(f"  {'rate asked':>10} {'emitted at':>10}  {'consumer':9} {'received':>9} {'of':>9} {'lost (kernel)':>13}")
+print(f"  {'rate asked':>10} {'emitted at':>10}  {'consumer':9} {'received':>9} {'in file':>9} {'of':>9} {'lost (kernel)':>13}")
+print("  (record: --format json -o FILE.jsonl; archive: -o FILE.data)")
 best = {}
 for line in open(path):
-    rate, kind, count, got, lost, achieved = line.split()
-    ok = got == count
-    print(f"  {rate:>10} {achieved:>10}  {kind:9} {got:>9} {count:>9} {lost:>13}{'' if ok else '  <- lost'}")
+    rate, kind, count, got, lost, achieved, filed = line.split()
+    ok = got == count and filed in ("-", count)
+    print(f"  {rate:>10} {achieved:>10}  {kind:9} {got:>9} {filed:>9} {count:>9} {lost:>13}{'' if ok else '  <- lost'}")
     if ok:
         best[kind] = max(best.get(kind, 0), int(achieved))
-for kind in ("baseline", "record", "perf"):
+for kind in ("baseline", "record", "archive", "perf"):
     print(f"  highest emitted rate with nothing lost, {kind:8}: {best.get(kind, 0)} events/s")
 PY
+fi
+
+if want archive; then
+  an=${BENCH_ARCHIVE_EVENTS:-1000000}
+  arate=${BENCH_ARCHIVE_RATE:-10000}
+  apages=${BENCH_ARCHIVE_PAGES:-1024}
+  cpu=$(($(nproc) - 1))
+  # One producer, three consumers of its events at once: each file holds
+  # the same events.
+  start_producers bench_archive "$arate" "$an" "$cpu"
+  cmd="$(waiter "${producers[0]}")"
+  "$ut" record -e bench_archive --buffer-size "$apages" -o "$scratch/a.data" -- sh -c "$cmd" 2>"$scratch/a-data.err" &
+  c_data=$!
+  "$ut" record -e bench_archive --buffer-size "$apages" -o "$scratch/a.jsonl" -- sh -c "$cmd" 2>"$scratch/a-jsonl.err" &
+  c_jsonl=$!
+  perf record -a -m "$apages" -e user_events:bench_archive -o "$scratch/a-perf.data" -- sh -c "$cmd" 2>"$scratch/a-perf.err" &
+  c_perf=$!
+  producers_enabled bench_archive "$cpu"
+  # perf enables its event only after reading /proc (see sweep).
+  sleep 4
+  touch "$scratch/go"
+  producers_done
+  wait "$c_data" "$c_jsonl" "$c_perf" || true
+  size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+  summary() { sed -n 's/^usertrace record: \([0-9]*\) events, \([0-9]*\) lost.*/\1 \2/p' "$1" | tail -1; }
+  {
+    echo "emitted $an $(emitted_rate bench_archive "$cpu")"
+    echo "data $(size "$scratch/a.data") $(perf_samples "$scratch/a.data" bench_archive) $(summary "$scratch/a-data.err")"
+    echo "jsonl $(size "$scratch/a.jsonl") $(grep -c '"event":"bench_archive"' "$scratch/a.jsonl" || true) $(summary "$scratch/a-jsonl.err")"
+    echo "perf $(size "$scratch/a-perf.data") $(perf_samples "$scratch/a-perf.data" bench_archive) - -"
+  } >"$scratch/archive.txt"
+  # Room in the guest's /dev/shm for the conversions' outputs.
+  rm -f "$scratch/a.jsonl" "$scratch/a-perf.data"
+  # LABEL OUT PATTERN COMMAND...: wall time and peak RSS of COMMAND, and
+  # OUT's size and lines matching PATTERN (OUT -: COMMAND's stdout).
+  timed() {
+    local label=$1 out=$2 pattern=$3 t0 t1 rss pid h
+    shift 3
+    t0=$(now)
+    if [ -x /usr/bin/time ]; then
+      /usr/bin/time -v "$@" 2>"$scratch/time.err" >"$scratch/stdout" || true
+      rss=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$scratch/time.err")
+    else
+      # No GNU time: the child's VmHWM, read until it exits.
+      "$@" >"$scratch/stdout" 2>"$scratch/time.err" &
+      pid=$!
+      rss=0
+      while kill -0 "$pid" 2>/dev/null; do
+        h=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' "/proc/$pid/status" 2>/dev/null || true)
+        [ -z "$h" ] || [ "$h" -le "$rss" ] || rss=$h
+        sleep 0.05
+      done
+      wait "$pid" || true
+    fi
+    t1=$(now)
+    [ "$out" != - ] || out=$scratch/stdout
+    echo "$label $t0 $t1 ${rss:-0} $(size "$out") $(grep -c -- "$pattern" "$out" || true)" >>"$scratch/convert.txt"
+    rm -f "$out" "$scratch/stdout"
+  }
+  : >"$scratch/convert.txt"
+  timed jsonl "$scratch/c.jsonl" '"event":"bench_archive"' "$ut" convert "$scratch/a.data" "$scratch/c.jsonl"
+  timed pftrace "$scratch/c.pftrace" '^' "$ut" convert "$scratch/a.data" "$scratch/c.pftrace"
+  timed script - 'user_events:bench_archive:' perf script -i "$scratch/a.data"
+  python3 - "$apages" "$scratch/archive.txt" "$scratch/convert.txt" <<'PY'
+import sys
+pages, arch, conv = sys.argv[1], sys.argv[2], sys.argv[3]
+rows = {}
+for line in open(arch):
+    kind, *rest = line.split()
+    rows[kind] = rest
+emitted, achieved = int(rows["emitted"][0]), rows["emitted"][1]
+print(f"archive: {emitted} events (u64 n) from one thread paced at {achieved} /s, recorded at once by three consumers, rings of {pages} pages:")
+print(f"  {'file':34} {'bytes':>12} {'bytes/event':>11} {'in file':>9} {'received':>9} {'lost':>5}")
+per = {}
+for kind, label in (("data", "usertrace record -o FILE.data"), ("jsonl", "usertrace record -o FILE.jsonl"), ("perf", "perf record -o FILE (perf.data)")):
+    size, filed, got, lost = (rows[kind] + ["-"] * 4)[:4]
+    per[kind] = int(size) / emitted
+    mark = "" if filed == str(emitted) else f"  <- not all of {emitted}"
+    print(f"  {label:34} {int(size):>12} {per[kind]:>11.1f} {filed:>9} {got:>9} {lost:>5}{mark}")
+print(f"  .data / perf's file {per['data'] / per['perf']:.2f}; .jsonl / .data {per['jsonl'] / per['data']:.2f}")
+print(f"converting that FILE.data ({emitted} events):")
+print(f"  {'command':42} {'wall s':>8} {'peak RSS':>10} {'out bytes':>12} {'events out':>10}")
+t = {}
+for line in open(conv):
+    kind, t0, t1, rss, size, count = line.split()
+    t[kind] = float(t1) - float(t0)
+    label = {"jsonl": "usertrace convert FILE.data OUT.jsonl", "pftrace": "usertrace convert FILE.data OUT.pftrace", "script": "perf script -i FILE.data > OUT"}[kind]
+    count = "-" if kind == "pftrace" else count
+    print(f"  {label:42} {t[kind]:>8.2f} {int(rss) / 1024:>6.1f} MiB {int(size):>12} {count:>10}")
+for kind in ("jsonl", "pftrace"):
+    if kind in t and "script" in t:
+        print(f"  ratio {kind}/perf script (wall)  {t[kind] / t['script']:.2f}")
+PY
+  rm -f "$scratch/a.data"
 fi

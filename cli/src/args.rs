@@ -3,8 +3,11 @@
 //! cannot drift from what is parsed. Each subcommand's options live in its
 //! own file; this one ties them together.
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Parser, Subcommand, ValueEnum};
 
+use crate::completions::CompletionsArgs;
+use crate::man_pages::ManPagesArgs;
+use crate::verbosity::Verbosity;
 use crate::{convert::ConvertArgs, export::ExportArgs, list::ListArgs, record::RecordArgs, report::ReportArgs, stat::StatArgs, status::StatusArgs};
 
 /// What `usertrace --help` shows under the commands.
@@ -28,11 +31,31 @@ Exit status:
     about = "Inspect, record and count Linux user_events; view recordings in Perfetto",
     after_help = "`usertrace help COMMAND` or `usertrace COMMAND --help` tells more.",
     after_long_help = EXIT_STATUS,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    // Each command's man page is dated by the version, and says it.
+    propagate_version = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Print no progress and no notes; errors, and warnings that events
+    /// were lost, dropped or undecodable, still print
+    // Global, so that perf's habit of `usertrace record -q` works as
+    // well as `usertrace -q record`.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Also print how a session is set up, and progress every second
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    pub verbose: u8,
+}
+
+impl Cli {
+    /// How much the command says on stderr, from -q and -v.
+    pub fn verbosity(&self) -> Verbosity {
+        Verbosity::from_flags(self.quiet, self.verbose)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -46,6 +69,8 @@ pub enum Command {
     Convert(ConvertArgs),
     Export(ExportArgs),
     Report(ReportArgs),
+    Completions(CompletionsArgs),
+    ManPages(ManPagesArgs),
 }
 
 /// How a command prints what it found.
@@ -102,7 +127,7 @@ mod tests {
 
     #[test]
     fn every_command_has_help_both_ways() {
-        for cmd in ["status", "list", "record", "stat", "convert", "export", "report"] {
+        for cmd in ["status", "list", "record", "stat", "convert", "export", "report", "completions", "man-pages"] {
             let e = error(&["help", cmd]);
             assert_eq!(e.kind(), ErrorKind::DisplayHelp, "help {cmd}");
             assert!(e.to_string().contains(&format!("usertrace {cmd}")), "help {cmd}: {e}");
@@ -135,6 +160,30 @@ mod tests {
         assert_eq!(r.run.ring_pages, Some(8));
         assert_eq!(r.run.pids, [3]);
         assert_eq!(r.run.duration, Some(Duration::from_millis(1500)));
+    }
+
+    fn cli(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("usertrace").chain(args.iter().copied())).unwrap()
+    }
+
+    #[test]
+    fn perfs_a_q_and_v_are_taken_before_or_after_the_command() {
+        assert!(record(&["-a", "-e", "x"]).run.all_cpus);
+        assert!(stat(&["--all-cpus", "-e", "x"]).run.all_cpus);
+        assert_eq!(cli(&["record", "-q", "-e", "x"]).verbosity(), Verbosity::Quiet);
+        assert_eq!(cli(&["-q", "stat", "-e", "x"]).verbosity(), Verbosity::Quiet);
+        assert_eq!(cli(&["record", "-e", "x", "-v"]).verbosity(), Verbosity::Verbose);
+        assert_eq!(cli(&["-vv", "convert", "a", "b"]).verbosity(), Verbosity::Verbose);
+        assert_eq!(cli(&["report", "a"]).verbosity(), Verbosity::Normal);
+        let e = error(&["record", "-q", "-v", "-e", "x"]);
+        assert_eq!(e.kind(), ErrorKind::ArgumentConflict);
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn every_command_says_the_version() {
+        let e = error(&["record", "--version"]);
+        assert_eq!(e.kind(), ErrorKind::DisplayVersion);
     }
 
     #[test]

@@ -123,7 +123,10 @@ pub fn run(args: &ExportArgs) -> ExitCode {
             args.timeout
         );
     }
-    eprintln!("usertrace export: {summary}");
+    // Quiet hides the counts only when the endpoint took every event.
+    if summary.exported_events != summary.recorded_events || crate::verbosity::notes() {
+        eprintln!("usertrace export: {summary}");
+    }
     if let Some(e) = read_error {
         // What came before the bad line was sent (and counted above).
         eprintln!("usertrace export: {}; nothing after it was read", named(&name, &e));

@@ -1,8 +1,9 @@
 //! `usertrace`: inspect, record and count user_events.
 //!
 //! One file per subcommand (`status`, `list`, `record`, `stat`, `convert`,
-//! `export`, `report`), each with its clap options; `args` ties them into the
-//! command line, `run` is what `record` and `stat` share, `records` turns
+//! `export`, `report`, `completions`, `man_pages`), each with its clap
+//! options; `args` ties them into the command line, `verbosity` is what
+//! `-q` and `-v` allow on stderr, `run` is what `record` and `stat` share, `records` turns
 //! what a session yields into `usertrace_output` records, `text` and
 //! `trace_format` are the formats a recording is written in, and `json`
 //! holds every other `--format json` line and documents them as a public
@@ -40,12 +41,14 @@
 
 mod args;
 mod clock;
+mod completions;
 mod config_file;
 mod convert;
 mod export;
 mod json;
 mod launch;
 mod list;
+mod man_pages;
 mod otlp_args;
 mod record;
 mod recording;
@@ -57,6 +60,7 @@ mod status;
 mod stdout;
 mod text;
 mod trace_format;
+mod verbosity;
 
 use std::process::ExitCode;
 
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
             return ExitCode::from(e.exit_code() as u8);
         }
     };
+    cli.verbosity().set();
     let (name, code) = match &cli.command {
         Command::Status(a) => ("status", status::run(a)),
         Command::List(a) => ("list", list::run(a)),
@@ -81,6 +86,8 @@ fn main() -> ExitCode {
         Command::Convert(a) => ("convert", convert::run(a)),
         Command::Export(a) => ("export", export::run(a)),
         Command::Report(a) => ("report", report::run(a)),
+        Command::Completions(a) => ("completions", completions::run(a)),
+        Command::ManPages(a) => ("man-pages", man_pages::run(a)),
     };
     // What the command printed is flushed here, and a failure to print it
     // becomes the status: once, for every command.

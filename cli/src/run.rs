@@ -17,6 +17,7 @@ use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::{Output, Session, SessionOptions, Stats, Window};
 
 use crate::launch::HeldChild;
+use crate::verbosity::{detail, note};
 use usertrace_consumer::AttachRequests;
 
 /// Options common to `record` and `stat`.
@@ -48,6 +49,11 @@ pub struct RunArgs {
     /// Data pages per CPU ring, a power of two [default: 256]
     #[arg(long = "buffer-size", value_name = "PAGES", value_parser = parse_pages)]
     pub ring_pages: Option<usize>,
+
+    /// All CPUs: accepted for perf's habit, and what usertrace always
+    /// does (user_events are recorded on every CPU; -p chooses processes)
+    #[arg(short = 'a', long = "all-cpus")]
+    pub all_cpus: bool,
 
     /// A command to run, held until recording has started, and recorded
     /// until it exits; its exit status becomes ours. Everything after it
@@ -168,9 +174,16 @@ pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink
     if let Some(requests) = attach_requests {
         session.listen_for_attach_requests(requests);
     }
+    detail!(
+        "usertrace {name}: on every CPU, rings of {} pages ({} KiB) each; events matching {}; namespaces {}",
+        options.ring_pages,
+        options.ring_pages * 4,
+        args.patterns.join(","),
+        if session.records_namespaces() { "recorded" } else { "not recorded (they need root or CAP_PERFMON)" }
+    );
     if session.attached().next().is_none() {
         let list = args.patterns.join(" ");
-        eprintln!("usertrace {name}: no event matches {list} yet; attaching when one is registered");
+        note!("usertrace {name}: no event matches {list} yet; attaching when one is registered");
     }
     // A Cell: `report` counts into it while the progress line reads it.
     let skipped = Cell::new(0u64);
@@ -183,7 +196,7 @@ pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink
                         " (other CPUs could not be held: {errno}; events written in the first moments on other CPUs may be lost)"
                     ),
                 };
-                eprintln!("usertrace {name}: attached {}{note}", format.full_name());
+                note!("usertrace {name}: attached {}{note}", format.full_name());
             }
             Output::Lost { cpu, count, sideband: false, .. } => {
                 eprintln!("usertrace {name}: CPU {cpu} lost {count} events: the ring was full (try a larger --buffer-size)");
@@ -220,6 +233,8 @@ pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink
     let deadline = args.duration.and_then(|d| Instant::now().checked_add(d));
     let mut exit = ExitCode::SUCCESS;
     let mut last_progress = Instant::now();
+    // With -v, each second; quiet, never.
+    let progress_every = if crate::verbosity::details() { Duration::from_secs(1) } else { Duration::from_secs(10) };
     loop {
         let timeout = deadline.map_or(POLL, |d| d.saturating_duration_since(Instant::now()).min(POLL));
         if let Err(e) = session.poll_each(timeout, &mut report) {
@@ -255,10 +270,10 @@ pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink
             }
             break;
         }
-        if last_progress.elapsed() >= Duration::from_secs(10) {
+        if last_progress.elapsed() >= progress_every {
             last_progress = Instant::now();
             let s = session.stats();
-            eprintln!(
+            note!(
                 "usertrace {name}: {} events, {} lost, {:.0}s so far",
                 s.events.saturating_sub(skipped.get()),
                 s.lost_total(),
@@ -298,12 +313,16 @@ pub fn print_summary(name: &str, summary: &Summary) {
     let s = &summary.stats;
     // The recorder's own drops are apart from what the rings lost.
     let dropped = if s.dropped > 0 { format!(", {} dropped by the recorder", s.dropped) } else { String::new() };
-    eprintln!(
+    // Quiet hides the counts of a run with no holes, never of one with.
+    let whole = s.lost_total() == 0 && s.dropped == 0;
+    if !whole || crate::verbosity::notes() {
+        eprintln!(
         "usertrace {name}: {} events, {} lost{dropped}, {:.3}s",
         summary.events(),
         s.lost_total(),
         summary.duration.as_secs_f64()
-    );
+        );
+    }
     if s.dropped > 0 {
         eprintln!(
             "usertrace {name}: {} events were read from the rings but dropped: the outputs could not keep up and \
@@ -312,7 +331,7 @@ pub fn print_summary(name: &str, summary: &Summary) {
         );
     }
     if summary.skipped > 0 {
-        eprintln!("usertrace {name}: {} events of processes not given with -p were left out", summary.skipped);
+        note!("usertrace {name}: {} events of processes not given with -p were left out", summary.skipped);
     }
     if s.lost_sideband > 0 {
         eprintln!("usertrace {name}: {} task records were lost; some process names may be wrong", s.lost_sideband);

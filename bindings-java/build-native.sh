@@ -21,6 +21,9 @@ case "$(uname -m)" in
   *) arch=$(uname -m) ;;
 esac
 os=$(uname -s | tr '[:upper:]' '[:lower:]')
-(cd "$here" && CARGO_TARGET_DIR=$target cargo build --quiet --release -p "$package")
+# Not --quiet: a first build takes minutes, and cargo's lines (on stderr,
+# which Maven shows) say what it is doing meanwhile.
+echo "build-native.sh: cargo build --release -p $package" >&2
+(cd "$here" && CARGO_TARGET_DIR=$target cargo build --release -p "$package")
 mkdir -p "$out/$dir/$os-$arch"
 cp "$target/release/lib$lib.so" "$out/$dir/$os-$arch/lib$lib.so"

@@ -1,3 +1,7 @@
+// The front page opens with the README (an example that doctests run),
+// then says how the crate is laid out.
+#![doc = include_str!("../README.md")]
+//!
 //! usertrace-consumer: record user_events with perf, in time order, each
 //! event attributed to the thread and process that emitted it.
 //!

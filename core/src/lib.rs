@@ -1,3 +1,7 @@
+// The front page opens with the README (an example that doctests run),
+// then says how the crate is laid out.
+#![doc = include_str!("../README.md")]
+//!
 //! usertrace: Linux user_events tracepoints.
 //!
 //! A tracepoint costs one relaxed load while nobody listens. When ftrace,
@@ -37,11 +41,14 @@ pub use error::{Error, ErrorKind};
 pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
 pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use producer::{
-    check_field_count, validate_name, Definition,
-    delete_event, format_string, is_valid_name, registered_format, DynamicTracepoint, ExternalTracepoint, Field, FieldType, Provider,
+    delete_event, registered_format, validate_name, Definition, DynamicTracepoint, ExternalTracepoint, Field, FieldType, Provider,
     RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS,
 };
-pub use producer::{wait_for_emits, EmitScope};
+// What the C, Python and Java bindings build on, and the macros expand to:
+// public so that they can, hidden because an application has no use for
+// them (Definition and DynamicTracepoint check and count for it).
+#[doc(hidden)]
+pub use producer::{check_field_count, format_string, is_valid_name, wait_for_emits, EmitScope};
 pub use producer::span::{self, Span};
 pub use status::{status, Availability, Status};
 

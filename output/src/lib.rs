@@ -1,3 +1,7 @@
+// The front page opens with the README (an example that doctests run),
+// then says how the crate is laid out.
+#![doc = include_str!("../README.md")]
+//!
 //! usertrace recordings, written and read back: the neutral [`Record`]
 //! model, the JSON-lines archive ([`jsonl`]), the [`timeline`] built from
 //! records (processes, threads, spans, instants, losses), and the outputs

@@ -60,6 +60,41 @@ agent_jar_starts_alone() {
   [ "$found" = 1 ] || script_result agent_jar_starts_alone 1 "no agent jar in $here/java/agent/target"
 }
 
+# What `mvn deploy` would upload to Maven Central, deployed into a directory
+# instead and signed with a throwaway key: the parent pom, the API and the
+# agent, each with its pom, sources and javadoc jars, every file with a
+# signature that gpg verifies; and no benchmarks. Without a key, the same
+# deploy signs nothing (Central would refuse it; a local one needs none).
+release_deploys_signed_api_and_agent_and_no_benchmarks() {
+  local work rc=0 out version repo f missing=""
+  work=$(mktemp -d /tmp/usertrace-java-release.XXXXXX)
+  version=$(sed -n 's:^  <version>\(.*\)</version>:\1:p' "$here/pom.xml" | head -1)
+  export GNUPGHOME=$work/gnupg
+  mkdir -m 700 "$GNUPGHOME"
+  out=$(gpg --batch --passphrase '' --quick-gen-key 'usertrace test <test@usertrace.invalid>' ed25519 sign never 2>&1) || rc=$?
+  if [ "$rc" = 0 ]; then
+    out=$(cd "$here" && mvn -B -ntp -q -Dstyle.color=never -DskipTests -Dusertrace.excludedGroups=kernel \
+      -Dgpg.keyname=test@usertrace.invalid -DaltDeploymentRepository=staging::file://"$work/signed" deploy 2>&1) || rc=$?
+  fi
+  repo=$work/signed/dev/usertrace
+  if [ "$rc" = 0 ]; then
+    for f in usertrace-parent/$version/usertrace-parent-$version.pom \
+      usertrace/$version/usertrace-$version.{pom,jar} usertrace/$version/usertrace-$version-{sources,javadoc}.jar \
+      usertrace-agent/$version/usertrace-agent-$version.{pom,jar} usertrace-agent/$version/usertrace-agent-$version-{sources,javadoc}.jar; do
+      [ -f "$repo/$f" ] && gpg --batch --verify "$repo/$f.asc" "$repo/$f" 2>/dev/null || missing="$missing $f(.asc)"
+    done
+    [ -z "$missing" ] || { rc=1; out="missing or unverified:$missing"; }
+    [ ! -e "$repo/usertrace-bench" ] || { rc=1; out="the benchmarks would be published: $(ls "$repo/usertrace-bench")"; }
+  fi
+  if [ "$rc" = 0 ]; then
+    out=$(cd "$here" && mvn -B -ntp -q -Dstyle.color=never -DskipTests -DaltDeploymentRepository=staging::file://"$work/unsigned" deploy 2>&1) || rc=$?
+    if [ "$rc" = 0 ] && find "$work/unsigned" -name '*.asc' | grep -q .; then rc=1; out="signed with no key named"; fi
+  fi
+  unset GNUPGHOME
+  script_result release_deploys_signed_api_and_agent_and_no_benchmarks "$rc" "$out"
+  rm -rf "$work"
+}
+
 # The API jar is the module dev.usertrace: a modular application requires it,
 # and runs (no user_events: tracepoints stay disabled), but cannot compile
 # against dev.usertrace.internal, which the module does not export.
@@ -218,6 +253,7 @@ host() {
   api_jar_is_a_module_exporting_only_the_api
   api_jar_reads_words_through_the_segment_on_jdk_24_and_later
   shipped_library_exports_only_the_bindings_native_methods
+  release_deploys_signed_api_and_agent_and_no_benchmarks
   # Not a host test, but the guest run needs it, and builds nothing itself.
   build_cli || rc=1
   summarize_reports "$rc"

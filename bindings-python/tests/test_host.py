@@ -65,6 +65,21 @@ def test_the_logging_handler_does_no_formatting_while_disabled(provider: usertra
         handler.close()
 
 
+def test_the_logging_handler_is_reached_after_a_plain_import_usertrace() -> None:
+    # A fresh interpreter: in this one a test may have imported it already.
+    import subprocess
+    import sys
+
+    program = (
+        "import sys, usertrace\n"
+        "assert 'usertrace.logging' not in sys.modules, 'imported before use'\n"
+        "handler = usertrace.logging.Handler()\n"
+        "print(type(handler).__module__, type(handler).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert out.stdout == "usertrace.logging Handler\n", out.stderr
+
+
 def test_traced_and_function_tracing_run_as_no_ops(provider: usertrace.Provider) -> None:
     @usertrace.traced(provider=provider)
     def work(x: int) -> int:

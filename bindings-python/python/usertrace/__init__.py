@@ -41,6 +41,20 @@ try:
 except PackageNotFoundError:  # imported from a source tree, not installed
     __version__ = "0+unknown"
 
+
+
+def __getattr__(name: str) -> object:
+    # ``usertrace.logging.Handler()`` after a plain ``import usertrace``, as
+    # the README shows it, without importing the standard ``logging`` for
+    # programs that never touch the handler. Once imported, the submodule is
+    # an attribute of the package, and this is not called again.
+    if name == "logging":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.logging")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "ATTACH_FD_ENV",
     "MAX_FIELDS",

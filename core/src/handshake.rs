@@ -12,18 +12,12 @@
 //!
 //! This is the producer's side; the recorder's (`AttachRequests`) is in the
 //! consumer crate, and the two share only the variables named here.
-//!
-//! # Safety
-//! One `send` on the descriptor the recorder handed down, from a buffer
-//! that outlives the call; MSG_NOSIGNAL keeps a recorder that has gone from
-//! raising SIGPIPE.
-#![allow(unsafe_code)]
 
-use std::os::fd::RawFd;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::pattern::Pattern;
+use crate::sys::{self, RawFd};
 
 /// Names the inherited socket's descriptor number (the attach handshake
 /// between `usertrace record -- CMD` and the producers CMD starts).
@@ -59,12 +53,9 @@ pub(crate) fn announce(event: &str, attached: impl Fn() -> bool) {
     if !wanted || attached() {
         return;
     }
-    // SAFETY: sends from a valid buffer; MSG_NOSIGNAL turns a recorder that
-    // has gone into EPIPE instead of SIGPIPE, and a failure changes nothing.
-    let sent = unsafe {
-        libc::send(recorder.fd, event.as_ptr().cast(), event.len(), libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT)
-    };
-    if sent < 0 {
+    // A recorder that has gone is an error (EPIPE, not SIGPIPE), and a
+    // failure changes nothing: the event is attached on its next scan.
+    if sys::send_nonblocking(recorder.fd, event.as_bytes()).is_err() {
         return;
     }
     let deadline = Instant::now() + WAIT_LIMIT;

@@ -11,7 +11,10 @@
 //!
 //! Requires Linux 6.4+ with CONFIG_USER_EVENTS and write access to tracefs'
 //! `user_events_data`; [`status()`] says why tracing is unavailable. Without
-//! it every tracepoint stays disabled and emits do nothing.
+//! it every tracepoint stays disabled and emits do nothing. On every other
+//! OS the crate builds the same way and does just that: registration fails
+//! with [`Error::Unavailable`], and [`status()`] says user_events are Linux
+//! only.
 //!
 //! Events known when the program is built are declared with
 //! [`tracepoints!`] and emitted with [`emit!`]; events defined at run time

@@ -4,13 +4,10 @@
 //! `user_events_data`, so what `usertrace status` says is exactly what a
 //! registration would meet.
 
-use std::ffi::CString;
 use std::fmt;
-use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use crate::sys;
+use crate::sys::{self, OwnedFd};
 use crate::tracefs;
 
 /// The verdict of a probe.
@@ -21,7 +18,9 @@ pub enum Availability {
     /// No tracefs mount point was found.
     TracefsNotMounted,
     /// tracefs is mounted but has no `user_events_data`: the kernel was
-    /// built without CONFIG_USER_EVENTS (or is older than 6.4).
+    /// built without CONFIG_USER_EVENTS (or is older than 6.4). Also the
+    /// verdict on every OS but Linux, which has no user_events at all
+    /// (`tracefs` is then `None`, and the message says "Linux only").
     UserEventsMissing,
     /// `user_events_data` exists but this process may not open it.
     PermissionDenied,
@@ -77,6 +76,12 @@ pub struct Status {
 }
 
 impl Status {
+    /// The status on an OS without user_events (every one but Linux):
+    /// nothing to look for, and nothing tried.
+    fn linux_only() -> Status {
+        Status { availability: Availability::UserEventsMissing, tracefs: None, tried: Vec::new(), errno: None }
+    }
+
     /// Whether tracepoints will register.
     pub fn is_available(&self) -> bool {
         self.availability == Availability::Available
@@ -99,6 +104,13 @@ impl fmt::Display for Status {
                 "user_events is not available: tracefs is not mounted (tried {tried}); \
                  mount it with `mount -t tracefs nodev /sys/kernel/tracing` or set {} to its mount point",
                 tracefs::TRACEFS_ENV
+            ),
+            // Only off Linux: on Linux this verdict comes after tracefs was found.
+            Availability::UserEventsMissing if self.tracefs.is_none() => write!(
+                f,
+                "user_events is not available: user_events is Linux only, and this is {}: \
+                 tracepoints never enable here, so emitting does nothing and registering fails",
+                std::env::consts::OS
             ),
             Availability::UserEventsMissing => write!(
                 f,
@@ -142,6 +154,9 @@ pub fn status() -> Status {
 
 /// Finds tracefs and opens `user_events_data` read-write.
 pub(crate) fn probe() -> Result<(OwnedFd, Status), Status> {
+    if !sys::OS_HAS_USER_EVENTS {
+        return Err(Status::linux_only());
+    }
     let tried = tracefs::candidates();
     let mut status = Status { availability: Availability::TracefsNotMounted, tracefs: None, tried, errno: None };
     let Some(mount) = status.tried.iter().find(|d| tracefs::is_mounted(d) || d.join("user_events_data").exists()).cloned()
@@ -156,7 +171,7 @@ pub(crate) fn probe() -> Result<(OwnedFd, Status), Status> {
     };
     status.tracefs = Some(mount.clone());
     let data = mount.join("user_events_data");
-    let Ok(path) = CString::new(data.as_os_str().as_bytes()) else {
+    let Some(path) = sys::path_to_cstring(&data) else {
         status.availability = Availability::OpenFailed;
         status.errno = Some(libc::EINVAL);
         return Err(status);
@@ -184,4 +199,45 @@ fn is_permission_denied(dir: &std::path::Path) -> bool {
 
 fn kernel_release() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_owned()).unwrap_or_else(|_| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn off_linux_the_status_says_user_events_are_linux_only() {
+        // What `status()` answers on every OS but Linux; built, and so
+        // tested, on Linux too.
+        let status = Status::linux_only();
+        assert!(!status.is_available());
+        assert_eq!(status.availability, Availability::UserEventsMissing);
+        assert_eq!(status.data_path(), None);
+        let message = status.to_string();
+        assert!(message.contains("Linux only"), "{message}");
+        assert!(message.contains(std::env::consts::OS), "{message}");
+    }
+
+    #[test]
+    fn on_linux_a_missing_user_events_data_is_the_kernel_s_config_not_the_os() {
+        let status = Status {
+            availability: Availability::UserEventsMissing,
+            tracefs: Some(PathBuf::from("/sys/kernel/tracing")),
+            tried: vec![PathBuf::from("/sys/kernel/tracing")],
+            errno: Some(libc::ENOENT),
+        };
+        let message = status.to_string();
+        assert!(message.contains("lacks CONFIG_USER_EVENTS"), "{message}");
+        assert!(!message.contains("Linux only"), "{message}");
+    }
+
+    #[test]
+    fn status_probes_tracefs_only_where_user_events_exist() {
+        let status = status();
+        if sys::OS_HAS_USER_EVENTS {
+            assert!(!status.tried.is_empty(), "Linux looks for tracefs: {status:?}");
+        } else {
+            assert_eq!(status, Status::linux_only());
+        }
+    }
 }

@@ -11,27 +11,30 @@
 //! with an emit that already read a write index: emits count themselves in
 //! an [`EmitScope`] (only on the enabled path), and closing waits for them.
 //!
-//! # Safety
-//! The descriptor is this module's own: it is closed only once no
+//! The descriptor is this module's own, held in [`REGISTRATIONS`]; emits
+//! read its number from [`DATA_FD`]. It is dropped (closed) only once no
 //! registration refers to it and `wait_for_emits` has seen every emit that
-//! read it leave its [`EmitScope`].
-#![allow(unsafe_code)]
+//! read the number leave its [`EmitScope`], so no emit writes to a
+//! descriptor reused for something else.
 
-use std::os::fd::{IntoRawFd, RawFd};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Mutex;
 
 use super::in_flight::{wait_for_emits, EmitScope};
 use crate::status;
+use crate::sys::{self, OwnedFd, RawFd};
 use crate::Error;
 
+/// The number of `Registrations::fd`, or -1 while there is none.
 static DATA_FD: AtomicI32 = AtomicI32::new(-1);
 
 struct Registrations {
     live: usize,
+    /// The open descriptor, if any.
+    fd: Option<OwnedFd>,
 }
 
-static REGISTRATIONS: Mutex<Registrations> = Mutex::new(Registrations { live: 0 });
+static REGISTRATIONS: Mutex<Registrations> = Mutex::new(Registrations { live: 0, fd: None });
 
 /// Runs `register` with the descriptor (opening it if needed) and counts a
 /// success as one live registration.
@@ -39,7 +42,7 @@ pub(crate) fn with_fd_for_registration<T>(register: impl FnOnce(RawFd) -> Result
     let mut regs = REGISTRATIONS.lock().unwrap_or_else(|p| p.into_inner());
     let fd = match DATA_FD.load(Ordering::Acquire) {
         fd if fd >= 0 => fd,
-        _ => open()?,
+        _ => open(&mut regs)?,
     };
     let result = register(fd)?;
     regs.live += 1;
@@ -55,15 +58,16 @@ pub(crate) fn with_fd_for_unregistration(unregister: impl FnOnce(RawFd) -> Resul
     unregister(fd)?;
     regs.live = regs.live.saturating_sub(1);
     if regs.live == 0 {
-        close_when_idle(fd);
+        close_when_idle(&mut regs);
     }
     Ok(())
 }
 
-fn open() -> Result<RawFd, Error> {
+fn open(regs: &mut Registrations) -> Result<RawFd, Error> {
     match status::probe() {
         Ok((owned, _status)) => {
-            let fd = owned.into_raw_fd();
+            let fd = sys::as_raw_fd(&owned);
+            regs.fd = Some(owned);
             // ATOMICS: Release pairs with the Acquire loads, so a thread that
             // sees the fd (or a registration made after this) sees it open.
             DATA_FD.store(fd, Ordering::Release);
@@ -73,19 +77,19 @@ fn open() -> Result<RawFd, Error> {
     }
 }
 
-/// Closes `fd` once no emit is using it. Every registration is already
-/// cleared, so an emit that starts now will not write; only those that
-/// started before can still hold the fd. If they do not drain (a fork can
-/// leave a stale count in the child), the fd stays open: a kernel-side
+/// Closes the descriptor once no emit is using it. Every registration is
+/// already cleared, so an emit that starts now will not write; only those
+/// that started before can still hold the fd. If they do not drain (a fork
+/// can leave a stale count in the child), the fd stays open: a kernel-side
 /// leak until exit, never a write to a reused descriptor.
-fn close_when_idle(fd: RawFd) {
+fn close_when_idle(regs: &mut Registrations) {
     if !wait_for_emits() {
         return;
     }
     DATA_FD.store(-1, Ordering::Release);
-    // SAFETY: `fd` is ours (opened in `open`), no registration refers to it
-    // and no emit is using it, so closing cannot disturb another owner.
-    unsafe { libc::close(fd) };
+    // No registration refers to it and no emit is using it: dropping it
+    // closes it.
+    regs.fd = None;
 }
 
 /// Marks one emit in progress while it lives; gives the descriptor.
@@ -107,9 +111,9 @@ impl EmitGuard {
 
 /// The descriptor if open, or a new one; for operations by event name.
 pub(crate) fn data_fd() -> Result<RawFd, Error> {
-    let _regs = REGISTRATIONS.lock().unwrap_or_else(|p| p.into_inner());
+    let mut regs = REGISTRATIONS.lock().unwrap_or_else(|p| p.into_inner());
     match DATA_FD.load(Ordering::Acquire) {
         fd if fd >= 0 => Ok(fd),
-        _ => open(),
+        _ => open(&mut regs),
     }
 }

@@ -19,12 +19,11 @@
 #![allow(unsafe_code)]
 
 use std::mem::MaybeUninit;
-use std::os::fd::RawFd;
 
 use super::field::{Field, FieldType, MAX_FIELDS};
 use super::value::Value;
 use crate::abi::{dyn_loc, MAX_CHAR_ARRAY_LEN, MAX_PAYLOAD_LEN};
-use crate::sys::{self, Errno};
+use crate::sys::{self, Errno, Iovec, RawFd};
 use crate::Error;
 
 
@@ -272,7 +271,7 @@ fn as_bytes<T: Copy>(value: &T) -> &[u8] {
 
 /// A fixed-capacity `iovec` array on the stack.
 struct IovecArray<'a, const N: usize> {
-    entries: MaybeUninit<[libc::iovec; N]>,
+    entries: MaybeUninit<[Iovec; N]>,
     len: usize,
     _borrows: std::marker::PhantomData<&'a [u8]>,
 }
@@ -282,7 +281,7 @@ impl<'a, const N: usize> IovecArray<'a, N> {
         IovecArray { entries: MaybeUninit::uninit(), len: 0, _borrows: std::marker::PhantomData }
     }
 
-    fn as_slice(&self) -> &[libc::iovec] {
+    fn as_slice(&self) -> &[Iovec] {
         // SAFETY: the first `len` entries were written by `push`.
         unsafe { std::slice::from_raw_parts(self.entries.as_ptr().cast(), self.len) }
     }
@@ -294,9 +293,9 @@ impl<'a, const N: usize> Pieces<'a> for IovecArray<'a, N> {
             return;
         }
         assert!(self.len < N, "the iovec array is sized from the field count");
-        let iov = libc::iovec { iov_base: bytes.as_ptr() as *mut _, iov_len: bytes.len() };
+        let iov = Iovec { iov_base: bytes.as_ptr() as *mut _, iov_len: bytes.len() };
         // SAFETY: `len < N`, so the slot is inside the array.
-        unsafe { self.entries.as_mut_ptr().cast::<libc::iovec>().add(self.len).write(iov) };
+        unsafe { self.entries.as_mut_ptr().cast::<Iovec>().add(self.len).write(iov) };
         self.len += 1;
     }
 }
@@ -314,8 +313,8 @@ impl<const N: usize> GatherBuffer<N> {
     }
 
     /// The gathered bytes as one `iovec`, valid while `self` is borrowed.
-    fn as_iovec(&self) -> libc::iovec {
-        libc::iovec { iov_base: self.bytes.as_ptr() as *mut _, iov_len: self.len }
+    fn as_iovec(&self) -> Iovec {
+        Iovec { iov_base: self.bytes.as_ptr() as *mut _, iov_len: self.len }
     }
 
     #[cfg(test)]

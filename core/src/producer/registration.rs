@@ -15,7 +15,6 @@
 
 use std::borrow::Cow;
 use std::ffi::CString;
-use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -26,7 +25,7 @@ use super::payload::write_event;
 use super::tracepoint::RegisterOptions;
 use super::value::Value;
 use crate::abi::{UserReg, UserUnreg, USER_EVENT_REG_MULTI_FORMAT};
-use crate::sys::{self, Errno};
+use crate::sys::{self, Errno, RawFd};
 use crate::Error;
 
 /// Bit the kernel sets while a tracer is attached.

@@ -27,19 +27,17 @@
 //! A language names its spans after functions (`Foo.bar`, `<lambda>`,
 //! `Foo$Bar.<init>`), which are not event names; [`event_name_for`] maps
 //! them, by one rule for every binding.
-//!
-//! # Safety
-//! One read of the auxiliary vector: `getauxval(AT_RANDOM)` points at 16
-//! bytes the kernel set up for the life of the process.
-#![allow(unsafe_code)]
 
 use std::borrow::Cow;
 use std::cell::Cell;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use super::field::{Field, FieldType, MAX_FIELDS};
 use super::tracepoint::Tracepoint;
 use super::value::Value;
+use crate::sys;
 use crate::Error;
 
 /// The first field of a span's begin event: the span's id.
@@ -134,21 +132,30 @@ thread_local! {
 /// the kernel gives every exec (`AT_RANDOM`), so that a program exec'd by
 /// a process that still has spans open (a wrapper handing its span to the
 /// program it runs) does not hand out the same ids again. Readers key
-/// spans by process and id, and the pid survives exec. The block number
-/// has 32 random bits, so the ids stay below 2^49 and never reach 0.
+/// spans by process and id, and the pid survives exec.
 fn first_block() -> u64 {
-    // SAFETY: getauxval only reads the auxiliary vector the kernel set up.
-    let random = unsafe { libc::getauxval(libc::AT_RANDOM) } as *const [u8; 4];
-    let bits = if random.is_null() {
-        // No auxiliary vector entry (never on Linux since 2.6.29): ids are
-        // still unique within this program.
-        0
-    } else {
-        // SAFETY: AT_RANDOM points at 16 bytes that live as long as the
-        // process; four of them are read.
-        u32::from_ne_bytes(unsafe { random.read_unaligned() })
-    };
+    block_for(sys::exec_random().unwrap_or_else(process_random))
+}
+
+/// The first block of a program whose random bits are `bits`. The block
+/// number has 32 random bits, so the ids stay below 2^49 and never reach 0.
+fn block_for(bits: u32) -> u64 {
     (u64::from(bits) + 1) * ID_BLOCK
+}
+
+/// 32 random bits for a program without `AT_RANDOM` (every OS but Linux):
+/// drawn once from the keys std seeds from the OS's random source for each
+/// process (`RandomState`, HashMap's defence against collisions), and kept,
+/// so that every call in the program agrees, as `AT_RANDOM` would.
+fn process_random() -> u32 {
+    static BITS: OnceLock<u32> = OnceLock::new();
+    *BITS.get_or_init(fresh_random)
+}
+
+/// 32 bits from a new `RandomState`: random per process, and different
+/// for each call within one.
+fn fresh_random() -> u32 {
+    RandomState::new().hash_one(0u8) as u32
 }
 
 /// The first id of a block no other thread of this program has.
@@ -327,6 +334,25 @@ mod tests {
         assert_eq!(first_block(), first);
         let id = next_span_id();
         assert!(id >= first && id < 1 << 49, "{id} is taken from the seeded range");
+    }
+
+    #[test]
+    fn the_first_block_is_nonzero_aligned_and_below_2_to_the_49_for_any_random_bits() {
+        assert_eq!(block_for(0), ID_BLOCK);
+        assert_eq!(block_for(u32::MAX), (1 << 32) * ID_BLOCK);
+        assert!(block_for(u32::MAX) + ID_BLOCK <= 1 << 49);
+        assert_eq!(block_for(0x1234_5678) % ID_BLOCK, 0);
+    }
+
+    #[test]
+    fn without_exec_random_bytes_a_program_draws_its_block_once_from_std_s_random_keys() {
+        // What every OS but Linux uses; callable, and so tested, on Linux too.
+        let bits = process_random();
+        assert_eq!(process_random(), bits, "one seed per program");
+        // The source is random: two draws in a row differ (and two
+        // programs' draws do, since std seeds each process from the OS).
+        let draws: Vec<u32> = (0..4).map(|_| fresh_random()).collect();
+        assert!(draws.windows(2).any(|w| w[0] != w[1]), "{draws:?}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod fastcall;
 mod span;
 mod status;
 mod tables;
+mod thread_names;
 mod tracepoint;
 
 use pyo3::prelude::*;

@@ -115,6 +115,7 @@ fn begin<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyRe
     if !begin.enabled() {
         return Ok(not_begun(py)?.into_bound(py).into_any());
     }
+    crate::thread_names::name_this_thread(py);
     let id = begin
         .arguments(1)
         .with_values(&call, |values| begin.inner().begin_span(values).map_err(|e| to_pyerr(py, &e)))?;

@@ -242,6 +242,7 @@ fn emit<'py>(slf: &Bound<'py, Tracepoint>, call: FastArgs<'_, 'py>) -> PyResult<
     let tp = slf.get();
     // Disabled, nothing is looked at: the arguments cost only the call.
     if tp.inner.enabled() {
+        crate::thread_names::name_this_thread(py);
         tp.arguments(0).with_values(&call, |values| tp.inner.emit(values).map_err(|e| to_pyerr(py, &e)))?;
     }
     Ok(py.None().into_bound(py))

@@ -447,3 +447,49 @@ def test_usertrace_record_shows_the_exact_values_under_the_process_name() -> Non
     assert event["fields"] == {
         "n": 4000000000, "neg": -5, "flag": True, "ratio": 0.25, "text": "héllo ✓", "blob": "00ff",
     }
+
+
+def test_threads_are_recorded_under_their_threading_names() -> None:
+    # CPython before 3.14 keeps a Thread's name from the OS; the binding
+    # gives it on the thread's first traced event, cut to the kernel's 15
+    # bytes (3.14 and later name threads themselves, cut the same way). The
+    # main thread keeps the program's name.
+    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", str(REPO / "target")), "debug", "usertrace"
+    )
+    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
+    name = f"pythr{os.getpid()}"
+    script = (
+        "import threading, usertrace\n"
+        f"provider = usertrace.Provider({name!r})\n"
+        "tp = provider.tracepoint('ev', n='u32')\n"
+        "span = provider.span('work', n='u32')\n"
+        "tp.emit(0)\n"
+        "def side(n):\n"
+        "    tp.emit(n)\n"
+        "    with span.begin(n):\n"
+        "        pass\n"
+        "for n, thread_name in ((1, 'hotl-side'), (2, 'a-very-long-thread-name')):\n"
+        "    t = threading.Thread(target=side, args=(n,), name=thread_name)\n"
+        "    t.start()\n"
+        "    t.join()\n"
+    )
+    out = subprocess.run(
+        [cli, "record", "--format", "json", "-e", f"{name}_*", "--", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    events = recorded_events(out.stdout)
+    seen = [(e["event"].removeprefix(name + "_"), e["fields"].get("n"), e["comm"]) for e in events]
+    main = os.path.basename(sys.executable)[:15]
+    assert seen == [
+        ("ev", 0, main),
+        ("ev", 1, "hotl-side"),
+        ("work", 1, "hotl-side"),
+        ("span_end", None, "hotl-side"),
+        ("ev", 2, "a-very-long-thr"),
+        ("work", 2, "a-very-long-thr"),
+        ("span_end", None, "a-very-long-thr"),
+    ], (out.stdout, out.stderr)
+    assert len({e["tid"] for e in events}) == 3
+    assert all(e["process"] == main for e in events)

@@ -35,6 +35,7 @@ mod pattern;
 mod producer;
 mod status;
 mod sys;
+mod thread_name;
 mod tracefs;
 pub mod wire;
 
@@ -54,6 +55,7 @@ pub use producer::{
 pub use producer::{check_field_count, format_string, is_valid_name, wait_for_emits, EmitScope};
 pub use producer::span::{self, Span};
 pub use status::{status, Availability, Status};
+pub use thread_name::{kernel_thread_name, set_current_thread_name, THREAD_NAME_MAX_BYTES};
 
 #[doc(hidden)]
 pub mod __private {

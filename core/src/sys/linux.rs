@@ -118,3 +118,17 @@ pub fn exec_random() -> Option<u32> {
     // process; four of them are read.
     Some(u32::from_ne_bytes(unsafe { random.read_unaligned() }))
 }
+
+/// `prctl(PR_SET_NAME, name)`: the calling thread's name as the kernel
+/// keeps it (`comm`, at most 15 bytes; longer is cut by the kernel).
+///
+/// References: prctl(2), PR_SET_NAME.
+pub fn set_thread_name(name: &CStr) -> Result<(), Errno> {
+    // SAFETY: `name` is NUL-terminated and only read by the kernel, which
+    // copies at most 16 bytes of it.
+    let rc = unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr() as libc::c_ulong, 0, 0, 0) };
+    if rc < 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}

@@ -78,3 +78,8 @@ pub fn send_nonblocking(_fd: RawFd, _buf: &[u8]) -> Result<usize, Errno> {
 pub fn exec_random() -> Option<u32> {
     None
 }
+
+/// Would name the calling thread: `ENOSYS`.
+pub fn set_thread_name(_name: &CStr) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}

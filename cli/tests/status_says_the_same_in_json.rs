@@ -22,13 +22,23 @@ fn status_says_the_same_in_json() {
     assert_eq!(v["tried"][0], dir.display().to_string());
     assert_eq!(v["user_events"]["available"], false);
     assert_eq!(v["user_events"]["state"], "user_events_missing");
-    assert!(v["user_events"]["message"].as_str().unwrap().contains("lacks CONFIG_USER_EVENTS"), "{stdout}");
-    assert!(v["kernel"].is_string() && v["recording"]["allowed"].is_boolean() && v["recording"]["cap_perfmon"].is_boolean(), "{stdout}");
+    assert!(v["user_events"]["message"].as_str().unwrap().contains("CONFIG_USER_EVENTS"), "{stdout}");
+    assert!(v["kernel"].is_string() && v["recording"]["cap_perfmon"].is_boolean(), "{stdout}");
+    assert_eq!(v["recording"]["allowed"], false, "nothing to record: {stdout}");
+    let word = v["kernel_config"]["user_events"].as_str().unwrap();
+    assert!(["y", "not_set", "absent", "unreadable"].contains(&word), "{stdout}");
+    assert_eq!(v["kernel_config"]["source"].is_null(), word == "unreadable", "{stdout}");
+    assert_eq!(v["kernel_config"]["tried"][0], "/proc/config.gz");
 
-    // The text says the same verdict and recording message.
+    // The text says the same verdict, first, and the same recording message.
     let text = String::from_utf8(status("text").stdout).unwrap();
-    assert!(text.contains(v["user_events"]["message"].as_str().unwrap()), "{text}");
-    assert!(text.contains(&format!("recording:    {}", v["recording"]["message"].as_str().unwrap())), "{text}");
+    assert_eq!(text.lines().next(), Some(format!("user_events:  {}", v["user_events"]["message"].as_str().unwrap()).as_str()), "{text}");
+    assert!(text.contains(&format!("\nrecording:    {}\n", v["recording"]["message"].as_str().unwrap())), "{text}");
+    let config_line = text.lines().find_map(|l| l.strip_prefix("config:       ")).unwrap();
+    match v["kernel_config"]["source"].as_str() {
+        Some(source) => assert!(config_line.starts_with(&format!("{source}: ")), "{text}"),
+        None => assert!(config_line.starts_with("unreadable (tried /proc/config.gz"), "{text}"),
+    }
 
     std::fs::write(dir.join("user_events_data"), "").unwrap();
     let out = status("json");

@@ -1,6 +1,7 @@
 //! The latency report: how often each event came, how long each span
 //! took (percentiles and a log2 histogram, printed like systemtap's
-//! `@hist_log`), who emitted them, and what was lost.
+//! `@hist_log` with durations for labels), who emitted them, and what was
+//! lost.
 //!
 //! Percentiles and histograms count finished spans only: a span the
 //! timeline closed at an exit or at the end of the recording has no true
@@ -207,25 +208,35 @@ impl fmt::Display for Report {
     }
 }
 
-/// systemtap's `@hist_log` layout, durations in nanoseconds:
+/// systemtap's `@hist_log` layout, each bucket labelled with its lower
+/// bound as a duration, in the units of the percentiles above it:
 ///
 /// ```text
-///    ns |-------------------------------------------------- count
-///  1024 |@@@@@@@@@@                                         10
-///  2048 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 50
+/// duration |-------------------------------------------------- count
+///   512 ns |@@@@@@@@@@                                         10
+///  1.02 µs |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 50
 /// ```
+///
+/// Labels round to three digits (1024 ns is `1.02 µs`); they stay apart,
+/// as each bound is twice the last. `--format json` has the exact
+/// `from_ns`.
 pub fn histogram(buckets: &[Bucket]) -> String {
     let mut out = String::new();
     let Some(most) = buckets.iter().map(|b| b.count).max().filter(|&m| m > 0) else { return out };
-    let width = buckets.iter().map(|b| b.from_ns.to_string().len()).max().unwrap_or(1).max(2);
-    let _ = writeln!(out, "{:>width$} |{} count", "ns", "-".repeat(BAR));
-    for b in buckets {
+    let labels: Vec<String> = buckets.iter().map(|b| human(b.from_ns)).collect();
+    // Width in chars, not bytes: `µ` is two bytes and one column.
+    let width = labels.iter().map(|l| l.chars().count()).chain([HEADER.len()]).max().unwrap_or(0);
+    let _ = writeln!(out, "{HEADER:>width$} |{} count", "-".repeat(BAR));
+    for (b, label) in buckets.iter().zip(&labels) {
         // At least one @ for a bucket that holds anything.
         let bar = if b.count == 0 { 0 } else { ((b.count as u128 * BAR as u128).div_ceil(most as u128) as usize).max(1) };
-        let _ = writeln!(out, "{:>width$} |{:<BAR$} {}", b.from_ns, "@".repeat(bar), b.count);
+        let _ = writeln!(out, "{label:>width$} |{:<BAR$} {}", "@".repeat(bar), b.count);
     }
     out
 }
+
+/// The histogram's label column.
+const HEADER: &str = "duration";
 
 /// `1.234 s`, `5.6 ms`, `78 µs`, `910 ns`: three significant digits or so.
 fn human(ns: u64) -> String {

@@ -32,10 +32,28 @@ fn the_histogram_is_log2_with_empty_ends_trimmed() {
     assert_eq!(buckets, [(512, 1), (1024, 2), (2048, 1), (4096, 0), (8192, 0), (16384, 0), (32768, 0), (65536, 1)]);
     let text = histogram(&report.spans[0].histogram);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], format!("   ns |{} count", "-".repeat(50)));
-    assert_eq!(lines[1], format!("  512 |{:<50} 1", "@".repeat(25)));
-    assert_eq!(lines[2], format!(" 1024 |{} 2", "@".repeat(50)));
-    assert_eq!(lines[4], format!(" 4096 |{:<50} 0", ""));
+    assert_eq!(lines[0], format!("duration |{} count", "-".repeat(50)));
+    assert_eq!(lines[1], format!("  512 ns |{:<50} 1", "@".repeat(25)));
+    assert_eq!(lines[2], format!(" 1.02 µs |{} 2", "@".repeat(50)));
+    assert_eq!(lines[4], format!(" 4.10 µs |{:<50} 0", ""));
+}
+
+#[test]
+fn histogram_labels_are_durations_in_the_units_of_the_percentiles() {
+    // Every label of the buckets from 0 ns to 2^31 ns, as printed.
+    let buckets: Vec<Bucket> = (0..=32).map(|i| Bucket { from_ns: bucket_floor(i), count: 1 }).collect();
+    let labels: Vec<String> = histogram(&buckets).lines().skip(1).map(|l| l.split(" |").next().unwrap().to_owned()).collect();
+    #[rustfmt::skip]
+    let expected = [
+        "    0 ns", "    1 ns", "    2 ns", "    4 ns", "    8 ns", "   16 ns", "   32 ns", "   64 ns", "  128 ns", "  256 ns", "  512 ns",
+        " 1.02 µs", " 2.05 µs", " 4.10 µs", " 8.19 µs", " 16.4 µs", " 32.8 µs", " 65.5 µs", "  131 µs", "  262 µs", "  524 µs",
+        " 1.05 ms", " 2.10 ms", " 4.19 ms", " 8.39 ms", " 16.8 ms", " 33.6 ms", " 67.1 ms", "  134 ms", "  268 ms", "  537 ms",
+        " 1.07 s", " 2.15 s",
+    ];
+    assert_eq!(labels, expected.map(|l| format!("{l:>8}")));
+    // Every line has its bar at the same column, though `µ` takes two bytes.
+    let bar_columns: Vec<usize> = histogram(&buckets).lines().map(|l| l.chars().position(|c| c == '|').unwrap()).collect();
+    assert!(bar_columns.iter().all(|&c| c == 9), "{bar_columns:?}");
 }
 
 #[test]
@@ -60,7 +78,7 @@ fn losses_and_orphan_ends_are_counted() {
 fn the_text_names_every_part_and_json_has_every_field() {
     let report = Report::new(&mixed());
     let text = report.to_string();
-    for needle in ["recording: 69 ns", "request", "span parse: 1 finished; p50 10 ns", "span work: 0 finished, 1 unfinished", "server", "ns |---"] {
+    for needle in ["recording: 69 ns", "request", "span parse: 1 finished; p50 10 ns", "span work: 0 finished, 1 unfinished", "server", "duration |---", " 8 ns |"] {
         assert!(text.contains(needle), "{needle}:\n{text}");
     }
     let json = serde_json::to_value(&report).unwrap();

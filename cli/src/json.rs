@@ -77,7 +77,8 @@
 //! | `tracefs`     | string or null | the tracefs mount point in use, null if none was found |
 //! | `tried`       | array          | strings, the mount points looked at, in order |
 //! | `user_events` | object         | `available` (bool); `state`: `available`, `tracefs_not_mounted`, `user_events_missing`, `permission_denied` or `open_failed`; `message` (string): what it means and what to do |
-//! | `recording`   | object         | `allowed` (bool): whether `record` and `stat` may open their events; `perf_event_paranoid` (integer or null if unreadable); `cap_perfmon` (bool: CAP_PERFMON or CAP_SYS_ADMIN is effective); `message` (string) |
+//! | `recording`   | object         | `allowed` (bool): whether `record` and `stat` could record: there are user_events and perf permits opening them; `perf_event_paranoid` (integer or null if unreadable); `cap_perfmon` (bool: CAP_PERFMON or CAP_SYS_ADMIN is effective); `message` (string) |
+//! | `kernel_config` | object       | what the kernel's build config says (added last, by `status`): `source` (string: the file read, or null if none could be); `user_events`: `y`, `not_set`, `absent` or `unreadable`; `tried` (array of the files looked at) |
 
 use std::collections::BTreeMap;
 

@@ -2,14 +2,16 @@
 # Tests of the C SDK: real C programs (under ASan where it helps).
 #   ffi-c/run-tests.sh host    builds and installs libusertrace into $build/prefix,
 #                              builds every test program, runs the tests that need no
-#                              user_events (header drift, C/C++ compile, header included
-#                              twice, exported symbols, install + pkg-config examples,
-#                              static link, DESTDIR + CMake package, API errors,
-#                              the span macros' fast path and control flow)
+#                              user_events (header drift, version, C/C++ compile, no
+#                              old-style casts in C++, header included twice, exported
+#                              symbols, install + pkg-config examples, --libdir and no
+#                              rpath, static link, DESTDIR + CMake package, API errors,
+#                              events shared by two files, the span macros' fast path
+#                              and control flow)
 #   ffi-c/run-tests.sh guest   in a kernel with user_events (harness/in-guest), runs
 #                              the programs built by `host`: exact values through
 #                              `usertrace record` and `perf script`, threads, dlclose,
-#                              spans from C and C++.
+#                              spans from C and C++, events shared by two files.
 #                              Without user_events every test fails; none is skipped.
 # Prints `PASS name` / `FAIL name` (with the log) per test, then `N passed, M failed`.
 # $build defaults to /tmp/usertrace-c-tests (USERTRACE_C_BUILD); the guest writes only there.
@@ -63,7 +65,21 @@ build_all() {
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_macros.c" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_macros" &&
     c++ "${CXXFLAGS_TEST[@]}" -fsanitize=address "$here/tests/cpp/span_guard.cpp" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_guard" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/spans.c" "${LIBS_TEST[@]}" -lpthread -o "$b/spans" &&
-    c++ "${CXXFLAGS_TEST[@]}" "$here/tests/cpp/spans.cpp" "${LIBS_TEST[@]}" -o "$b/spans_cpp"
+    c++ "${CXXFLAGS_TEST[@]}" "$here/tests/cpp/spans.cpp" "${LIBS_TEST[@]}" -o "$b/spans_cpp" &&
+    cc "${CFLAGS_TEST[@]}" "$here/tests/c/version.c" "${LIBS_TEST[@]}" -o "$b/version" &&
+    build_two_files
+}
+
+# tests/c/two_files_{a,b}.c: both as C, and with two_files_b.c as C++ (the
+# objects' C linkage), each file compiled on its own and then linked.
+build_two_files() {
+  local o=$build/obj
+  mkdir -p "$o"
+  cc "${CFLAGS_TEST[@]}" -c "$here/tests/c/two_files_a.c" -o "$o/two_files_a.o" &&
+    cc "${CFLAGS_TEST[@]}" -c "$here/tests/c/two_files_b.c" -o "$o/two_files_b.o" &&
+    c++ "${CXXFLAGS_TEST[@]}" -Wold-style-cast -x c++ -c "$here/tests/c/two_files_b.c" -o "$o/two_files_b_cxx.o" &&
+    cc "$o/two_files_a.o" "$o/two_files_b.o" "${LIBS_TEST[@]}" -o "$build/bin/two_files" &&
+    c++ "$o/two_files_a.o" "$o/two_files_b_cxx.o" "${LIBS_TEST[@]}" -o "$build/bin/two_files_cxx"
 }
 
 header_is_current() {
@@ -100,6 +116,24 @@ SRC
   $1 -std="$2" -Wall -Wextra -Werror -pedantic -I"$here/include" -c "$src" -o "$build/header_use.o"
 }
 
+# The header compiled as C++ with the warnings the issue (#24) was about:
+# no C-style cast may come from its macros (-Wold-style-cast).
+header_has_no_old_style_casts_in_cxx() { # STD
+  c++ -std="$1" -Wall -Wextra -Wold-style-cast -Werror -I"$here/include" -c "$here/tests/cpp/no_old_style_casts.cpp" \
+    -o "$build/no_old_style_casts.o"
+}
+
+# The header's USERTRACE_VERSION* and the library's usertrace_version() are
+# both the version cargo gives the crate (read here from cargo metadata, not
+# as gen-header.sh reads it).
+version_is_the_crates() {
+  local version
+  version=$(cd "$root" && cargo metadata --no-deps --format-version 1 |
+    python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "usertrace-c"))') || return 1
+  echo "cargo: usertrace-c $version"
+  "$build/bin/version" "$version"
+}
+
 # A program whose headers each include usertrace.h: the guard covers the
 # whole header, cbindgen's trailer (the inline value constructors) too.
 header_included_twice() { # COMPILER STD LANG
@@ -110,14 +144,22 @@ header_included_twice() { # COMPILER STD LANG
 # USERTRACE_ENABLED compiled at -O2, with and without -fPIC (as in a shared
 # library): the function is one load of the event's word, a test and a
 # return. No call, and no second load (no pointer to follow).
-enabled_is_one_load() { # PIC-FLAG...
+# With `shared`, the event is another file's (USERTRACE_EVENT_DECLARE):
+# hidden, so PIC code reaches it without a load from the GOT.
+enabled_is_one_load() { # static|shared PIC-FLAG...
   local src=$build/enabled_check.c obj=$build/enabled_check.o asm
-  cat >"$src" <<'SRC'
+  if [ "$1" = shared ]; then
+    printf '%s\n' '#include <usertrace.h>' 'USERTRACE_EVENT_DECLARE(e);' \
+      'int enabled_check(void) { return USERTRACE_ENABLED(e); }' >"$src"
+  else
+    cat >"$src" <<'SRC'
 #include <usertrace.h>
 USERTRACE_EVENT(e, USERTRACE_FIELD_U32(a));
 USERTRACE_PROVIDER(one, &e);
 int enabled_check(void) { return USERTRACE_ENABLED(e); }
 SRC
+  fi
+  shift
   cc -std=c99 -O2 "$@" -I"$here/include" -c "$src" -o "$obj" || return 1
   asm=$(objdump -d --no-show-raw-insn --disassemble=enabled_check "$obj" | sed -n '/<enabled_check>:/,$p' | tail -n +2)
   echo "$asm"
@@ -180,10 +222,13 @@ exports_only_usertrace() {
   nm -D --defined-only "$so" | grep -c ' usertrace_'
 }
 
+# usertrace.pc names no run path: the examples, which the guest runs too,
+# bring their own.
 examples_build_from_prefix() {
   export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-  cc -std=c99 -Wall -Wextra -Werror -pedantic -o "$build/bin/example_c" "$root/examples/c/main.c" $(pkg-config --cflags --libs usertrace) &&
-    c++ -std=c++11 -Wall -Wextra -Werror -pedantic -o "$build/bin/example_cpp" "$root/examples/cpp/main.cpp" $(pkg-config --cflags --libs usertrace) &&
+  local rpath=-Wl,-rpath,$prefix/lib
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -o "$build/bin/example_c" "$root/examples/c/main.c" $(pkg-config --cflags --libs usertrace) "$rpath" &&
+    c++ -std=c++11 -Wall -Wextra -Werror -pedantic -o "$build/bin/example_cpp" "$root/examples/cpp/main.cpp" $(pkg-config --cflags --libs usertrace) "$rpath" &&
     readelf -d "$build/bin/example_c" | grep -q 'NEEDED.*libusertrace\.so\.0' &&
     "$build/bin/example_c" && "$build/bin/example_cpp"
 }
@@ -212,6 +257,7 @@ install_honours_help_and_destdir() {
   local out stage=$build/stage real=/opt/usertrace-destdir-test f
   out=$(cd "$build" && "$here/install.sh" --help) || return 1
   echo "$out" | grep -q DESTDIR || { echo "--help does not mention DESTDIR: $out"; return 1; }
+  echo "$out" | grep -q -- --libdir || { echo "--help does not mention --libdir: $out"; return 1; }
   [ ! -e "$build/--help" ] || { echo "--help was taken for a prefix"; return 1; }
   rm -rf "$stage"
   DESTDIR=$stage USERTRACE_NO_BUILD=1 "$here/install.sh" "$real" || return 1
@@ -221,6 +267,62 @@ install_honours_help_and_destdir() {
     [ -e "$stage$real/$f" ] || { echo "missing $stage$real/$f"; return 1; }
   done
   grep -qx "prefix=$real" "$stage$real/lib/pkgconfig/usertrace.pc" || { cat "$stage$real/lib/pkgconfig/usertrace.pc"; return 1; }
+}
+
+# install.sh --libdir lib64: the libraries, usertrace.pc and the CMake
+# package go to PREFIX/lib64 (and nothing to PREFIX/lib). usertrace.pc's
+# Libs are -L and -l alone, no -Wl,-rpath: a program built with nothing but
+# what pkg-config says has no run path, and runs with LD_LIBRARY_PATH.
+install_honours_libdir() {
+  local p=$build/libdir-prefix exe=$build/bin/example_no_rpath version f libs loads
+  version=$(sed -n 's/^Version: //p' "$prefix/lib/pkgconfig/usertrace.pc")
+  rm -rf "$p"
+  USERTRACE_NO_BUILD=1 "$here/install.sh" --libdir lib64 "$p" || return 1
+  for f in "lib64/libusertrace.so.$version" lib64/libusertrace.so.0 lib64/libusertrace.so lib64/libusertrace.a \
+    lib64/pkgconfig/usertrace.pc lib64/cmake/usertrace/usertraceConfig.cmake \
+    lib64/cmake/usertrace/usertraceConfigVersion.cmake include/usertrace.h; do
+    [ -e "$p/$f" ] || { echo "missing $p/$f"; find "$p"; return 1; }
+  done
+  [ ! -e "$p/lib" ] || { echo "$p/lib was made:"; find "$p/lib"; return 1; }
+  grep -qx 'libdir=${prefix}/lib64' "$p/lib64/pkgconfig/usertrace.pc" || { cat "$p/lib64/pkgconfig/usertrace.pc"; return 1; }
+  if grep -n rpath "$p/lib64/pkgconfig/usertrace.pc"; then echo "usertrace.pc names a run path"; return 1; fi
+  export PKG_CONFIG_PATH=$p/lib64/pkgconfig
+  libs=$(pkg-config --libs usertrace | sed 's/ *$//') || return 1
+  echo "pkg-config --libs: $libs"
+  [ "$libs" = "-L$p/lib64 -lusertrace" ] || { echo "expected -L$p/lib64 -lusertrace"; return 1; }
+  # shellcheck disable=SC2046 # pkg-config's words are separate arguments
+  cc -std=c99 -Wall -Wextra -Werror -o "$exe" "$root/examples/c/main.c" $(pkg-config --cflags --libs usertrace) || return 1
+  if readelf -d "$exe" | grep -E 'RPATH|RUNPATH'; then echo "$exe has a run path"; return 1; fi
+  loads=$(LD_LIBRARY_PATH=$p/lib64 ldd "$exe") || return 1
+  grep -q "libusertrace\.so\.0 => $p/lib64/libusertrace\.so\.0 " <<<"$loads" || { echo "$loads"; return 1; }
+  LD_LIBRARY_PATH=$p/lib64 "$exe"
+}
+
+# --libdir as a multiarch folder (two levels under PREFIX) and as an
+# absolute path outside PREFIX: usertrace.pc's libdir; and the CMake
+# package of each (found through CMAKE_PREFIX_PATH, and usertrace_DIR)
+# builds programs that run with that libdir's library.
+install_libdir_multiarch_and_absolute() {
+  local p=$build/libdir-prefix2 abs=$build/libdir-elsewhere cm=$build/cmake-libdir arch dir loads
+  arch=$(cc -print-multiarch)
+  arch=${arch:-x86_64-linux-gnu}
+  rm -rf "$p" "$abs" "$cm"
+  USERTRACE_NO_BUILD=1 "$here/install.sh" --libdir="lib/$arch" "$p" || return 1
+  grep -qx "libdir=\${prefix}/lib/$arch" "$p/lib/$arch/pkgconfig/usertrace.pc" || { cat "$p/lib/$arch/pkgconfig/usertrace.pc"; return 1; }
+  USERTRACE_NO_BUILD=1 "$here/install.sh" --libdir "$abs/lib" "$p" || return 1
+  [ -e "$abs/lib/libusertrace.so.0" ] && [ -e "$abs/lib/libusertrace.a" ] || { echo "nothing in $abs/lib"; find "$abs"; return 1; }
+  grep -qx "libdir=$abs/lib" "$abs/lib/pkgconfig/usertrace.pc" || { cat "$abs/lib/pkgconfig/usertrace.pc"; return 1; }
+  cmake -S "$here/tests/cmake" -B "$cm/multiarch" -DCMAKE_PREFIX_PATH="$p" -DCMAKE_LIBRARY_ARCHITECTURE="$arch" &&
+    cmake --build "$cm/multiarch" || return 1
+  grep -qx "usertrace_DIR:PATH=$p/lib/$arch/cmake/usertrace" "$cm/multiarch/CMakeCache.txt" ||
+    { grep usertrace_DIR "$cm/multiarch/CMakeCache.txt"; return 1; }
+  cmake -S "$here/tests/cmake" -B "$cm/absolute" -Dusertrace_DIR="$abs/lib/cmake/usertrace" &&
+    cmake --build "$cm/absolute" || return 1
+  for dir in "$cm/multiarch:$p/lib/$arch" "$cm/absolute:$abs/lib"; do
+    loads=$(ldd "${dir%%:*}/app") || return 1
+    grep -q "libusertrace\.so\.0 => ${dir#*:}/libusertrace\.so\.0 " <<<"$loads" || { echo "$loads"; return 1; }
+    "${dir%%:*}/app" && "${dir%%:*}/app_static" || return 1
+  done
 }
 
 # find_package(usertrace) on the prefix staged above: usertrace::usertrace
@@ -247,14 +349,18 @@ cmake_find_package_builds_and_runs() {
 host() {
   run_test builds_and_installs build_all
   run_test header_is_current header_is_current
+  run_test version_is_the_crates version_is_the_crates
   run_test header_compiles_as_c99 header_compiles cc c99 c
   run_test header_compiles_as_c11 header_compiles cc c11 c
   run_test header_compiles_as_cxx11 header_compiles c++ c++11 cpp
   run_test header_compiles_as_cxx17 header_compiles c++ c++17 cpp
+  run_test header_has_no_old_style_casts_in_cxx11 header_has_no_old_style_casts_in_cxx c++11
+  run_test header_has_no_old_style_casts_in_cxx17 header_has_no_old_style_casts_in_cxx c++17
   run_test header_included_twice_in_c header_included_twice cc c99 c
   run_test header_included_twice_in_cxx header_included_twice c++ c++11 c++
-  run_test enabled_is_one_load enabled_is_one_load
-  run_test enabled_is_one_load_in_pic_code enabled_is_one_load -fPIC
+  run_test enabled_is_one_load enabled_is_one_load static
+  run_test enabled_is_one_load_in_pic_code enabled_is_one_load static -fPIC
+  run_test enabled_is_one_load_for_a_shared_event_in_pic_code enabled_is_one_load shared -fPIC
   run_test span_disabled_is_one_load span_disabled_is_one_load c
   run_test span_disabled_is_one_load_in_pic_code span_disabled_is_one_load c -fPIC
   run_test span_disabled_is_one_load_in_cxx span_disabled_is_one_load cpp
@@ -264,11 +370,15 @@ host() {
   run_test static_library_links static_library_links
   run_test static_link_with_pkg_config_static static_link_with_pkg_config
   run_test install_honours_help_and_destdir install_honours_help_and_destdir
+  run_test install_honours_libdir_and_pc_has_no_rpath install_honours_libdir
+  run_test install_libdir_multiarch_and_absolute install_libdir_multiarch_and_absolute
   run_test cmake_find_package_builds_and_runs cmake_find_package_builds_and_runs
   run_test api_errors_under_asan "$build/bin/api_errors"
   run_test span_errors_under_asan "$build/bin/span_errors"
   run_test span_macros_call_begin_and_end_at_scope_exit "$build/bin/span_macros"
   run_test span_guard_in_cxx_ends_once_and_moves "$build/bin/span_guard"
+  run_test two_files_share_one_event "$build/bin/two_files"
+  run_test two_files_share_one_event_with_cxx "$build/bin/two_files_cxx"
   run_test benchmark_builds "$here/bench/run-bench.sh" build
 }
 
@@ -350,6 +460,17 @@ spans_arrive_in_exact_order() {
     python3 "$here/tests/check_output.py" record-spans "$build/spans.json" "$build/spans.ids" "$build/spans_cpp.ids"
 }
 
+# tests/c/two_files_{a,b}.c, as C and with b as C++, under one recording:
+# the events each file emits, on the objects the other defines, with their
+# exact values.
+two_files_events_arrive() {
+  have_user_events || return 1
+  rm -f "$build/two_files.ids" "$build/two_files_cxx.ids"
+  record "$build/two_files.json" 'ctwo_*' -- \
+    sh -c "'$build/bin/two_files' '$build/two_files.ids' && '$build/bin/two_files_cxx' '$build/two_files_cxx.ids'" &&
+    python3 "$here/tests/check_output.py" record-two-files "$build/two_files.json" "$build/two_files.ids" "$build/two_files_cxx.ids"
+}
+
 guest() {
   run_test api_errors_with_user_events api_errors_with_user_events
   run_test record_sees_exact_values record_sees_exact_values
@@ -361,6 +482,7 @@ guest() {
   run_test examples_events_arrive examples_events_arrive
   run_test span_errors_with_user_events span_errors_with_user_events
   run_test spans_arrive_in_exact_order spans_arrive_in_exact_order
+  run_test two_files_events_arrive two_files_events_arrive
 }
 
 case "$mode" in

@@ -1,8 +1,10 @@
 /* A C program with two tracepoints. Build it against an installed prefix:
  *   ffi-c/install.sh /opt/usertrace
  *   export PKG_CONFIG_PATH=/opt/usertrace/lib/pkgconfig
- *   cc -o example examples/c/main.c $(pkg-config --cflags --libs usertrace)
- * and watch it:  usertrace record -e 'example_c_*' -- ./example --wait
+ *   cc -o example examples/c/main.c $(pkg-config --cflags --libs usertrace) -Wl,-rpath,/opt/usertrace/lib
+ * (the .pc sets no run path: give one, or LD_LIBRARY_PATH, for a prefix
+ * ld.so does not search) and watch it:
+ *   usertrace record -e 'example_c_*' -- ./example --wait
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep under -std=c99 */
 #include <stdio.h>

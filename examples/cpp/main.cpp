@@ -1,5 +1,6 @@
 // The C API from C++: the header is `extern "C"`. Build against an installed prefix:
-//   c++ -o example_cpp examples/cpp/main.cpp $(pkg-config --cflags --libs usertrace)
+//   c++ -o example_cpp examples/cpp/main.cpp $(pkg-config --cflags --libs usertrace) -Wl,-rpath,PREFIX/lib
+// (the .pc sets no run path: give one, or LD_LIBRARY_PATH, for a prefix ld.so does not search)
 #include <usertrace.h>
 
 #include <chrono>

@@ -13,10 +13,17 @@
  * ... USERTRACE_SPAN_END(myapp, id); or USERTRACE_SPAN_SCOPED(myapp,
  * handle, values...) to end it with the block, usertrace::span in C++.
  *
+ * Files of one program share an event, span or provider declared in their
+ * header (USERTRACE_EVENT_DECLARE(request); USERTRACE_PROVIDER_DECLARE(myapp);)
+ * and defined in one .c file (USERTRACE_EVENT_DEFINE(request, fields...);
+ * USERTRACE_PROVIDER_DEFINE(myapp, &request);).
+ *
  * Link with `pkg-config --cflags --libs usertrace`. Every function returns a
  * usertrace_result: USERTRACE_OK (0) or a USERTRACE_ERR_* code (7100 and
  * up); usertrace_error_string() says what a code means, and
  * usertrace_last_error() gives this thread's last message in full.
+ * USERTRACE_VERSION is this header's version, usertrace_version() the
+ * library's.
  */
 
 #ifndef USERTRACE_H
@@ -27,6 +34,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The version of this header, the crate's (the workspace Cargo.toml's):
+ * MAJOR, MINOR and PATCH for #if, and the whole, "MAJOR.MINOR.PATCH".
+ * usertrace_version() gives the library's own, the same when the program
+ * runs with the libusertrace this header came with. */
+#define USERTRACE_VERSION_MAJOR 0
+#define USERTRACE_VERSION_MINOR 1
+#define USERTRACE_VERSION_PATCH 0
+#define USERTRACE_VERSION "0.1.0"
 
 // Most fields an event may have.
 #define USERTRACE_MAX_FIELDS 32
@@ -459,6 +475,11 @@ usertrace_result usertrace_tracepoint_validate(const struct usertrace_tracepoint
 // `tp` NULL or a live handle, not used afterwards.
 void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
 
+// This library's version, `"MAJOR.MINOR.PATCH"` (static, NUL-terminated,
+// never NULL): the `USERTRACE_VERSION` of the header it was built with,
+// which a program compiled against another header may not share.
+const char *usertrace_version(void);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
@@ -496,39 +517,103 @@ void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
 #define USERTRACE_FIELD_STR(name) { #name, USERTRACE_TYPE_STR, 0 }
 #define USERTRACE_FIELD_BYTES(name) { #name, USERTRACE_TYPE_BYTES, 0 }
 
+/* Spelled for C and for C++: no old-style cast there (-Wold-style-cast),
+ * and shared objects have C linkage. In C++ a _DEFINE macro repeats its
+ * declaration, which gives the definition that linkage and visibility
+ * (and a const provider external linkage); in C that would be a redundant
+ * declaration (-Wredundant-decls), so the definition says it is hidden. */
+#define USERTRACE_HIDDEN_ __attribute__((visibility("hidden")))
+#ifdef __cplusplus
+#define USERTRACE_CAST_(type, x) static_cast<type>(x)
+#define USERTRACE_EXTERN_ extern "C"
+#define USERTRACE_CXX_DECLARE_(declaration) declaration;
+#define USERTRACE_SHARED_
+#else
+#define USERTRACE_CAST_(type, x) ((type)(x))
+#define USERTRACE_EXTERN_ extern
+#define USERTRACE_CXX_DECLARE_(declaration)
+#define USERTRACE_SHARED_ USERTRACE_HIDDEN_
+#endif
+
+/* The objects behind the event and span macros: `storage` is `static`, or
+ * USERTRACE_SHARED_ for the _DEFINE macros. */
+#define USERTRACE_EVENT_OBJECT_(storage, kind, var, ...) \
+  static const usertrace_field var##_usertrace_fields_[] = { __VA_ARGS__ }; \
+  storage usertrace_event var = { 0, USERTRACE_CAST_(uint16_t, sizeof(var##_usertrace_fields_) / sizeof(usertrace_field)), \
+                                  (kind), #var, var##_usertrace_fields_, NULL }
+#define USERTRACE_EVENT_OBJECT0_(storage, kind, var) storage usertrace_event var = { 0, 0, (kind), #var, NULL, NULL }
+
 /* A static tracepoint `var`, registered as <provider>_var with these fields
  * (at least one; USERTRACE_EVENT0 declares one without fields). It must be
  * writable static storage (the kernel writes its enable word), so it is
- * never `const`, and it must live as long as its provider's code. */
-#define USERTRACE_EVENT(var, ...) \
-  static const usertrace_field var##_usertrace_fields_[] = { __VA_ARGS__ }; \
-  static usertrace_event var = { 0, (uint16_t)(sizeof(var##_usertrace_fields_) / sizeof(usertrace_field)), \
-                                 USERTRACE_KIND_EVENT, #var, var##_usertrace_fields_, NULL }
-#define USERTRACE_EVENT0(var) static usertrace_event var = { 0, 0, USERTRACE_KIND_EVENT, #var, NULL, NULL }
+ * never `const`, and it must live as long as its provider's code. It is
+ * this file's own; USERTRACE_EVENT_DEFINE makes one that files share. */
+#define USERTRACE_EVENT(var, ...) USERTRACE_EVENT_OBJECT_(static, USERTRACE_KIND_EVENT, var, __VA_ARGS__)
+#define USERTRACE_EVENT0(var) USERTRACE_EVENT_OBJECT0_(static, USERTRACE_KIND_EVENT, var)
 
 /* A span `var`, begun with USERTRACE_SPAN_BEGIN and ended by id with
  * USERTRACE_SPAN_END. Its provider registers it as the event
  * <provider>_var whose fields are the span id (u64 span_begin), then these,
  * and registers <provider>_span_end, which ends it. Storage as for
  * USERTRACE_EVENT; USERTRACE_SPAN0 declares a span without fields. */
-#define USERTRACE_SPAN(var, ...) \
-  static const usertrace_field var##_usertrace_fields_[] = { __VA_ARGS__ }; \
-  static usertrace_event var = { 0, (uint16_t)(sizeof(var##_usertrace_fields_) / sizeof(usertrace_field)), \
-                                 USERTRACE_KIND_SPAN, #var, var##_usertrace_fields_, NULL }
-#define USERTRACE_SPAN0(var) static usertrace_event var = { 0, 0, USERTRACE_KIND_SPAN, #var, NULL, NULL }
+#define USERTRACE_SPAN(var, ...) USERTRACE_EVENT_OBJECT_(static, USERTRACE_KIND_SPAN, var, __VA_ARGS__)
+#define USERTRACE_SPAN0(var) USERTRACE_EVENT_OBJECT0_(static, USERTRACE_KIND_SPAN, var)
 
-/* The provider `prov` of the events `&a, &b, ...` (declared above it, in
- * this file). Also defines a destructor that releases them when this code
- * is unloaded: dlclose of the shared library that holds it, or exit. */
+/* The provider `prov` of the events `&a, &b, ...` (declared above it: in
+ * this file, or by USERTRACE_EVENT_DECLARE). Also defines a destructor that
+ * releases them when this code is unloaded: dlclose of the shared library
+ * that holds it, or exit. It is this file's own; USERTRACE_PROVIDER_DEFINE
+ * makes one that files share. */
 #define USERTRACE_PROVIDER(prov, ...) USERTRACE_PROVIDER_FLAGS(prov, 0, __VA_ARGS__)
-#define USERTRACE_PROVIDER_FLAGS(prov, flags, ...) \
+#define USERTRACE_PROVIDER_FLAGS(prov, flags, ...) USERTRACE_PROVIDER_OBJECT_(static, prov, flags, __VA_ARGS__)
+#define USERTRACE_PROVIDER_OBJECT_(storage, prov, flags, ...) \
   static usertrace_event *const prov##_usertrace_events_[] = { __VA_ARGS__, NULL }; \
   static usertrace_event prov##_usertrace_span_end_ = { 0, 0, USERTRACE_KIND_SPAN_END, NULL, NULL, NULL }; \
-  static const usertrace_provider prov = { #prov, prov##_usertrace_events_, (flags), &prov##_usertrace_span_end_ }; \
+  storage const usertrace_provider prov = { #prov, prov##_usertrace_events_, (flags), &prov##_usertrace_span_end_ }; \
   __attribute__((destructor)) static void prov##_usertrace_release_(void) { \
     (void)usertrace_provider_release(&prov); \
   } \
   extern int prov##_usertrace_end_
+
+/* Events, spans and providers shared by the files of a program. In a
+ * header those files include:
+ *   USERTRACE_EVENT_DECLARE(request);
+ *   USERTRACE_PROVIDER_DECLARE(myapp);
+ * and in exactly one .c file (which includes that header too):
+ *   USERTRACE_EVENT_DEFINE(request, USERTRACE_FIELD_U32(id), USERTRACE_FIELD_STR(path));
+ *   USERTRACE_PROVIDER_DEFINE(myapp, &request);
+ * Each is then one object, the same in every file: every file's
+ * USERTRACE_EMIT(request, ...) reads the one enable word the kernel
+ * writes, and any file may end myapp's spans. A _DEFINE macro takes the
+ * arguments of its static one (USERTRACE_EVENT_DEFINE those of
+ * USERTRACE_EVENT; so too _EVENT_DEFINE0, _SPAN_DEFINE, _SPAN_DEFINE0,
+ * _PROVIDER_DEFINE, _PROVIDER_DEFINE_FLAGS) and makes the same writable
+ * static storage, destructor included, with external linkage: C linkage
+ * in C++, so that C and C++ files share them. A provider may list events
+ * defined in any of the files. They are hidden from other shared objects:
+ * shared by the files linked into one program or one shared library, so
+ * that another library's event of the same name stays its own, and
+ * USERTRACE_ENABLED stays one load in PIC code. */
+#define USERTRACE_EVENT_DECLARE(var) USERTRACE_EXTERN_ USERTRACE_HIDDEN_ usertrace_event var
+#define USERTRACE_EVENT_DEFINE(var, ...) \
+  USERTRACE_CXX_DECLARE_(USERTRACE_EVENT_DECLARE(var)) \
+  USERTRACE_EVENT_OBJECT_(USERTRACE_SHARED_, USERTRACE_KIND_EVENT, var, __VA_ARGS__)
+#define USERTRACE_EVENT_DEFINE0(var) \
+  USERTRACE_CXX_DECLARE_(USERTRACE_EVENT_DECLARE(var)) \
+  USERTRACE_EVENT_OBJECT0_(USERTRACE_SHARED_, USERTRACE_KIND_EVENT, var)
+/* A span is declared as an event is, and defined as USERTRACE_SPAN is. */
+#define USERTRACE_SPAN_DECLARE(var) USERTRACE_EVENT_DECLARE(var)
+#define USERTRACE_SPAN_DEFINE(var, ...) \
+  USERTRACE_CXX_DECLARE_(USERTRACE_EVENT_DECLARE(var)) \
+  USERTRACE_EVENT_OBJECT_(USERTRACE_SHARED_, USERTRACE_KIND_SPAN, var, __VA_ARGS__)
+#define USERTRACE_SPAN_DEFINE0(var) \
+  USERTRACE_CXX_DECLARE_(USERTRACE_EVENT_DECLARE(var)) \
+  USERTRACE_EVENT_OBJECT0_(USERTRACE_SHARED_, USERTRACE_KIND_SPAN, var)
+#define USERTRACE_PROVIDER_DECLARE(prov) USERTRACE_EXTERN_ USERTRACE_HIDDEN_ const usertrace_provider prov
+#define USERTRACE_PROVIDER_DEFINE(prov, ...) USERTRACE_PROVIDER_DEFINE_FLAGS(prov, 0, __VA_ARGS__)
+#define USERTRACE_PROVIDER_DEFINE_FLAGS(prov, flags, ...) \
+  USERTRACE_CXX_DECLARE_(USERTRACE_PROVIDER_DECLARE(prov)) \
+  USERTRACE_PROVIDER_OBJECT_(USERTRACE_SHARED_, prov, flags, __VA_ARGS__)
 
 /* Emits one event if a tracer is attached. The values (usertrace_u32(x),
  * usertrace_str(s), ...) are evaluated only then, and must match the

@@ -30,3 +30,4 @@ mod span;
 mod status;
 mod tracepoint;
 mod value;
+mod version;

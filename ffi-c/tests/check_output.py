@@ -6,6 +6,7 @@
   check_output.py record-threads FILE T N  every (thread, seq) exactly once
   check_output.py record-example FILE    examples/c and examples/cpp events
   check_output.py record-spans FILE C_IDS CPP_IDS  tests/c/spans.c and tests/cpp/spans.cpp, event by event
+  check_output.py record-two-files FILE C_IDS CXX_IDS  tests/c/two_files_{a,b}.c, as C and with b as C++
 """
 import json
 import re
@@ -217,6 +218,26 @@ def record_spans(path, c_ids, cpp_ids):
     print(f"check_output: {len(evs)} span events from C and C++ in the exact order, ids and values")
 
 
+def record_two_files(path, c_ids, cxx_ids):
+    """two_files, then two_files_cxx (two_files_b.c built as C++): each
+    file's events, on the objects the other file defines, in order."""
+    evs = records(path)
+    if any(e.get("error") for e in evs):
+        fail(f"decode errors in {path}")
+    for process, b, ids in [("two_files", "two_files_b.c", c_ids), ("two_files_cxx", "two_files_b.c as C++", cxx_ids)]:
+        expect_sequence(evs, process, [
+            (process, "ctwo_hit", {"n": 1, "file": "two_files_a.c"}),
+            (process, "ctwo_hit", {"n": 2, "file": b}),
+            (process, "ctwo_note", {"v": -5, "file": "two_files_a.c"}),
+            (process, "ctwo_job", {"span_begin": "A", "n": 3}),
+            (process, "ctwo_span_end", {"span_end": "A"}),
+        ], span_ids(ids))
+    others = {e["process"] for e in evs} - {"two_files", "two_files_cxx"}
+    if others:
+        fail(f"events from other processes: {others}")
+    print(f"check_output: {len(evs)} events of two files, as C and with C++, in order with their exact values")
+
+
 if __name__ == "__main__":
     cmd, path = sys.argv[1], sys.argv[2]
     if cmd == "record-all":
@@ -229,5 +250,7 @@ if __name__ == "__main__":
         record_example(path)
     elif cmd == "record-spans":
         record_spans(path, sys.argv[3], sys.argv[4])
+    elif cmd == "record-two-files":
+        record_two_files(path, sys.argv[3], sys.argv[4])
     else:
         fail(f"unknown command {cmd}")

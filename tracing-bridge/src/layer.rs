@@ -1,0 +1,214 @@
+//! The `tracing-subscriber` layer: [`Listening`] says, per callsite,
+//! whether anyone listens; [`Emitter`] writes what it lets through.
+//!
+//! # The enable check
+//!
+//! The layer is a [`Filtered`](tracing_subscriber::filter::Filtered) one:
+//! its filter disables a callsite for this layer only, so the layers
+//! beside it (a `fmt` layer, say) still see every event. The filter
+//! answers [`Interest::sometimes`] for every callsite, so `tracing` asks
+//! it at each span and event, and it answers with the callsite's enable
+//! word: a lookup of the callsite by the address of its `Metadata` (a
+//! lock-free table) and one relaxed load. While nobody listens, that is
+//! all an `info!` costs beyond `tracing`'s own dispatch: no field is
+//! visited, no string formatted. The first record of a callsite is let
+//! through, to register its tracepoints with the types it has.
+
+use std::sync::{Arc, OnceLock};
+
+use tracing_core::span::{Attributes, Id, Record};
+use tracing_core::subscriber::Interest;
+use tracing_core::{Event, Metadata, Subscriber};
+use tracing_subscriber::layer::{Context, Filter, Layer};
+use tracing_subscriber::registry::LookupSpan;
+use usertrace::{DynamicTracepoint, FieldType, Provider, Value, MAX_FIELDS};
+
+use crate::callsite::{provider_span_end, Callsite, Shape, SpanShape};
+use crate::callsites::Callsites;
+use crate::record::{fit_payload, Scratch, Slot};
+
+/// What the filter and the layer share.
+struct Inner {
+    provider: Provider,
+    callsites: Callsites<Callsite>,
+    span_end: OnceLock<Option<DynamicTracepoint>>,
+}
+
+impl Inner {
+    fn callsite(&self, meta: &'static Metadata<'static>) -> Option<&Callsite> {
+        self.callsites.get_or_insert(meta, || Callsite::new(meta))
+    }
+
+    fn span_end(&self) -> Option<&DynamicTracepoint> {
+        self.span_end.get_or_init(|| provider_span_end(&self.provider)).as_ref()
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The callsites' tracepoints go with the table, each unregistered
+        // before its memory is freed; unregistered first here all the same,
+        // so that nobody sees them while the rest are dropped.
+        self.callsites.for_each(Callsite::unregister);
+    }
+}
+
+/// Writes spans and events as user_events; made by [`layer()`](crate::layer())
+/// with its filter, [`Listening`].
+pub struct Emitter {
+    inner: Arc<Inner>,
+}
+
+/// The per-layer filter of [`Emitter`]: a callsite is enabled while a
+/// tracer listens to its tracepoint (and for its first record).
+pub struct Listening {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Emitter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emitter").field("provider", &self.inner.provider.name()).finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Listening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listening").field("provider", &self.inner.provider.name()).finish_non_exhaustive()
+    }
+}
+
+/// The layer and its filter, for `provider`.
+pub(crate) fn pair(provider: Provider) -> (Emitter, Listening) {
+    let inner = Arc::new(Inner { provider, callsites: Callsites::new(), span_end: OnceLock::new() });
+    (Emitter { inner: Arc::clone(&inner) }, Listening { inner })
+}
+
+impl Emitter {
+    /// The provider whose name starts every tracepoint's.
+    pub fn provider(&self) -> &Provider {
+        &self.inner.provider
+    }
+}
+
+impl<S> Filter<S> for Listening {
+    #[inline]
+    fn enabled(&self, meta: &Metadata<'_>, _: &Context<'_, S>) -> bool {
+        match self.inner.callsites.get(meta) {
+            Some(callsite) => callsite.enabled(),
+            // Not seen yet (its registration is under way on another
+            // thread, or it skipped `callsite_enabled`): the layer adds it.
+            None => meta.is_span() || meta.is_event(),
+        }
+    }
+
+    fn callsite_enabled(&self, meta: &'static Metadata<'static>) -> Interest {
+        if !(meta.is_span() || meta.is_event()) {
+            return Interest::never();
+        }
+        let _ = self.inner.callsite(meta);
+        // The enable word changes when a tracer comes or goes, which
+        // `tracing` cannot be told: so it must ask at each record.
+        Interest::sometimes()
+    }
+}
+
+/// A span this layer began.
+struct Open {
+    id: u64,
+    /// The text of each deferred field (see [`SpanShape`]), once recorded.
+    deferred: Vec<Option<String>>,
+}
+
+/// Keeps the text of the deferred fields that `scratch` has values for.
+fn keep_deferred(span: &SpanShape, scratch: &mut Scratch, deferred: &mut [Option<String>]) {
+    for (kept, &i) in deferred.iter_mut().zip(&span.deferred) {
+        if scratch.slots[i] != Slot::Absent {
+            scratch.make_text(i);
+            if let Some(Value::Str(text)) = scratch.value(i, FieldType::Str) {
+                *kept = Some(text.to_owned());
+            }
+        }
+    }
+}
+
+impl<S> Layer<S> for Emitter
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
+        let meta = event.metadata();
+        let Some(callsite) = self.inner.callsite(meta) else { return };
+        Scratch::with(|scratch| {
+            event.record(&mut scratch.visitor());
+            if let Shape::Event(typed) = callsite.shape(&self.inner.provider, scratch) {
+                if callsite.enabled() {
+                    typed.write(&self.inner.provider, meta, scratch, Some(Value::Str(meta.level().as_str())));
+                }
+            }
+        });
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let meta = attrs.metadata();
+        let Some(callsite) = self.inner.callsite(meta) else { return };
+        let open = Scratch::with(|scratch| {
+            attrs.record(&mut scratch.visitor());
+            let Shape::Span(span) = callsite.shape(&self.inner.provider, scratch) else { return None };
+            // Registered before the first begin, so a tracer sees both.
+            self.inner.span_end()?;
+            if !callsite.enabled() {
+                return None;
+            }
+            let span_id = span.begin.write(&self.inner.provider, meta, scratch, None);
+            if span_id == 0 {
+                return None;
+            }
+            let mut deferred = vec![None; span.deferred.len()];
+            keep_deferred(span, scratch, &mut deferred);
+            Some(Open { id: span_id, deferred })
+        });
+        if let (Some(open), Some(span)) = (open, ctx.span(id)) {
+            span.extensions_mut().insert(open);
+        }
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(id) else { return };
+        if span.extensions().get::<Open>().is_none_or(|open| open.deferred.is_empty()) {
+            return;
+        }
+        let Some(Shape::Span(shape)) = self.inner.callsites.get(span.metadata()).and_then(Callsite::registered) else { return };
+        let mut recorded = vec![None; shape.deferred.len()];
+        // Visited before the span's extensions are locked: a value's
+        // Debug may use the span.
+        Scratch::with(|scratch| {
+            values.record(&mut scratch.visitor());
+            keep_deferred(shape, scratch, &mut recorded);
+        });
+        let mut extensions = span.extensions_mut();
+        if let Some(open) = extensions.get_mut::<Open>() {
+            for (kept, new) in open.deferred.iter_mut().zip(recorded) {
+                if new.is_some() {
+                    *kept = new;
+                }
+            }
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(&id) else { return };
+        let Some(open) = span.extensions_mut().remove::<Open>() else { return };
+        let shape = self.inner.callsites.get(span.metadata()).and_then(Callsite::registered);
+        if let (Some(Shape::Span(SpanShape { end: Some(end), .. })), true) = (shape, open.deferred.iter().any(Option::is_some)) {
+            let mut values = [Value::U8(0); MAX_FIELDS];
+            let n = open.deferred.len().min(MAX_FIELDS - 1);
+            for (value, text) in values.iter_mut().zip(&open.deferred[..n]) {
+                *value = Value::Str(text.as_deref().unwrap_or(""));
+            }
+            fit_payload(&mut values[..n], end.fields().iter().map(|f| f.ty.fixed_size()).sum());
+            let _ = end.end_span_with(open.id, &values[..n]);
+        } else if let Some(end) = self.inner.span_end() {
+            let _ = end.end_span(open.id);
+        }
+    }
+}

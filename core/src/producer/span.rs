@@ -7,7 +7,7 @@
 //!
 //! | event | first field(s) | meaning |
 //! |-------|----------------|---------|
-//! | `<provider>_<name>` | `u64 span_begin` | begins the span `<provider>_<name>`; its other fields are the span's fields |
+//! | `<provider>_<name>` | `u64 span_begin` | begins the span `<provider>_<name>`; its other fields are the span's fields; a `u64 span_parent` among them names its parent span explicitly |
 //! | `<provider>_span_end` | `u64 span_end` | ends the span with this id |
 //! | any | `u64 span_end`, then more | ends it too; the further fields (say, an error) are added to the span's |
 //! | `<provider>_span_error` | `u64 span_end`, `error` string | ends the span with this id because of an error (an exception's type name) |
@@ -52,6 +52,11 @@ pub const SPAN_ERROR_EVENT: &str = "span_error";
 /// The second field of `<provider>_span_error`: what went wrong, e.g. the
 /// type name of the exception that left the span.
 pub const SPAN_ERROR_FIELD: &str = "error";
+/// A field of a begin event that names the span's parent explicitly: the id
+/// of a span of the same process that began before it. It wins over
+/// nesting, so that a span begun on a worker thread (or resumed on another,
+/// as async code does) hangs under the request that queued it.
+pub const SPAN_PARENT_FIELD: &str = "span_parent";
 /// The first field of a completed span: its start, CLOCK_MONOTONIC ns.
 pub const SPAN_START_NS_FIELD: &str = "span_start_ns";
 /// The second field of a completed span: its length in ns.

@@ -16,10 +16,9 @@ use super::ids::SpanKey;
 use crate::record::{ClockRecord, Namespaces, Record, Value};
 use crate::timeline::{self, otel_ids, Process, Timeline};
 
-/// The arg that names a span's parent explicitly: the id of a span of the
-/// same process that began before it. It wins over nesting, so a span
-/// begun on a worker thread can hang under the request that queued it.
-pub const SPAN_PARENT: &str = "span_parent";
+/// The arg that names a span's parent explicitly, as the core's span
+/// convention defines it (`usertrace::span::SPAN_PARENT_FIELD`).
+pub use usertrace::span::SPAN_PARENT_FIELD as SPAN_PARENT;
 
 /// What the resources say besides what the recording tells.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 # and exits non-zero if a test failed or could not run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-modules=(java/usertrace java/agent)
+modules=(java/usertrace java/agent java/logback java/log4j2)
 agent_jar=$here/java/agent/target/usertrace-agent.jar
 launcher=$here/java/agent/target/junit-platform-console-standalone.jar
 # The usertrace CLI, which a kernel test records with (`cargo build -p usertrace-cli`).
@@ -61,9 +61,10 @@ agent_jar_starts_alone() {
 }
 
 # What `mvn deploy` would upload to Maven Central, deployed into a directory
-# instead and signed with a throwaway key: the parent pom, the API and the
-# agent, each with its pom, sources and javadoc jars, every file with a
-# signature that gpg verifies; and no benchmarks. Without a key, the same
+# instead and signed with a throwaway key: the parent pom, the API, the
+# agent and the Logback and Log4j2 appenders, each with its pom, sources and
+# javadoc jars, every file with a signature that gpg verifies; and no
+# benchmarks. Without a key, the same
 # deploy signs nothing (Central would refuse it; a local one needs none).
 release_deploys_signed_api_and_agent_and_no_benchmarks() {
   local work rc=0 out version repo f missing=""
@@ -80,7 +81,9 @@ release_deploys_signed_api_and_agent_and_no_benchmarks() {
   if [ "$rc" = 0 ]; then
     for f in usertrace-parent/$version/usertrace-parent-$version.pom \
       usertrace/$version/usertrace-$version.{pom,jar} usertrace/$version/usertrace-$version-{sources,javadoc}.jar \
-      usertrace-agent/$version/usertrace-agent-$version.{pom,jar} usertrace-agent/$version/usertrace-agent-$version-{sources,javadoc}.jar; do
+      usertrace-agent/$version/usertrace-agent-$version.{pom,jar} usertrace-agent/$version/usertrace-agent-$version-{sources,javadoc}.jar \
+      usertrace-logback/$version/usertrace-logback-$version.{pom,jar} usertrace-logback/$version/usertrace-logback-$version-{sources,javadoc}.jar \
+      usertrace-log4j2/$version/usertrace-log4j2-$version.{pom,jar} usertrace-log4j2/$version/usertrace-log4j2-$version-{sources,javadoc}.jar; do
       [ -f "$repo/$f" ] && gpg --batch --verify "$repo/$f.asc" "$repo/$f" 2>/dev/null || missing="$missing $f(.asc)"
     done
     [ -z "$missing" ] || { rc=1; out="missing or unverified:$missing"; }

@@ -315,10 +315,7 @@ def test_a_span_whose_end_event_nobody_traces_ends_silently(provider: usertrace.
 def test_spans_are_recorded_under_the_process_name(tmp_path: Path) -> None:
     # A fresh interpreter under `usertrace record`: every event of its spans,
     # with their values and ids, in order, under its command name and pid.
-    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
-        os.environ.get("CARGO_TARGET_DIR", str(REPO / "target")), "debug", "usertrace"
-    )
-    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
+    cli = usertrace_cli()
     name = f"pyspan{os.getpid()}"
     ids_file = tmp_path / "ids.json"
     script = (
@@ -411,6 +408,16 @@ def test_perf_script_shows_the_exact_values(provider: usertrace.Provider, tmp_pa
     ], (script.stdout, err)
 
 
+def usertrace_cli() -> str:
+    """The ``usertrace`` command the recording tests run: $USERTRACE_CLI, or
+    the workspace's debug build."""
+    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", str(REPO / "target")), "debug", "usertrace"
+    )
+    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
+    return cli
+
+
 def recorded_events(json_lines: str) -> List[Dict[str, Any]]:
     """The event lines of ``usertrace record --format json`` (a line without
     ``type`` is an event; process, exit and lost lines are skipped)."""
@@ -422,10 +429,7 @@ def test_usertrace_record_shows_the_exact_values_under_the_process_name() -> Non
     # The recorder launches a fresh interpreter; its provider announces the
     # event on registration and waits for the recorder to attach, so the
     # one event it emits right away is recorded.
-    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
-        os.environ.get("CARGO_TARGET_DIR", str(REPO / "target")), "debug", "usertrace"
-    )
-    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
+    cli = usertrace_cli()
     name = f"pyrec{os.getpid()}"
     script = (
         "import usertrace\n"
@@ -454,10 +458,7 @@ def test_threads_are_recorded_under_their_threading_names() -> None:
     # gives it on the thread's first traced event, cut to the kernel's 15
     # bytes (3.14 and later name threads themselves, cut the same way). The
     # main thread keeps the program's name.
-    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
-        os.environ.get("CARGO_TARGET_DIR", str(REPO / "target")), "debug", "usertrace"
-    )
-    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
+    cli = usertrace_cli()
     name = f"pythr{os.getpid()}"
     script = (
         "import threading, usertrace\n"

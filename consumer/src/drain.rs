@@ -22,13 +22,17 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use perf_event_open_sys::bindings::perf_event_attr;
+
 use rustc_hash::FxHashSet;
 use usertrace::Pattern;
 
 use super::archive::{ArchiveWriter, EXIT_PROBE_NAME};
+use super::flight::{DumpRequest, FlightDump, FlightWindow};
 use super::attach::{attach, Attachment, Window};
 use super::error::Error;
 use super::format::EventFormat;
+use super::archive::process_sample;
 use super::processes::ProcessInfo;
 use super::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MISC_COMM_EXEC, PERF_RECORD_SAMPLE};
 use super::ring::Ring;
@@ -39,6 +43,11 @@ use super::sys;
 /// few seconds of a flood, far more than a thread that keeps up ever
 /// leaves. Past it, rounds are dropped and counted.
 pub(crate) const MAX_QUEUED_BYTES: usize = 64 << 20;
+
+/// The same for a flight recorder, whose window keeps every record
+/// whether or not the session's thread (which only looks for triggers)
+/// keeps up: small, as it is part of the recorder's fixed memory.
+pub(crate) const FLIGHT_MAX_QUEUED_BYTES: usize = 2 << 20;
 
 /// One CPU's two rings: task records, and tracepoint events.
 pub(crate) struct CpuRing {
@@ -98,6 +107,46 @@ pub(crate) struct Shared {
 pub(crate) enum Control {
     /// Attach at once to what a launched command's producers announce.
     AttachRequests(crate::AttachRequests),
+    /// Close a flight recorder's window into a dump.
+    Dump(DumpRequest),
+}
+
+/// Where the drain thread writes every record besides the round: a
+/// perf.data file as it goes, or a flight recorder's window.
+pub(crate) enum Archive {
+    // Boxed: both are large, and one of them lives in the drain.
+    File(Box<ArchiveWriter>),
+    Flight(Box<FlightWindow>),
+}
+
+impl Archive {
+    fn describe_tracepoint(&mut self, ids: &[u64], attr: &perf_event_attr, format: &Arc<EventFormat>, text: &str) {
+        match self {
+            Archive::File(file) => file.describe_tracepoint(ids, attr, format, text),
+            Archive::Flight(window) => window.descriptions().tracepoint(ids, attr, format, text),
+        }
+    }
+
+    fn describe_carrier(&mut self, ids: &[u64], attr: &perf_event_attr, name: &'static str) {
+        match self {
+            Archive::File(file) => file.describe_carrier(ids, attr, name),
+            Archive::Flight(window) => window.descriptions().carrier(ids, attr, name),
+        }
+    }
+
+    fn process(&mut self, pid: u32, time: u64, cpu: u32, info: &ProcessInfo) {
+        match self {
+            Archive::File(file) => file.process(pid, time, cpu, info),
+            Archive::Flight(window) => window.copy(&process_sample(pid, time, cpu, info)),
+        }
+    }
+
+    fn copy(&mut self, bytes: &[u8]) {
+        match self {
+            Archive::File(file) => file.copy(bytes, sample_time_of_sample(bytes)),
+            Archive::Flight(window) => window.copy(bytes),
+        }
+    }
 }
 
 /// The rings and what feeds them, owned by the drain thread.
@@ -112,7 +161,9 @@ pub(crate) struct Drain {
     pub rescan_interval: Duration,
     pub last_scan: Instant,
     pub attach_requests: Option<crate::AttachRequests>,
-    pub archive: Option<ArchiveWriter>,
+    pub archive: Option<Archive>,
+    /// Where a flight recorder's dumps go, once closed.
+    pub dumps: Option<Sender<FlightDump>>,
     /// Processes described since their first sample (until they exit).
     pub described: Described,
     /// Tracepoints attached since the last round was sent.
@@ -160,9 +211,18 @@ impl Drain {
     pub(crate) fn run(mut self, shared: Arc<Shared>, rounds: Sender<Result<Round, Error>>, control: Receiver<Control>) -> Result<(), Error> {
         loop {
             let stopping = shared.stop.load(Ordering::Acquire);
-            while let Ok(Control::AttachRequests(requests)) = control.try_recv() {
-                self.rescan = true;
-                self.attach_requests = Some(requests);
+            while let Ok(message) = control.try_recv() {
+                match message {
+                    Control::AttachRequests(requests) => {
+                        self.rescan = true;
+                        self.attach_requests = Some(requests);
+                    }
+                    Control::Dump(request) => {
+                        if let Some(Archive::Flight(window)) = &mut self.archive {
+                            window.request(request);
+                        }
+                    }
+                }
             }
             if !stopping {
                 if let Err(e) = self.wait_and_attach() {
@@ -177,8 +237,14 @@ impl Drain {
                 self.read_rings(&mut round);
             }
             let written = match &mut self.archive {
-                Some(archive) if stopping => archive.finish(),
-                Some(archive) => archive.end_round(),
+                Some(Archive::File(archive)) if stopping => archive.finish(),
+                Some(Archive::File(archive)) => archive.end_round(),
+                Some(Archive::Flight(window)) => {
+                    if let (Some(dump), Some(dumps)) = (window.end_round(sys::monotonic_ns(), stopping), &self.dumps) {
+                        let _ = dumps.send(dump);
+                    }
+                    Ok(())
+                }
                 None => Ok(()),
             };
             self.send(round, &shared, &rounds);
@@ -212,10 +278,14 @@ impl Drain {
     }
 
     /// Hands `round` on, or drops it if the queue is full.
-    fn send(&self, round: Round, shared: &Shared, rounds: &Sender<Result<Round, Error>>) {
-        let size = round.bytes.len();
+    fn send(&self, mut round: Round, shared: &Shared, rounds: &Sender<Result<Round, Error>>) {
+        // What the queue holds is counted as allocated: a vector grown by
+        // doubling may hold twice its bytes, and a flood would hold that.
+        round.bytes.shrink_to_fit();
+        let size = round.bytes.capacity();
         // ATOMICS: Relaxed; the count only bounds memory, it orders nothing.
-        if size > 0 && shared.queued_bytes.load(Ordering::Relaxed) + size > MAX_QUEUED_BYTES {
+        let cap = if matches!(self.archive, Some(Archive::Flight(_))) { FLIGHT_MAX_QUEUED_BYTES } else { MAX_QUEUED_BYTES };
+        if size > 0 && shared.queued_bytes.load(Ordering::Relaxed) + size > cap {
             let events = samples_in(&round);
             shared.dropped.fetch_add(events, Ordering::Relaxed);
             // The attachments still count: later rounds hold their events.
@@ -266,7 +336,7 @@ impl Drain {
                         round.described.push((round.bytes.len(), info));
                     }
                     if let Some(archive) = archive.as_mut() {
-                        archive.copy(bytes, sample_time_of_sample(bytes));
+                        archive.copy(bytes);
                     }
                     round.bytes.extend_from_slice(bytes);
                 });

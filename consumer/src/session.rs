@@ -34,10 +34,11 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
 
-use super::archive::{ArchiveOptions, ArchiveWriter, EVENTS_NAME, SIDEBAND_NAME};
+use super::archive::{ArchiveOptions, ArchiveWriter, Descriptions, EVENTS_NAME, SIDEBAND_NAME};
 use super::attach::{perf_error, Window};
 use super::attribution::{Attribution, Fallback, Pending};
-use super::drain::{Attached, Control, CpuRing, Described, Drain, Round, Shared};
+use super::drain::{Archive, Attached, Control, CpuRing, Described, Drain, Round, Shared};
+use super::flight::{DumpRequest, FlightDump, FlightOptions, FlightWindow};
 use super::decode::decode_each;
 use super::error::{DecodeError, Error};
 use super::eventheader::{decode_eventheader, is_eventheader, Field};
@@ -72,6 +73,10 @@ pub struct SessionOptions {
     /// Also write every record the rings give into this perf.data file
     /// (see `archive`); finish it with [`Session::finish_archive`].
     pub archive: Option<ArchiveOptions>,
+    /// Keep the last seconds of records instead, as a flight recorder:
+    /// [`Session::dump`] closes them into a [`FlightDump`], which
+    /// [`Session::take_dumps`] hands over. Takes the place of `archive`.
+    pub flight: Option<FlightOptions>,
 }
 
 impl Default for SessionOptions {
@@ -84,6 +89,7 @@ impl Default for SessionOptions {
             tracefs: None,
             namespaces: true,
             archive: None,
+            flight: None,
         }
     }
 }
@@ -251,6 +257,8 @@ pub struct Session {
     rounds: Receiver<Result<Round, Error>>,
     control: Sender<Control>,
     drain: Option<JoinHandle<Result<(), Error>>>,
+    /// A flight recorder's closed dumps, until taken.
+    dumps: Option<Receiver<FlightDump>>,
     /// How the drain thread ended, once it has.
     drained: Option<Result<(), Error>>,
 }
@@ -284,26 +292,43 @@ impl Session {
             let events_ring = Ring::map(events.as_fd(), pages).map_err(ring_error)?;
             rings.push(CpuRing { cpu, sideband, sideband_ring, events, events_ring });
         }
-        let mut archive = match &options.archive {
-            Some(archive) => Some(open_archive(archive, &tracefs, &rings, wakeup(sideband_pages), wakeup(pages), namespaces)?),
-            None => None,
+        let sideband_id = match rings.first() {
+            Some(r) if options.archive.is_some() || options.flight.is_some() => {
+                sys::event_id(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ID", r.cpu, e))?
+            }
+            _ => 0,
+        };
+        let mut archive = match (&options.archive, &options.flight) {
+            (_, Some(flight)) => {
+                let carriers = carriers(&rings, wakeup(sideband_pages), wakeup(pages), namespaces)?;
+                Some(Archive::Flight(Box::new(FlightWindow::new(flight.clone(), carriers, tracefs.clone(), rings.len() as u32, sideband_id))))
+            }
+            (Some(file), None) => {
+                let mut writer = ArchiveWriter::create(file, &tracefs, rings.len() as u32)?;
+                writer.describe_all(&carriers(&rings, wakeup(sideband_pages), wakeup(pages), namespaces)?);
+                Some(Archive::File(Box::new(writer)))
+            }
+            (None, None) => None,
         };
         for r in &rings {
             sys::enable(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ENABLE(sideband)", r.cpu, e))?;
         }
         let mut threads = ThreadTable::new();
-        let sideband_id = match (&archive, rings.first()) {
-            (Some(_), Some(r)) => sys::event_id(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ID", r.cpu, e))?,
-            _ => 0,
-        };
-        procfs::snapshot(Path::new("/proc"), &mut threads, namespaces, |thread| {
-            if let Some(archive) = &mut archive {
-                archive.synthesize_thread(thread, sideband_id);
-            }
+        procfs::snapshot(Path::new("/proc"), &mut threads, namespaces, |thread| match &mut archive {
+            Some(Archive::File(file)) => file.synthesize_thread(thread, sideband_id),
+            Some(Archive::Flight(window)) => window.seed(thread),
+            None => {}
         });
-        if let Some(archive) = &mut archive {
-            archive.finish_init()?;
+        if let Some(Archive::File(file)) = &mut archive {
+            file.finish_init()?;
         }
+        let (dumps_tx, dumps_rx) = match &archive {
+            Some(Archive::Flight(_)) => {
+                let (tx, rx) = mpsc::channel();
+                (Some(tx), Some(rx))
+            }
+            _ => (None, None),
+        };
 
         let systems = systems_of(&patterns);
         let rescan = patterns.iter().any(|p| p.is_glob()) || options.wait_for_exact;
@@ -319,6 +344,7 @@ impl Session {
             last_scan: Instant::now(),
             attach_requests: None,
             archive,
+            dumps: dumps_tx,
             described: Described::default(),
             attached: Vec::new(),
         };
@@ -343,6 +369,7 @@ impl Session {
             control: mpsc::channel().0,
             drain: None,
             drained: None,
+            dumps: dumps_rx,
         };
         // What was attached here is known before any event of it comes.
         for attached in std::mem::take(&mut drain.attached) {
@@ -374,6 +401,22 @@ impl Session {
     /// next tracefs scan.
     pub fn listen_for_attach_requests(&mut self, requests: crate::AttachRequests) {
         let _ = self.control.send(Control::AttachRequests(requests));
+    }
+
+    /// Asks a flight recorder for a dump: its window closes
+    /// [`FlightOptions::after`] later, and goes to [`take_dumps`]'s
+    /// receiver. A request while one is open joins it. Without a flight
+    /// recorder, nothing.
+    ///
+    /// [`take_dumps`]: Self::take_dumps
+    pub fn dump(&self, request: DumpRequest) {
+        let _ = self.control.send(Control::Dump(request));
+    }
+
+    /// Where a flight recorder's dumps arrive, closed and ready to write
+    /// (on another thread: writing one never holds up recording). Once.
+    pub fn take_dumps(&mut self) -> Option<Receiver<FlightDump>> {
+        self.dumps.take()
     }
 
     /// Whether events carry namespaces: asked for and permitted.
@@ -475,7 +518,7 @@ impl Session {
     fn take_round(&mut self, item: Result<Round, Error>, each: &mut impl FnMut(Output)) -> Result<(), Error> {
         let round = item?;
         // ATOMICS: Relaxed; see Drain::send.
-        self.shared.queued_bytes.fetch_sub(round.bytes.len(), Ordering::Relaxed);
+        self.shared.queued_bytes.fetch_sub(round.bytes.capacity(), Ordering::Relaxed);
         self.malformed += round.broken_rings;
         for attached in round.attached {
             self.take_attached(attached);
@@ -545,22 +588,15 @@ fn to_pending(record: Record<'_>, described: Option<Box<ProcessInfo>>) -> Option
     })
 }
 
-/// Creates the archive and names the two dummy events of every CPU in it.
-fn open_archive(
-    options: &ArchiveOptions,
-    tracefs: &Path,
-    rings: &[CpuRing],
-    sideband_wakeup: u32,
-    events_wakeup: u32,
-    namespaces: bool,
-) -> Result<ArchiveWriter, Error> {
-    let mut archive = ArchiveWriter::create(options, tracefs, rings.len() as u32)?;
+/// The two dummy events of every CPU, as an archive names them.
+fn carriers(rings: &[CpuRing], sideband_wakeup: u32, events_wakeup: u32, namespaces: bool) -> Result<Descriptions, Error> {
     let ids = |fd: fn(&CpuRing) -> BorrowedFd<'_>| -> Result<Vec<u64>, Error> {
         rings.iter().map(|r| sys::event_id(fd(r)).map_err(|e| perf_error("PERF_EVENT_IOC_ID", r.cpu, e))).collect()
     };
-    archive.describe_carrier(&ids(|r| r.sideband.as_fd())?, &sys::sideband_attr(sideband_wakeup, namespaces), SIDEBAND_NAME);
-    archive.describe_carrier(&ids(|r| r.events.as_fd())?, &sys::ring_owner_attr(events_wakeup), EVENTS_NAME);
-    Ok(archive)
+    let mut carriers = Descriptions::default();
+    carriers.carrier(&ids(|r| r.sideband.as_fd())?, &sys::sideband_attr(sideband_wakeup, namespaces), SIDEBAND_NAME);
+    carriers.carrier(&ids(|r| r.events.as_fd())?, &sys::ring_owner_attr(events_wakeup), EVENTS_NAME);
+    Ok(carriers)
 }
 
 /// Opens one CPU's sideband event, with namespaces while `namespaces` holds;

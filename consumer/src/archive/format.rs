@@ -73,6 +73,13 @@ pub(crate) fn sample(pid: u32, time: u64, cpu: u32, info: &ProcessInfo) -> Vec<u
         raw.extend_from_slice(&s.as_bytes()[..limit(s)]);
         raw.push(0);
     }
+    sample_record(PERF_ID, pid, time, cpu, raw)
+}
+
+/// A SAMPLE record of one of our own tracepoints, whose perf id is
+/// `perf_id`, with the session's sample layout (IDENTIFIER, TID, TIME, CPU,
+/// RAW) and `raw` (`trace_entry` and payload) padded to perf's 8 bytes.
+pub(crate) fn sample_record(perf_id: u64, pid: u32, time: u64, cpu: u32, mut raw: Vec<u8>) -> Vec<u8> {
     let padded = (4 + raw.len()).next_multiple_of(8) - 4;
     raw.resize(padded, 0);
     let size = HEADER_LEN + 8 + 8 + 8 + 8 + 4 + raw.len();
@@ -81,7 +88,7 @@ pub(crate) fn sample(pid: u32, time: u64, cpu: u32, info: &ProcessInfo) -> Vec<u
     // PERF_RECORD_MISC_USER: what the kernel sets for a user_events hit.
     record.extend_from_slice(&2u16.to_ne_bytes());
     record.extend_from_slice(&(size as u16).to_ne_bytes());
-    record.extend_from_slice(&PERF_ID.to_ne_bytes());
+    record.extend_from_slice(&perf_id.to_ne_bytes());
     record.extend_from_slice(&pid.to_ne_bytes());
     record.extend_from_slice(&pid.to_ne_bytes());
     record.extend_from_slice(&time.to_ne_bytes());

@@ -32,12 +32,19 @@
 //! exec's COMM record: what it read from `/proc` then, which the session
 //! itself goes by (`drain.rs`), and a reader takes with that record.
 
+mod dump_format;
 mod format;
 mod reader;
 mod writer;
 
 pub use reader::{ArchiveError, ArchiveReader};
 pub use writer::{ArchiveOptions, ArchiveWriter};
+pub(crate) use format::sample as process_sample;
+pub(crate) use writer::Descriptions;
+
+/// The perf id of `usertrace:process` samples, which a flight recorder
+/// keeps per process.
+pub(crate) const PROCESS_PERF_ID: u64 = format::PERF_ID;
 
 /// The name perf shows for the dummy event whose rings carry task records.
 pub(crate) const SIDEBAND_NAME: &str = "usertrace:sideband";

@@ -11,12 +11,12 @@ use perf_event_open_sys::bindings::perf_event_attr;
 use tracepoint_decode::PerfEventFormat;
 use tracepoint_perf::{PerfDataFileWriter, PerfHeaderIndex};
 
-use super::format;
+use super::{dump_format, format};
 use crate::error::Error;
 use crate::format::EventFormat;
 use crate::processes::ProcessInfo;
 use crate::procfs::ThreadAtStart;
-use crate::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_NAMESPACES};
+use crate::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_NAMESPACES, PERF_RECORD_SAMPLE};
 use crate::sys;
 
 /// Where a session writes its archive.
@@ -31,6 +31,30 @@ pub struct ArchiveOptions {
     /// CLOCK_MONOTONIC and CLOCK_REALTIME nanoseconds read together: the
     /// file's CLOCK_DATA, which dates its events on the wall clock.
     pub clock: (u64, u64),
+}
+
+/// What an archive says of the events its records come from: their attrs,
+/// ids and formats. Kept by a flight recorder, which writes them into
+/// every dump.
+#[derive(Clone, Default)]
+pub(crate) struct Descriptions(Vec<Description>);
+
+#[derive(Clone)]
+enum Description {
+    Carrier { ids: Vec<u64>, attr: perf_event_attr, name: &'static str },
+    Tracepoint { ids: Vec<u64>, attr: perf_event_attr, format: Arc<EventFormat>, text: String },
+}
+
+impl Descriptions {
+    /// A dummy event, as [`ArchiveWriter::describe_carrier`].
+    pub(crate) fn carrier(&mut self, ids: &[u64], attr: &perf_event_attr, name: &'static str) {
+        self.0.push(Description::Carrier { ids: ids.to_vec(), attr: *attr, name });
+    }
+
+    /// A tracepoint, as [`ArchiveWriter::describe_tracepoint`].
+    pub(crate) fn tracepoint(&mut self, ids: &[u64], attr: &perf_event_attr, format: &Arc<EventFormat>, text: &str) {
+        self.0.push(Description::Tracepoint { ids: ids.to_vec(), attr: *attr, format: format.clone(), text: text.to_owned() });
+    }
 }
 
 /// A perf.data file being written by a session.
@@ -68,6 +92,16 @@ impl ArchiveWriter {
         let process = EventFormat::parse(format::SYSTEM, &format::format_text()).expect("usertrace:process has a valid format");
         writer.describe_tracepoint(&[format::PERF_ID], &sys::tracepoint_attr(process.id), &process, &format::format_text());
         Ok(writer)
+    }
+
+    /// Describes what `descriptions` holds.
+    pub(crate) fn describe_all(&mut self, descriptions: &Descriptions) {
+        for d in &descriptions.0 {
+            match d {
+                Description::Carrier { ids, attr, name } => self.describe_carrier(ids, attr, name),
+                Description::Tracepoint { ids, attr, format, text } => self.describe_tracepoint(ids, attr, format, text),
+            }
+        }
     }
 
     /// Names the dummy event `name` whose perf ids are `ids`.
@@ -137,6 +171,30 @@ impl ArchiveWriter {
             *first = (*first).min(t);
             *last = (*last).max(t);
         }
+    }
+
+    /// A round's records as the rings gave them (a flight recorder's,
+    /// kept since), back to back.
+    pub(crate) fn copy_round(&mut self, mut bytes: &[u8]) {
+        while let Some(size) = bytes.get(6..8).map(|b| usize::from(u16::from_ne_bytes([b[0], b[1]]))) {
+            let Some(record) = bytes.get(..size).filter(|_| size >= HEADER_LEN) else { break };
+            let time = (record.get(..4) == Some(&PERF_RECORD_SAMPLE.to_ne_bytes()[..]))
+                .then(|| record.get(HEADER_LEN + 16..HEADER_LEN + 24))
+                .flatten()
+                .and_then(|b| b.try_into().ok())
+                .map(u64::from_ne_bytes);
+            self.copy(record, time);
+            bytes = &bytes[size..];
+        }
+    }
+
+    /// Says, in a `usertrace:dump` sample at `time`, why this file was
+    /// written and what window of events it holds.
+    pub(crate) fn dump_record(&mut self, time: u64, reason: &str, first: u64, last: u64, lost: u64) {
+        let text = dump_format::format_text();
+        let described = EventFormat::parse(format::SYSTEM, &text).expect("usertrace:dump has a valid format");
+        self.describe_tracepoint(&[dump_format::PERF_ID], &sys::tracepoint_attr(described.id), &described, &text);
+        self.round.extend_from_slice(&dump_format::sample(time, reason, first, last, lost));
     }
 
     /// Describes `pid` in a `usertrace:process` sample at `time`.

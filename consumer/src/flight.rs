@@ -1,0 +1,344 @@
+//! The flight recorder's window: the last seconds of the rings' records,
+//! kept by the recorder (not in overwrite-mode kernel rings), and written
+//! out as a self-contained archive when something asks for a dump.
+//!
+//! Why a recorder-side ring of rounds rather than the kernel's overwrite
+//! mode: the sideband must be read all the time (a process that exits
+//! inside the window must still be named at dump time, and its `/proc`
+//! read while it exists), so the rings are drained anyway; keeping the
+//! drained rounds costs one copy, bounds memory by bytes we count, and lets
+//! the window be cut by time. Overwrite rings would also lose the loss
+//! accounting: the kernel reports no LOST for overwritten records.
+//!
+//! The window holds whole rounds, each as the drain thread read it, and
+//! lets the oldest go once it is older than the window's time or the
+//! bytes pass the cap. What a let-go round said about threads (their
+//! names, namespaces, forks and exits) and processes (their
+//! `usertrace:process` descriptions) is folded into [`WindowStart`]: the
+//! state of every thread at the window's start, which a dump writes first,
+//! as `perf record` writes the threads it found at its own start. A dump is
+//! then readable alone, by `perf script` and by `usertrace convert`.
+//!
+//! Memory: every round's bytes are counted while anything holds them, the
+//! window or a dump being written. Rounds are let go until the count and
+//! the newest round fit under the cap, so a dump being written shortens
+//! the window rather than adding to the cap.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustc_hash::FxHashMap;
+
+use crate::archive::{ArchiveOptions, ArchiveWriter, Descriptions};
+use crate::error::Error;
+use crate::namespaces::Namespaces;
+use crate::procfs::ThreadAtStart;
+use crate::record::{parse, Record};
+
+/// How much a flight recorder keeps, and how a dump closes.
+#[derive(Debug, Clone)]
+pub struct FlightOptions {
+    /// Keep at least this much of the most recent recording.
+    pub keep: Duration,
+    /// But never more than this many bytes of records (whichever is
+    /// smaller wins).
+    pub max_bytes: usize,
+    /// How long a dump goes on recording after what asked for it.
+    pub after: Duration,
+}
+
+/// Why a dump was asked for.
+#[derive(Debug, Clone)]
+pub struct DumpRequest {
+    /// What triggered it, as the dump and its message say it: `SIGUSR2`,
+    /// `usertrace dump`, `myapp_error pid 42`.
+    pub reason: String,
+    /// When it was asked for, CLOCK_MONOTONIC nanoseconds.
+    pub time_ns: u64,
+    /// The asker's own number, handed back with the dump (to answer a
+    /// `usertrace dump` that waits).
+    pub token: u64,
+}
+
+/// One round's records, counted while anything holds them.
+struct Chunk {
+    bytes: Vec<u8>,
+    /// When the drain thread read it: no record in it is newer.
+    read_ns: u64,
+    alive: Arc<AtomicUsize>,
+}
+
+impl Drop for Chunk {
+    fn drop(&mut self) {
+        // ATOMICS: Relaxed; the count bounds memory, it orders nothing.
+        self.alive.fetch_sub(self.bytes.capacity(), Ordering::Relaxed);
+    }
+}
+
+/// A thread as the window's start knows it.
+#[derive(Debug, Clone)]
+struct StartThread {
+    pid: u32,
+    comm: String,
+    time: u64,
+    namespaces: Option<(Namespaces, u64)>,
+}
+
+/// Every thread and described process at the window's start: what the
+/// let-go rounds said, folded.
+#[derive(Default, Clone)]
+pub(crate) struct WindowStart {
+    threads: FxHashMap<u32, StartThread>,
+    /// Each process's latest `usertrace:process` sample, as written.
+    processes: FxHashMap<u32, Vec<u8>>,
+}
+
+impl WindowStart {
+    /// A thread `/proc` showed when the session started.
+    pub(crate) fn seed(&mut self, thread: &ThreadAtStart<'_>) {
+        let namespaces = thread.namespaces.map(|(ns, time)| (*ns, time));
+        self.threads.insert(thread.tid, StartThread { pid: thread.pid, comm: thread.comm.to_owned(), time: thread.time, namespaces });
+    }
+
+    /// Folds in the records of a round that leaves the window.
+    fn fold(&mut self, mut bytes: &[u8]) {
+        while let Some(size) = bytes.get(6..8).map(|b| usize::from(u16::from_ne_bytes([b[0], b[1]]))) {
+            let Some(record) = bytes.get(..size).filter(|_| size >= 8) else { return };
+            bytes = &bytes[size..];
+            match parse(record) {
+                Ok(Record::Comm { pid, tid, comm, sample, .. }) => {
+                    let namespaces = self.threads.get(&tid).and_then(|t| t.namespaces);
+                    self.threads.insert(tid, StartThread { pid, comm: String::from_utf8_lossy(comm).into_owned(), time: sample.time, namespaces });
+                }
+                Ok(Record::Fork(task)) => {
+                    // A new thread has its parent's name until it sets one.
+                    if let Some(parent) = self.threads.get(&task.ptid).cloned() {
+                        self.threads.insert(task.tid, StartThread { pid: task.pid, time: task.time, ..parent });
+                    }
+                }
+                Ok(Record::Exit(task)) => {
+                    self.threads.remove(&task.tid);
+                    if task.tid == task.pid {
+                        self.processes.remove(&task.pid);
+                    }
+                }
+                Ok(Record::Namespaces { tid, namespaces, sample, .. }) => {
+                    if let Some(thread) = self.threads.get_mut(&tid) {
+                        thread.namespaces = Some((namespaces, sample.time));
+                    }
+                }
+                Ok(Record::Sample { sample, .. }) if sample.id == crate::archive::PROCESS_PERF_ID => {
+                    self.processes.insert(sample.pid, record.to_vec());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Writes the threads and processes into `archive`, before its
+    /// `FINISHED_INIT`.
+    fn write(&self, archive: &mut ArchiveWriter, sideband_id: u64) {
+        let mut tids: Vec<&u32> = self.threads.keys().collect();
+        tids.sort_unstable();
+        for tid in tids {
+            let t = &self.threads[tid];
+            let namespaces = t.namespaces.as_ref().map(|(ns, time)| (ns, *time));
+            archive.synthesize_thread(&ThreadAtStart { pid: t.pid, tid: *tid, comm: &t.comm, time: t.time, namespaces }, sideband_id);
+        }
+        let mut pids: Vec<&u32> = self.processes.keys().collect();
+        pids.sort_unstable();
+        for pid in pids {
+            archive.copy(&self.processes[pid], None);
+        }
+    }
+}
+
+/// The recorder-side ring: the rounds of the last seconds, what the
+/// threads were at its start, and the dump being closed, if any.
+pub(crate) struct FlightWindow {
+    options: FlightOptions,
+    rounds: VecDeque<Arc<Chunk>>,
+    /// The round being read.
+    current: Vec<u8>,
+    start: WindowStart,
+    descriptions: Descriptions,
+    /// Bytes of rounds held by the window or by dumps being written.
+    alive: Arc<AtomicUsize>,
+    tracefs: PathBuf,
+    cpus: u32,
+    /// The sideband event id that synthesized records carry.
+    sideband_id: u64,
+    /// The dump asked for and not yet closed, with the requests that
+    /// came while it was open (they share it).
+    pending: Option<(DumpRequest, Vec<DumpRequest>)>,
+    /// Rounds let go because of the byte cap rather than their age.
+    pub(crate) cut_by_size: u64,
+}
+
+impl FlightWindow {
+    pub(crate) fn new(options: FlightOptions, descriptions: Descriptions, tracefs: PathBuf, cpus: u32, sideband_id: u64) -> FlightWindow {
+        FlightWindow {
+            options,
+            rounds: VecDeque::new(),
+            current: Vec::with_capacity(1 << 16),
+            start: WindowStart::default(),
+            descriptions,
+            alive: Arc::default(),
+            tracefs,
+            cpus,
+            sideband_id,
+            pending: None,
+            cut_by_size: 0,
+        }
+    }
+
+    pub(crate) fn descriptions(&mut self) -> &mut Descriptions {
+        &mut self.descriptions
+    }
+
+    pub(crate) fn seed(&mut self, thread: &ThreadAtStart<'_>) {
+        self.start.seed(thread);
+    }
+
+    /// A record as the ring gave it, or a description written before one.
+    pub(crate) fn copy(&mut self, bytes: &[u8]) {
+        self.current.extend_from_slice(bytes);
+    }
+
+    /// Asks for a dump; one already open takes it in.
+    pub(crate) fn request(&mut self, request: DumpRequest) {
+        match &mut self.pending {
+            Some((_, joined)) => joined.push(request),
+            None => self.pending = Some((request, Vec::new())),
+        }
+    }
+
+    /// Ends the round read at `now_ns`: keeps it, lets go what is too old
+    /// or too much, and returns the dump whose time after its trigger is
+    /// up (or any open one, when `closing`).
+    pub(crate) fn end_round(&mut self, now_ns: u64, closing: bool) -> Option<FlightDump> {
+        let bytes = std::mem::replace(&mut self.current, Vec::with_capacity(1 << 16));
+        // ATOMICS: Relaxed, as in Chunk::drop.
+        let incoming = bytes.len();
+        let (keep_ns, after_ns) = (self.options.keep.as_nanos() as u64, self.options.after.as_nanos() as u64);
+        // A round read before this holds only records older than the
+        // window. While a dump is open, its window is the keep before its
+        // trigger, however late the round that closes it comes.
+        let window_start = match &self.pending {
+            Some((first, _)) => first.time_ns.min(now_ns.saturating_sub(after_ns)),
+            None => now_ns.saturating_sub(after_ns),
+        }
+        .saturating_sub(keep_ns);
+        while let Some(oldest) = self.rounds.front() {
+            let too_old = oldest.read_ns < window_start;
+            let too_much = self.alive.load(Ordering::Relaxed) + incoming > self.options.max_bytes;
+            if !too_old && !too_much {
+                break;
+            }
+            self.cut_by_size += u64::from(!too_old);
+            let oldest = self.rounds.pop_front().expect("front was Some");
+            self.start.fold(&oldest.bytes);
+        }
+        if !bytes.is_empty() {
+            // Counted as allocated: a vector grown by doubling may hold
+            // twice what it has.
+            let mut bytes = bytes;
+            bytes.shrink_to_fit();
+            self.alive.fetch_add(bytes.capacity(), Ordering::Relaxed);
+            self.rounds.push_back(Arc::new(Chunk { bytes, read_ns: now_ns, alive: self.alive.clone() }));
+        }
+        let due = self.pending.as_ref().is_some_and(|(first, _)| closing || first.time_ns + after_ns <= now_ns);
+        if !due {
+            return None;
+        }
+        let (request, joined) = self.pending.take()?;
+        Some(FlightDump {
+            request,
+            joined,
+            rounds: self.rounds.iter().cloned().collect(),
+            start: self.start.clone(),
+            descriptions: self.descriptions.clone(),
+            tracefs: self.tracefs.clone(),
+            cpus: self.cpus,
+            sideband_id: self.sideband_id,
+        })
+    }
+}
+
+/// A closed window, ready to be written as a perf.data file: what the
+/// recorder kept when the dump's time after its trigger ran out.
+pub struct FlightDump {
+    request: DumpRequest,
+    joined: Vec<DumpRequest>,
+    rounds: Vec<Arc<Chunk>>,
+    start: WindowStart,
+    descriptions: Descriptions,
+    tracefs: PathBuf,
+    cpus: u32,
+    sideband_id: u64,
+}
+
+/// What a written dump holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DumpSummary {
+    /// The first and last event times in it (CLOCK_MONOTONIC ns).
+    pub window: Option<(u64, u64)>,
+    /// Events in it.
+    pub events: u64,
+    /// Events the rings lost inside its window (LOST records in it).
+    pub lost: u64,
+}
+
+impl FlightDump {
+    /// What asked for this dump.
+    pub fn request(&self) -> &DumpRequest {
+        &self.request
+    }
+
+    /// Requests that came while it was open, and share it.
+    pub fn joined(&self) -> &[DumpRequest] {
+        &self.joined
+    }
+
+    /// Writes the dump as perf.data to `options.path` (a new regular
+    /// file), letting each round's memory go once written.
+    pub fn write(self, options: &ArchiveOptions) -> Result<DumpSummary, Error> {
+        let mut archive = ArchiveWriter::create(options, &self.tracefs, self.cpus)?;
+        archive.describe_all(&self.descriptions);
+        self.start.write(&mut archive, self.sideband_id);
+        archive.finish_init()?;
+        let mut summary = DumpSummary::default();
+        for chunk in self.rounds {
+            count(&chunk.bytes, &mut summary);
+            archive.copy_round(&chunk.bytes);
+            archive.end_round()?;
+        }
+        let (first, last) = summary.window.unwrap_or((self.request.time_ns, self.request.time_ns));
+        let mut reasons = vec![self.request.reason.as_str()];
+        reasons.extend(self.joined.iter().map(|r| r.reason.as_str()));
+        archive.dump_record(self.request.time_ns, &reasons.join("; "), first, last, summary.lost);
+        archive.finish()?;
+        Ok(summary)
+    }
+}
+
+/// Adds a round's events, their times and the losses in it to `summary`.
+fn count(mut bytes: &[u8], summary: &mut DumpSummary) {
+    while let Some(size) = bytes.get(6..8).map(|b| usize::from(u16::from_ne_bytes([b[0], b[1]]))) {
+        let Some(record) = bytes.get(..size).filter(|_| size >= 8) else { return };
+        bytes = &bytes[size..];
+        match parse(record) {
+            Ok(Record::Sample { sample, .. }) if sample.id != crate::archive::PROCESS_PERF_ID => {
+                summary.events += 1;
+                let (first, last) = summary.window.get_or_insert((sample.time, sample.time));
+                *first = (*first).min(sample.time);
+                *last = (*last).max(sample.time);
+            }
+            Ok(Record::Lost { lost, .. }) => summary.lost += lost,
+            _ => {}
+        }
+    }
+}

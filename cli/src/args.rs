@@ -6,6 +6,7 @@
 use clap::{ArgAction, Parser, Subcommand, ValueEnum};
 
 use crate::completions::CompletionsArgs;
+use crate::dump::DumpArgs;
 use crate::man_pages::ManPagesArgs;
 use crate::verbosity::Verbosity;
 use crate::{convert::ConvertArgs, export::ExportArgs, list::ListArgs, record::RecordArgs, report::ReportArgs, stat::StatArgs, status::StatusArgs};
@@ -65,6 +66,7 @@ pub enum Command {
     Status(StatusArgs),
     List(ListArgs),
     Record(RecordArgs),
+    Dump(DumpArgs),
     Stat(StatArgs),
     Convert(ConvertArgs),
     Export(ExportArgs),

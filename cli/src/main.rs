@@ -43,8 +43,11 @@ mod args;
 mod clock;
 mod completions;
 mod config_file;
+mod control_socket;
 mod convert;
+mod dump;
 mod export;
+mod flight;
 mod json;
 mod launch;
 mod list;
@@ -59,6 +62,7 @@ mod stat;
 mod status;
 mod stdout;
 mod text;
+mod trigger;
 mod trace_format;
 mod verbosity;
 
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
         Command::Status(a) => ("status", status::run(a)),
         Command::List(a) => ("list", list::run(a)),
         Command::Record(a) => ("record", record::run_record(a)),
+        Command::Dump(a) => ("dump", dump::run(a)),
         Command::Stat(a) => ("stat", stat::run_stat(a)),
         Command::Convert(a) => ("convert", convert::run(a)),
         Command::Export(a) => ("export", export::run(a)),

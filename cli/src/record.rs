@@ -18,6 +18,7 @@ use usertrace_consumer::Output;
 use usertrace_output::jsonl::NamespacesJsonCache;
 use usertrace_output::{check_writable, AtomicFile, ClockRecord, Record, Report};
 
+use crate::flight::{run_flight, FlightArgs};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use crate::records::{to_record, write_event_line};
 use crate::run::{print_summary, run, RunArgs};
@@ -98,6 +99,9 @@ pub struct RecordArgs {
     // doc comment of a flattened group.
     #[command(flatten, next_help_heading = "OTLP export")]
     pub otlp: OtlpArgs,
+
+    #[command(flatten, next_help_heading = "Flight recorder")]
+    pub flight: FlightArgs,
 }
 
 /// Where a recording goes, from -o and --format.
@@ -177,6 +181,20 @@ fn write_lines(lines: &mut Vec<u8>, at_least: usize, sink: &mut Sink, failed: &m
 }
 
 pub fn run_record(args: &RecordArgs) -> ExitCode {
+    if let Some(keep) = args.flight.flight_recorder {
+        return match args.outputs() {
+            Ok(Outputs { archive: Some(archive), output: None, .. }) if !args.otlp.enabled() && !args.report => {
+                run_flight(&args.run, &args.flight, archive, keep)
+            }
+            _ => {
+                eprintln!(
+                    "usertrace record: --flight-recorder writes its dumps as perf.data files named after -o PATH.data, \
+                     and nothing else: give one -o PATH.data, without other outputs, --otlp or --report"
+                );
+                ExitCode::from(2)
+            }
+        };
+    }
     // Checked before recording starts, like -o: a bad URL is no reason to
     // find out after the fact.
     let exporter = match args.otlp.start_exporter("record") {
@@ -255,7 +273,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     // JSON lines that nothing else reads (no export, nothing kept) are
     // written straight from each event, with no owned record in between.
     let direct = format == TraceFormat::Json && exporter.is_none() && !keep;
-    let result = run(&args.run, "record", archive, |output| {
+    let result = run(&args.run, "record", archive.into(), |output| {
         if let (true, Output::Event(event)) = (direct, &output) {
             if write_event_line(event, &mut namespaces_json, &mut line) {
                 undecodable += 1;

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
-use usertrace_consumer::{Output, Session, SessionOptions, Stats, Window};
+use usertrace_consumer::{FlightOptions, Output, Session, SessionOptions, Stats, Window};
 
 use crate::launch::HeldChild;
 use crate::verbosity::{detail, note};
@@ -129,13 +129,29 @@ impl Summary {
     }
 }
 
+/// What a session keeps of the rings' records, besides what it hands on.
+pub enum Recording<'a> {
+    /// Nothing more.
+    Live,
+    /// Every record, written into this perf.data file, all processes'
+    /// (`-p` chooses only what the sink sees).
+    Archive(ArchiveOptions),
+    /// The last seconds, as a flight recorder; `control` is called once
+    /// the session is open and after each poll, to ask for dumps.
+    Flight { options: FlightOptions, control: &'a mut dyn FnMut(&mut Session) },
+}
+
+impl From<Option<ArchiveOptions>> for Recording<'_> {
+    fn from(archive: Option<ArchiveOptions>) -> Self {
+        archive.map_or(Recording::Live, Recording::Archive)
+    }
+}
+
 /// Opens the session, starts the command (if any), and feeds every output
 /// to `sink` (leaving out events of processes not given with `-p`) until
-/// the command exits, `--duration` ends or Ctrl-C. With `archive`, the
-/// session also writes every record into that perf.data file, all
-/// processes' (`-p` chooses what `sink` sees), and finishes it. Errors are
-/// printed.
-pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
+/// the command exits, `--duration` ends or Ctrl-C; see [`Recording`] for
+/// what else the session keeps. Errors are printed.
+pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
     catch_interrupts();
     for pid in &args.pids {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
@@ -155,14 +171,22 @@ pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink
             }
         }
     };
-    let options = SessionOptions {
+    let mut options = SessionOptions {
         patterns: args.patterns.clone(),
         ring_pages: args.ring_pages.unwrap_or(SessionOptions::default().ring_pages),
         // The command may register its events after it starts.
         wait_for_exact: held.is_some(),
-        archive,
         ..SessionOptions::default()
     };
+    let mut control = None;
+    match recording {
+        Recording::Live => {}
+        Recording::Archive(archive) => options.archive = Some(archive),
+        Recording::Flight { options: flight, control: c } => {
+            options.flight = Some(flight);
+            control = Some(c);
+        }
+    }
     let start = Instant::now();
     let mut session = match Session::open(&options) {
         Ok(s) => s,
@@ -173,6 +197,9 @@ pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink
     };
     if let Some(requests) = attach_requests {
         session.listen_for_attach_requests(requests);
+    }
+    if let Some(control) = control.as_mut() {
+        control(&mut session);
     }
     detail!(
         "usertrace {name}: on every CPU, rings of {} pages ({} KiB) each; events matching {}; namespaces {}",
@@ -241,6 +268,9 @@ pub fn run(args: &RunArgs, name: &str, archive: Option<ArchiveOptions>, mut sink
             eprintln!("usertrace {name}: {e}");
             exit = ExitCode::from(1);
             break;
+        }
+        if let Some(control) = control.as_mut() {
+            control(&mut session);
         }
         if let Some(c) = child.as_mut() {
             match c.try_wait() {

@@ -11,7 +11,7 @@ use crate::args::Format;
 use crate::json::{print_line, CpuLost, OtlpLine, StatLine};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use crate::records::to_record;
-use crate::run::{print_summary, run, RunArgs};
+use crate::run::{print_summary, run, Recording, RunArgs};
 use crate::stdout::outln;
 
 const OUTPUT_HELP: &str = "\
@@ -59,7 +59,7 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
     // would be an allocation per event. A name re-registered under a new
     // id is summed under its name at the end.
     let mut by_id: BTreeMap<u64, (String, u64)> = BTreeMap::new();
-    let result = run(&args.run, "stat", None, |output| {
+    let result = run(&args.run, "stat", Recording::Live, |output| {
         match &output {
             Output::Event(e) => by_id.entry(e.format.id).or_insert_with(|| (e.format.full_name(), 0)).1 += 1,
             // Attached events show with 0 even when nothing arrives.

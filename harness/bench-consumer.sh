@@ -24,6 +24,13 @@
 #          lines and to Perfetto, against `perf script` on the same file:
 #          wall time and peak RSS. BENCH_ARCHIVE_EVENTS (1000000),
 #          BENCH_ARCHIVE_RATE (10000 /s), BENCH_ARCHIVE_PAGES (1024).
+#   flight (not run by default: about a minute under TCG) the recorder's
+#          CPU time, idle for BENCH_FLIGHT_SECONDS (10) and then under one
+#          producer paced at 10,000 events/s for as long: `usertrace record
+#          --flight-recorder=30s` beside `perf record --overwrite` and
+#          beside `usertrace record -o FILE.data`, one after another; then
+#          the time from `usertrace dump` (--after 1ms) to the closed dump
+#          of that full window.
 #   profile  where `usertrace record --format json` (BENCH_PROFILE=stat:
 #          `usertrace stat`) spends the drain of that flood: a flat
 #          cpu-clock profile by perf (not run by default)
@@ -419,4 +426,53 @@ for kind in ("jsonl", "pftrace"):
         print(f"  ratio {kind}/perf script (wall)  {t[kind] / t['script']:.2f}")
 PY
   rm -f "$scratch/a.data"
+fi
+
+if want flight; then
+  secs=${BENCH_FLIGHT_SECONDS:-10}
+  # Utime + stime of PID in seconds, from /proc (clock ticks).
+  cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"; }
+  : >"$scratch/flight.txt"
+  for kind in flight perf archive; do
+    # One paced producer, held until go; the consumer is started on its
+    # event and left idle for $secs, then the producer runs for $secs.
+    start_producers bench_flight 10000 $((10000 * secs)) 0
+    case $kind in
+      flight) "$ut" record -q -e bench_flight --flight-recorder=30s --after 1ms -o "$scratch/f.data" 2>"$scratch/$kind.err" & ;;
+      perf) perf record -q -a --overwrite -e user_events:bench_flight -o "$scratch/f-perf.data" 2>"$scratch/$kind.err" & ;;
+      archive) "$ut" record -q -e bench_flight -o "$scratch/f-all.data" 2>"$scratch/$kind.err" & ;;
+    esac
+    consumer=$!
+    producers_enabled bench_flight 0
+    sleep "$secs"
+    idle=$(cpu_of "$consumer")
+    touch "$scratch/go"
+    producers_done
+    busy=$(cpu_of "$consumer")
+    dump=-
+    if [ "$kind" = flight ]; then
+      t0=$(now)
+      "$ut" dump >/dev/null
+      t1=$(now)
+      dump=$(echo "$t1 - $t0" | bc -l)
+    fi
+    kill -INT "$consumer"
+    wait "$consumer" || true
+    echo "$kind $idle $busy $dump" >>"$scratch/flight.txt"
+    rm -f "$scratch"/f*.data "$scratch"/*.data.*
+  done
+  python3 - "$secs" "$scratch/flight.txt" <<'PY'
+import sys
+secs, rows = int(sys.argv[1]), {}
+for line in open(sys.argv[2]):
+    kind, idle, busy, dump = line.split()
+    rows[kind] = (float(idle), float(busy) - float(idle), dump)
+print(f"flight: recorder CPU seconds, idle {secs} s, then {secs} s of 10,000 events/s from one producer:")
+print(f"  {'consumer':44} {'idle':>7} {'busy':>7} {'busy / -o FILE.data':>19}")
+for kind, label in (("flight", "usertrace record --flight-recorder=30s"), ("perf", "perf record --overwrite"), ("archive", "usertrace record -o FILE.data")):
+    idle, busy, _ = rows[kind]
+    print(f"  {label:44} {idle:>7.2f} {busy:>7.2f} {busy / max(rows['archive'][1], 1e-9):>19.2f}")
+print("  (perf --overwrite reads its rings only when it stops: its busy time is spent at exit, not counted here)")
+print(f"  usertrace dump to the closed dump of that window (--after 1ms): {float(rows['flight'][2]):.2f} s")
+PY
 fi

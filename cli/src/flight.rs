@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
-use usertrace_consumer::{DumpRequest, FlightDump, FlightOptions, Output, Session};
+use usertrace_consumer::{DumpRequest, FlightDump, FlightOptions, Output, Session, Switch};
 use usertrace_output::timeline::TimelineBuilder;
 use usertrace_output::{AtomicFile, Record};
 
@@ -71,6 +71,34 @@ pub struct FlightArgs {
     /// sooner joins the dump still open, or is counted and ignored [default: 10s]
     #[arg(long = "dump-interval", value_name = "DURATION", value_parser = parse_duration, requires = "flight_recorder")]
     pub dump_interval: Option<Duration>,
+
+    /// Instead, write a continuous archive, going on in a new file each
+    /// SIZE of records (uppercase units: 100M, 1G; gathered in memory
+    /// until written) or TIME (30s, 10m), or at each SIGUSR2 only
+    /// (`signal`, the default), named PATH.YYYYMMDDHHMMSSmmm.data after -o
+    /// PATH.data, as perf record --switch-output names them. Every event
+    /// is in exactly one file
+    #[arg(long = "switch-output", value_name = "SIZE|TIME|signal", num_args = 0..=1, require_equals = true,
+          default_missing_value = "signal", value_parser = parse_switch, conflicts_with = "flight_recorder")]
+    pub switch_output: Option<Switch>,
+
+    /// With --switch-output, keep only the newest N files, removing older
+    /// ones (perf's --switch-max-files)
+    #[arg(long = "max-files", value_name = "N", requires = "switch_output", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_files: Option<u32>,
+}
+
+/// `100M` or `1G` (a size: perf's uppercase units, or KiB/MiB/GiB), `30s`
+/// or `10m` (a time), or `signal`.
+pub fn parse_switch(s: &str) -> Result<Switch, String> {
+    if s == "signal" {
+        return Ok(Switch::Asked);
+    }
+    let unit = s.trim_start_matches(|c: char| c.is_ascii_digit());
+    if unit.starts_with(['B', 'K', 'M', 'G']) {
+        return parse_size(s).map(Switch::Size);
+    }
+    parse_duration(s).map(Switch::Every).map_err(|_| format!("`{s}`: give a size (100M, 1G), a time (30s, 10m) or `signal`"))
 }
 
 const DEFAULT_MAX_SIZE: usize = 64 << 20;
@@ -110,8 +138,15 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
 }
 
 impl FlightArgs {
-    fn options(&self, keep: Duration) -> FlightOptions {
-        FlightOptions { keep, max_bytes: self.max_size.unwrap_or(DEFAULT_MAX_SIZE), after: self.after.unwrap_or(DEFAULT_AFTER) }
+    /// The window, or the continuous archive, these options ask for; None
+    /// for a plain recording.
+    pub fn options(&self) -> Option<FlightOptions> {
+        let (keep, switch) = match (self.flight_recorder, self.switch_output) {
+            (Some(keep), _) => (keep, None),
+            (None, Some(switch)) => (Duration::ZERO, Some(switch)),
+            (None, None) => return None,
+        };
+        Some(FlightOptions { keep, max_bytes: self.max_size.unwrap_or(DEFAULT_MAX_SIZE), after: self.after.unwrap_or(DEFAULT_AFTER), switch })
     }
 }
 
@@ -284,7 +319,7 @@ fn round_ms(d: Duration) -> Duration {
 
 /// Runs `record --flight-recorder` until the command exits, --duration
 /// ends or Ctrl-C, writing a dump for each trigger let through.
-pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, keep: Duration) -> ExitCode {
+pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options: FlightOptions) -> ExitCode {
     if let Err(e) = usertrace_output::check_writable(&dump_path(archive, chrono::Local::now())) {
         eprintln!("usertrace record: {e}");
         return ExitCode::from(1);
@@ -298,11 +333,12 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, keep: D
             None
         }
     };
-    let after = args.after.unwrap_or(DEFAULT_AFTER);
+    let switching = options.switch.is_some();
+    // A continuous archive switches at every SIGUSR2, however many.
     let gate = Gate {
-        max_dumps: args.max_dumps.unwrap_or(DEFAULT_MAX_DUMPS),
-        interval: args.dump_interval.unwrap_or(DEFAULT_INTERVAL),
-        after,
+        max_dumps: if switching { u32::MAX } else { args.max_dumps.unwrap_or(DEFAULT_MAX_DUMPS) },
+        interval: if switching { Duration::ZERO } else { args.dump_interval.unwrap_or(DEFAULT_INTERVAL) },
+        after: if switching { Duration::ZERO } else { options.after },
         started: 0,
         last: None,
         ignored: 0,
@@ -312,18 +348,23 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, keep: D
     let askers = RefCell::new(Askers { args, gate, queued: Vec::new(), spans, socket });
     let mut writer: Option<JoinHandle<u32>> = None;
     let waiting = Waiting::default();
-    let options = args.options(keep);
-    note!(
-        "usertrace record: flight recorder: keeping the last {} (at most {} MiB), dumps to {}",
-        humantime::format_duration(keep),
-        options.max_bytes >> 20,
-        dump_path(archive, chrono::Local::now()).display()
-    );
+    if !switching {
+        note!(
+            "usertrace record: flight recorder: keeping the last {} (at most {} MiB), dumps to {}",
+            humantime::format_duration(options.keep),
+            options.max_bytes >> 20,
+            dump_path(archive, chrono::Local::now()).display()
+        );
+    }
+    let max_files = args.max_files.map(|n| n as usize);
     let mut control = |session: &mut Session| {
         if writer.is_none() {
             if let Some(dumps) = session.take_dumps() {
                 let (archive, waiting) = (archive.to_owned(), waiting.clone());
-                writer = std::thread::Builder::new().name("usertrace-dumps".into()).spawn(move || write_dumps(dumps, &archive, &waiting)).ok();
+                writer = std::thread::Builder::new()
+                    .name("usertrace-dumps".into())
+                    .spawn(move || write_dumps(dumps, &archive, &waiting, max_files))
+                    .ok();
             }
         }
         let mut askers = askers.borrow_mut();
@@ -360,18 +401,20 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, keep: D
     print_summary("record", &summary);
     let written = writer.map(|w| w.join().unwrap_or(0)).unwrap_or(0);
     let ignored = askers.borrow().gate.ignored;
+    let what = if switching { "file" } else { "dump" };
     eprintln!(
-        "usertrace record: {written} dump{} written{}",
+        "usertrace record: {written} {what}{} written{}",
         if written == 1 { "" } else { "s" },
         if ignored > 0 { format!("; {ignored} triggers ignored (--max-dumps, --dump-interval)") } else { String::new() }
     );
     summary.exit
 }
 
-/// Writes each dump as it closes, and tells whoever waits for it; returns
-/// how many were written.
-fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting) -> u32 {
+/// Writes each dump as it closes, and tells whoever waits for it; keeps
+/// only the newest `max_files`, if given; returns how many were written.
+fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, max_files: Option<usize>) -> u32 {
     let mut written = 0;
+    let mut files = std::collections::VecDeque::new();
     for dump in dumps {
         let request = dump.request().clone();
         let tokens: Vec<u64> = std::iter::once(request.token).chain(dump.joined().iter().map(|r| r.token)).collect();
@@ -391,6 +434,14 @@ fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting) -
                 };
                 let lost = if summary.lost > 0 { format!(", {} lost by the rings inside it", summary.lost) } else { String::new() };
                 eprintln!("usertrace record: wrote {} for {}: {window}, {} events{lost}", path.display(), request.reason, summary.events);
+                files.push_back(path.clone());
+                while max_files.is_some_and(|max| files.len() > max) {
+                    let Some(oldest) = files.pop_front() else { break };
+                    match std::fs::remove_file(&oldest) {
+                        Ok(()) => note!("usertrace record: removed {} (--max-files)", oldest.display()),
+                        Err(e) => eprintln!("usertrace record: removing {} (--max-files): {e}", oldest.display()),
+                    }
+                }
                 path.display().to_string()
             }
             Err(message) => {
@@ -448,6 +499,28 @@ mod tests {
         let outputs = record.outputs().unwrap();
         assert_eq!(outputs.archive, Some(Path::new("/var/lib/usertrace/flight/flight.data")));
         assert!(unit.contains("StateDirectory=usertrace/flight\n"), "the unit makes the dumps' directory");
+    }
+
+    /// The DaemonSet profile runs the same recorder as the systemd one.
+    #[test]
+    fn the_daemonset_profile_runs_the_systemd_profiles_command() {
+        let unit = include_str!("../../deploy/usertrace-flight-recorder.service");
+        let daemonset = include_str!("../../deploy/usertrace-flight-recorder-daemonset.yaml");
+        let exec = unit.lines().find_map(|l| l.strip_prefix("ExecStart=")).unwrap().replace("${USERTRACE_EVENTS}", "\"$USERTRACE_EVENTS\"");
+        let called = daemonset.lines().find_map(|l| l.trim().strip_prefix("- exec ")).unwrap();
+        // The shell's quotes aside (systemd does not glob; sh would).
+        assert_eq!(called.replace('\'', ""), exec);
+        assert!(daemonset.contains("mountPath: /var/lib/usertrace/flight}"));
+    }
+
+    #[test]
+    fn switch_output_reads_sizes_in_perfs_uppercase_and_times_in_lowercase() {
+        assert_eq!(parse_switch("100M"), Ok(Switch::Size(100 << 20)));
+        assert_eq!(parse_switch("1G"), Ok(Switch::Size(1 << 30)));
+        assert_eq!(parse_switch("10m"), Ok(Switch::Every(Duration::from_secs(600))));
+        assert_eq!(parse_switch("30s"), Ok(Switch::Every(Duration::from_secs(30))));
+        assert_eq!(parse_switch("signal"), Ok(Switch::Asked));
+        assert!(parse_switch("often").unwrap_err().contains("a size (100M, 1G), a time (30s, 10m) or `signal`"));
     }
 
     #[test]

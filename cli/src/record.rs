@@ -181,14 +181,15 @@ fn write_lines(lines: &mut Vec<u8>, at_least: usize, sink: &mut Sink, failed: &m
 }
 
 pub fn run_record(args: &RecordArgs) -> ExitCode {
-    if let Some(keep) = args.flight.flight_recorder {
+    if let Some(options) = args.flight.options() {
         return match args.outputs() {
             Ok(Outputs { archive: Some(archive), output: None, .. }) if !args.otlp.enabled() && !args.report => {
-                run_flight(&args.run, &args.flight, archive, keep)
+                run_flight(&args.run, &args.flight, archive, options)
             }
             _ => {
+                let flag = if args.flight.flight_recorder.is_some() { "--flight-recorder" } else { "--switch-output" };
                 eprintln!(
-                    "usertrace record: --flight-recorder writes its dumps as perf.data files named after -o PATH.data, \
+                    "usertrace record: {flag} writes perf.data files named after -o PATH.data, \
                      and nothing else: give one -o PATH.data, without other outputs, --otlp or --report"
                 );
                 ExitCode::from(2)

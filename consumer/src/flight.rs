@@ -48,6 +48,22 @@ pub struct FlightOptions {
     pub max_bytes: usize,
     /// How long a dump goes on recording after what asked for it.
     pub after: Duration,
+    /// Instead of a window, a continuous archive cut into files: every
+    /// round goes into exactly one of them. `keep` and `max_bytes` do not
+    /// apply; a dump request ends the current file at once.
+    pub switch: Option<Switch>,
+}
+
+/// When a continuous archive goes on in a new file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Switch {
+    /// Once the file's records reach this many bytes (they are gathered
+    /// in memory until then).
+    Size(usize),
+    /// Once the file holds this long of the recording.
+    Every(Duration),
+    /// Only when asked ([`crate::Session::dump`]).
+    Asked,
 }
 
 /// Why a dump was asked for.
@@ -174,8 +190,8 @@ pub(crate) struct FlightWindow {
     /// The dump asked for and not yet closed, with the requests that
     /// came while it was open (they share it).
     pending: Option<(DumpRequest, Vec<DumpRequest>)>,
-    /// Rounds let go because of the byte cap rather than their age.
-    pub(crate) cut_by_size: u64,
+    /// When the current file of a continuous archive began.
+    file_start_ns: u64,
 }
 
 impl FlightWindow {
@@ -191,7 +207,7 @@ impl FlightWindow {
             cpus,
             sideband_id,
             pending: None,
-            cut_by_size: 0,
+            file_start_ns: crate::sys::monotonic_ns(),
         }
     }
 
@@ -220,6 +236,9 @@ impl FlightWindow {
     /// or too much, and returns the dump whose time after its trigger is
     /// up (or any open one, when `closing`).
     pub(crate) fn end_round(&mut self, now_ns: u64, closing: bool) -> Option<FlightDump> {
+        if let Some(switch) = self.options.switch {
+            return self.end_round_switching(switch, now_ns, closing);
+        }
         let bytes = std::mem::replace(&mut self.current, Vec::with_capacity(1 << 16));
         // ATOMICS: Relaxed, as in Chunk::drop.
         let incoming = bytes.len();
@@ -238,7 +257,6 @@ impl FlightWindow {
             if !too_old && !too_much {
                 break;
             }
-            self.cut_by_size += u64::from(!too_old);
             let oldest = self.rounds.pop_front().expect("front was Some");
             self.start.fold(&oldest.bytes);
         }
@@ -255,16 +273,54 @@ impl FlightWindow {
             return None;
         }
         let (request, joined) = self.pending.take()?;
-        Some(FlightDump {
+        let rounds = self.rounds.iter().cloned().collect();
+        Some(self.dump(request, joined, rounds, self.start.clone()))
+    }
+
+    /// A continuous archive's round: kept until its file switches, then
+    /// handed over with the rest of that file, whose start is the state the
+    /// files before it ended in.
+    fn end_round_switching(&mut self, switch: Switch, now_ns: u64, closing: bool) -> Option<FlightDump> {
+        let mut bytes = std::mem::replace(&mut self.current, Vec::with_capacity(1 << 16));
+        if !bytes.is_empty() {
+            bytes.shrink_to_fit();
+            self.alive.fetch_add(bytes.capacity(), Ordering::Relaxed);
+            self.rounds.push_back(Arc::new(Chunk { bytes, read_ns: now_ns, alive: self.alive.clone() }));
+        }
+        let due = closing
+            || self.pending.is_some()
+            || match switch {
+                Switch::Size(size) => self.alive.load(Ordering::Relaxed) >= size,
+                Switch::Every(every) => now_ns.saturating_sub(self.file_start_ns) >= every.as_nanos() as u64,
+                Switch::Asked => false,
+            };
+        if !due || self.rounds.is_empty() {
+            return None;
+        }
+        let (request, joined) = self.pending.take().unwrap_or_else(|| {
+            let reason = if closing { "the end of the recording" } else { "--switch-output" };
+            (DumpRequest { reason: reason.into(), time_ns: now_ns, token: 0 }, Vec::new())
+        });
+        self.file_start_ns = now_ns;
+        let start = self.start.clone();
+        let rounds: Vec<Arc<Chunk>> = self.rounds.drain(..).collect();
+        for round in &rounds {
+            self.start.fold(&round.bytes);
+        }
+        Some(self.dump(request, joined, rounds, start))
+    }
+
+    fn dump(&self, request: DumpRequest, joined: Vec<DumpRequest>, rounds: Vec<Arc<Chunk>>, start: WindowStart) -> FlightDump {
+        FlightDump {
             request,
             joined,
-            rounds: self.rounds.iter().cloned().collect(),
-            start: self.start.clone(),
+            rounds,
+            start,
             descriptions: self.descriptions.clone(),
             tracefs: self.tracefs.clone(),
             cpus: self.cpus,
             sideband_id: self.sideband_id,
-        })
+        }
     }
 }
 

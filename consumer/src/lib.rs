@@ -44,7 +44,7 @@ pub use attach_requests::AttachRequests;
 pub use decode::{decode, FieldValue};
 pub use error::{DecodeError, Error, EventHeaderError, FormatError, RecordError, RingError};
 pub use eventheader::{decode_eventheader, is_eventheader, Field};
-pub use flight::{DumpRequest, DumpSummary, FlightDump, FlightOptions};
+pub use flight::{DumpRequest, DumpSummary, FlightDump, FlightOptions, Switch};
 pub use format::{EventFormat, FieldKind, FormatField};
 pub use namespaces::Namespaces;
 pub use order::Orderer;

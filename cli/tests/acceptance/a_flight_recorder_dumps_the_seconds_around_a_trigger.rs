@@ -353,3 +353,101 @@ fn under_a_flood_memory_stays_under_the_cap_plus_the_fixed_part() {
     assert_eq!(dumps(&dir).len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_span_longer_than_its_trigger_dumps_and_a_shorter_one_does_not() {
+    let dir = scratch(&unique("flight_span"));
+    let p = unique("fp");
+    let output = dir.join("flight.data");
+    let pattern = format!("{p}_*");
+    // The span lasts a little over 200 ms: only the first trigger fires.
+    let (slow, never) = (format!("{p}_flood>150ms"), format!("{p}_flood>5s"));
+    let spans = producer(&["span-flood", &p, "10"]);
+    let recorder = Recorder::start(&[
+        "--flight-recorder=3s",
+        "--after",
+        "200ms",
+        "--trigger-span",
+        &never,
+        "--trigger-span",
+        &slow,
+        "-e",
+        &pattern,
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert!(spans.wait_with_output().unwrap().status.success());
+    let wrote = recorder.wait_for("wrote ", 1);
+    std::thread::sleep(Duration::from_secs(1));
+    let (status, stderr) = recorder.stop();
+    assert!(status.success(), "{stderr}");
+    let found = dumps(&dir);
+    assert_eq!(found.len(), 1, "{stderr}");
+    let why = reason(&events(&found[0]));
+    assert!(why.starts_with(&format!("span {p}_flood of 2")) && why.ends_with(" over 150ms"), "{why}");
+    assert!(wrote.contains(&why), "{wrote}");
+    let held = events(&found[0]);
+    assert_eq!(named(&held, &format!("{p}_tick")).len(), 10, "the span's events are in its dump");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn switch_output_files_together_hold_every_number_exactly_once() {
+    let dir = scratch(&unique("flight_switch"));
+    let p = unique("fo");
+    let seq = format!("{p}_seq");
+    let output = dir.join("flight.data");
+    // 3000 numbers, 1 ms apart: a few seconds, cut into files each second
+    // and at a SIGUSR2; --max-files large enough to keep them all.
+    let numbers = producer(&["seq", &seq, "3000", "1000"]);
+    let recorder = Recorder::start(&["--switch-output=1s", "--max-files", "100", "-e", &seq, "-o", output.to_str().unwrap()]);
+    std::thread::sleep(Duration::from_millis(1500));
+    recorder.signal(libc::SIGUSR2);
+    assert!(numbers.wait_with_output().unwrap().status.success());
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, stderr) = recorder.stop();
+    assert!(status.success(), "{stderr}");
+    let found = dumps(&dir);
+    assert!(found.len() >= 3, "a file a second and one at SIGUSR2: {found:?}\n{stderr}");
+    let mut all: Vec<u64> = Vec::new();
+    for file in &found {
+        let held = events(file);
+        let ns: Vec<u64> = named(&held, &seq).iter().map(|e| e["fields"]["n"].as_u64().unwrap()).collect();
+        // Each file is a run of numbers, and each starts where the one
+        // before it ended.
+        if let (Some(&last), Some(&first)) = (all.last(), ns.first()) {
+            assert_eq!(first, last + 1, "{file:?} starts at {first} after {last}");
+        }
+        assert!(held.iter().all(|e| e["event"] != seq.as_str() || e["process"] == "ut_emit"), "named in every file");
+        all.extend(ns);
+    }
+    assert_eq!(all, (0..3000).collect::<Vec<u64>>(), "every number once, in order");
+    assert!(stderr.contains("for SIGUSR2"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn switch_output_with_max_files_keeps_only_the_newest() {
+    let dir = scratch(&unique("flight_maxfiles"));
+    let p = unique("fm");
+    let seq = format!("{p}_seq");
+    let output = dir.join("flight.data");
+    let numbers = producer(&["seq", &seq, "2500", "1000"]);
+    let recorder = Recorder::start(&["--switch-output=500ms", "--max-files", "2", "-e", &seq, "-o", output.to_str().unwrap()]);
+    assert!(numbers.wait_with_output().unwrap().status.success());
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, stderr) = recorder.stop();
+    assert!(status.success(), "{stderr}");
+    let found = dumps(&dir);
+    assert_eq!(found.len(), 2, "{found:?}\n{stderr}");
+    // The newest: together they end with the last number, and start past
+    // the first (the older files were removed). The last file may hold no
+    // number at all: only the producer's exit, after its last event.
+    let kept: Vec<u64> =
+        found.iter().flat_map(|f| named(&events(f), &seq).iter().map(|e| e["fields"]["n"].as_u64().unwrap()).collect::<Vec<_>>()).collect();
+    assert_eq!(kept.last(), Some(&2499), "{found:?}");
+    assert!(kept[0] > 0, "the oldest files were removed: {found:?}");
+    assert_eq!(kept, (kept[0]..2500).collect::<Vec<u64>>());
+    assert!(stderr.contains("--max-files"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -398,3 +398,153 @@ fn count(mut bytes: &[u8], summary: &mut DumpSummary) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::process_sample;
+    use crate::processes::ProcessInfo;
+    use crate::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_FORK};
+
+    const MS: u64 = 1_000_000;
+
+    /// A sideband record of `kind` with `body`, and the sample_id trailer.
+    fn side(kind: u32, body: &[u8], pid: u32, tid: u32, time: u64) -> Vec<u8> {
+        let size = HEADER_LEN + body.len() + 32;
+        let mut r = Vec::with_capacity(size);
+        r.extend_from_slice(&kind.to_ne_bytes());
+        r.extend_from_slice(&0u16.to_ne_bytes());
+        r.extend_from_slice(&(size as u16).to_ne_bytes());
+        r.extend_from_slice(body);
+        for v in [pid, tid] {
+            r.extend_from_slice(&v.to_ne_bytes());
+        }
+        r.extend_from_slice(&time.to_ne_bytes());
+        r.extend_from_slice(&[0; 16]);
+        r
+    }
+
+    fn comm(pid: u32, tid: u32, name: &str, time: u64) -> Vec<u8> {
+        let mut body = Vec::new();
+        body.extend_from_slice(&pid.to_ne_bytes());
+        body.extend_from_slice(&tid.to_ne_bytes());
+        body.extend_from_slice(name.as_bytes());
+        body.resize((body.len() + 1).next_multiple_of(8), 0);
+        side(PERF_RECORD_COMM, &body, pid, tid, time)
+    }
+
+    /// FORK or EXIT: pid, ppid, tid, ptid, time.
+    fn task(kind: u32, pid: u32, ppid: u32, tid: u32, ptid: u32, time: u64) -> Vec<u8> {
+        let mut body = Vec::new();
+        for v in [pid, ppid, tid, ptid] {
+            body.extend_from_slice(&v.to_ne_bytes());
+        }
+        body.extend_from_slice(&time.to_ne_bytes());
+        side(kind, &body, pid, tid, time)
+    }
+
+    /// An event sample of perf id 7 at `time`.
+    fn event(pid: u32, time: u64) -> Vec<u8> {
+        crate::archive::sample_record_for_tests(7, pid, time)
+    }
+
+    fn window(keep_ms: u64, after_ms: u64, max_bytes: usize, switch: Option<Switch>) -> FlightWindow {
+        let options = FlightOptions { keep: Duration::from_millis(keep_ms), max_bytes, after: Duration::from_millis(after_ms), switch };
+        FlightWindow::new(options, Descriptions::default(), PathBuf::from("/nonexistent"), 1, 1)
+    }
+
+    fn times(dump: &FlightDump) -> Vec<u64> {
+        dump.rounds.iter().map(|c| c.read_ns).collect()
+    }
+
+    #[test]
+    fn rounds_older_than_the_window_go_and_a_dump_closes_after_its_trigger() {
+        let mut w = window(100, 20, usize::MAX, None);
+        for t in (0..=300).step_by(10) {
+            w.copy(&event(1, t * MS));
+            assert!(w.end_round(t * MS, false).is_none());
+        }
+        // Rounds read before 300 - 20 - 100 ms have gone.
+        assert_eq!(w.rounds.front().unwrap().read_ns, 180 * MS);
+        w.request(DumpRequest { reason: "test".into(), time_ns: 305 * MS, token: 1 });
+        w.copy(&event(1, 310 * MS));
+        assert!(w.end_round(310 * MS, false).is_none(), "not before trigger + after");
+        // A late round closes it: the window is still the keep before the
+        // trigger, not before now.
+        w.copy(&event(1, 360 * MS));
+        let dump = w.end_round(360 * MS, false).expect("due");
+        assert_eq!(times(&dump).first(), Some(&(210 * MS)), "from trigger - keep (305 - 100 ms), by whole rounds");
+        assert_eq!(times(&dump).last(), Some(&(360 * MS)));
+        assert_eq!(dump.request().reason, "test");
+    }
+
+    #[test]
+    fn the_byte_cap_wins_over_the_time_and_counts_what_dumps_hold() {
+        let one = event(1, 0).len();
+        let mut w = window(60_000, 0, 10 * one, None);
+        for t in 0..20 {
+            w.copy(&event(1, t * MS));
+            w.end_round(t * MS, false);
+        }
+        assert_eq!(w.rounds.len(), 10, "ten rounds of one event fit the cap");
+        w.request(DumpRequest { reason: "held".into(), time_ns: 19 * MS, token: 1 });
+        let dump = w.end_round(20 * MS, false).expect("after 0: due at once");
+        // While the dump holds its rounds, new ones make the window shorter
+        // rather than the memory larger.
+        for t in 21..26 {
+            w.copy(&event(1, t * MS));
+            w.end_round(t * MS, false);
+        }
+        assert!(w.alive.load(Ordering::Relaxed) <= 10 * one.next_multiple_of(8) + one, "{}", w.alive.load(Ordering::Relaxed));
+        drop(dump);
+        assert_eq!(w.alive.load(Ordering::Relaxed), w.rounds.iter().map(|c| c.bytes.capacity()).sum::<usize>());
+    }
+
+    #[test]
+    fn what_leaves_the_window_is_folded_into_the_threads_at_its_start() {
+        let mut w = window(10, 0, usize::MAX, None);
+        w.seed(&ThreadAtStart { pid: 5, tid: 5, comm: "server", time: 0, namespaces: None });
+        let info = ProcessInfo { executable: Some("/usr/bin/server".into()), ..ProcessInfo::default() };
+        for record in [
+            process_sample(5, 1, 0, &info),
+            task(PERF_RECORD_FORK, 5, 1, 6, 5, 2),
+            comm(5, 6, "worker", 3),
+            task(PERF_RECORD_FORK, 9, 1, 9, 9, 4),
+            task(PERF_RECORD_EXIT, 9, 1, 9, 9, 5),
+        ] {
+            w.copy(&record);
+        }
+        w.end_round(MS, false);
+        // Far later: that round leaves the window.
+        w.copy(&event(5, 100 * MS));
+        w.end_round(100 * MS, false);
+        let start = &w.start;
+        assert_eq!(start.threads[&5].comm, "server");
+        assert_eq!((start.threads[&6].pid, start.threads[&6].comm.as_str()), (5, "worker"), "a forked thread, renamed");
+        assert!(!start.threads.contains_key(&9), "an exited one is gone");
+        assert!(start.processes.contains_key(&5), "the description stays for the next dump");
+    }
+
+    #[test]
+    fn a_continuous_archive_puts_every_round_in_exactly_one_file() {
+        let mut w = window(0, 0, usize::MAX, Some(Switch::Every(Duration::from_millis(50))));
+        w.file_start_ns = 0;
+        let mut files = Vec::new();
+        for t in (10..=200).step_by(10) {
+            w.copy(&event(1, t * MS));
+            files.extend(w.end_round(t * MS, false));
+        }
+        w.request(DumpRequest { reason: "SIGUSR2".into(), time_ns: 205 * MS, token: 1 });
+        w.copy(&event(1, 205 * MS));
+        files.extend(w.end_round(205 * MS, false));
+        w.copy(&event(1, 210 * MS));
+        files.extend(w.end_round(210 * MS, true));
+        let all: Vec<u64> = files.iter().flat_map(times).collect();
+        let want: Vec<u64> = (10..=200).step_by(10).chain([205, 210]).map(|t| t * MS).collect();
+        assert_eq!(all, want, "every round once, in order");
+        assert_eq!(times(&files[0]), [10, 20, 30, 40, 50].map(|t| t * MS));
+        let reasons: Vec<&str> = files.iter().map(|f| f.request().reason.as_str()).collect();
+        assert_eq!(reasons.last(), Some(&"the end of the recording"));
+        assert_eq!(reasons[reasons.len() - 2], "SIGUSR2");
+    }
+}

@@ -53,3 +53,10 @@ pub(crate) const EVENTS_NAME: &str = "usertrace:events";
 /// The name of the brief event whose thread exit makes the kernel write
 /// the last LOST records at the end of a session (`Session::flush`).
 pub(crate) const EXIT_PROBE_NAME: &str = "usertrace:lost-probe";
+
+/// A sample of perf id `id` with an empty payload, for the flight
+/// recorder's tests.
+#[cfg(test)]
+pub(crate) fn sample_record_for_tests(id: u64, pid: u32, time: u64) -> Vec<u8> {
+    format::sample_record(id, pid, time, 0, vec![0; 8])
+}

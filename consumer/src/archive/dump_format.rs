@@ -5,7 +5,7 @@
 
 use usertrace::wire::dyn_loc;
 
-use super::format::sample_record;
+use super::format::{sample_record, COMMON_FIELDS};
 
 /// The tracepoint's name: `usertrace:dump`.
 pub(crate) const NAME: &str = "dump";
@@ -17,11 +17,7 @@ pub(crate) const PERF_ID: u64 = u64::MAX - 2;
 /// The format file's text, as tracefs would show it.
 pub(crate) fn format_text() -> String {
     format!(
-        "name: {NAME}\nID: {ID}\nformat:\n\
-         \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-         \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-         \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-         \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+        "name: {NAME}\nID: {ID}\nformat:\n{COMMON_FIELDS}\
          \tfield:u64 trigger_ns;\toffset:8;\tsize:8;\tsigned:0;\n\
          \tfield:u64 window_first_ns;\toffset:16;\tsize:8;\tsigned:0;\n\
          \tfield:u64 window_last_ns;\toffset:24;\tsize:8;\tsigned:0;\n\

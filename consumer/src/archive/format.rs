@@ -32,14 +32,18 @@ pub(crate) const ID: u16 = u16::MAX;
 /// Its perf id in the file; kernel ids count up from 1 per boot.
 pub(crate) const PERF_ID: u64 = u64::MAX - 1;
 
+/// The `trace_entry` every tracepoint's format starts with, as tracefs
+/// shows it: ours too.
+pub(crate) const COMMON_FIELDS: &str = "\
+    \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+    \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+    \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+    \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+
 /// The format file's text, as tracefs would show it.
 pub(crate) fn format_text() -> String {
     format!(
-        "name: {NAME}\nID: {ID}\nformat:\n\
-         \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-         \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-         \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-         \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+        "name: {NAME}\nID: {ID}\nformat:\n{COMMON_FIELDS}\
          \tfield:u32 pid;\toffset:8;\tsize:4;\tsigned:0;\n\
          \tfield:__data_loc char[] executable;\toffset:12;\tsize:4;\tsigned:1;\n\
          \tfield:__data_loc char[] command_line;\toffset:16;\tsize:4;\tsigned:1;\n\

@@ -72,7 +72,7 @@ pub struct FlightArgs {
     #[arg(long = "dump-interval", value_name = "DURATION", value_parser = parse_duration, requires = "flight_recorder")]
     pub dump_interval: Option<Duration>,
 
-    /// Instead, write a continuous archive, going on in a new file each
+    /// Instead of a window, write a continuous archive, a new file each
     /// SIZE of records (uppercase units: 100M, 1G; gathered in memory
     /// until written) or TIME (30s, 10m), or at each SIGUSR2 only
     /// (`signal`, the default), named PATH.YYYYMMDDHHMMSSmmm.data after -o

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use usertrace_output::jsonl;
-use usertrace_output::timeline::TimelineBuilder;
+use usertrace_output::timeline::TimelineStream;
 use usertrace_output::{check_writable, chrome, perfetto, AtomicFile, FileError};
 
 use crate::recording::{self, named, Recording, RecordingError};
@@ -16,11 +16,14 @@ use crate::trace_format::{write_streamed, TraceFormat};
 
 const MEMORY_HELP: &str = "\
 Memory: JSON lines and text are written as IN is read, a line at a time,
-in little memory whatever IN's size. A Perfetto or Chrome trace is laid
-out whole before it is written: it holds every span and every other
-event (as an instant) of IN, with their fields, in memory: about three
-times IN's size for a recording of plain events. Convert a large
-recording to JSON lines or text, or cut it first, where memory is short. No line of IN may be longer than 16 MiB.
+in little memory whatever IN's size. A Perfetto or Chrome trace is
+written in time order once IN is read, in little memory too: it holds
+the spans still open, the tables of processes and threads (with the
+names of events and fields), and up to 16 MiB of finished spans and
+events. The rest waits, sorted, in temporary files in OUT's directory
+(in TMPDIR when OUT is -, a FIFO or a device): up to about a third of
+IN's size, never seen there, as each is removed from the directory as
+soon as it is made. No line of IN may be longer than 16 MiB.
 
 Exit status: 0 when OUT was written, also for an IN with no records (OUT
 is then an empty trace, and stderr says so); 1 for a bad line in IN or a
@@ -35,7 +38,8 @@ failed write; 2 for a bad option.";
 /// .jsonl: JSON lines), or that --format gives. IN may be - (standard
 /// input) and OUT - (standard output, with --format). A file OUT appears
 /// only once complete: a bad line in IN is named and nothing is written.
-/// An OUT that is a device, a FIFO or - is written in place as IN is read.
+/// An OUT that is a device, a FIFO or - is written in place: as IN is
+/// read (JSON lines, text), or once it is read (Perfetto, Chrome).
 #[derive(Debug, Args)]
 #[command(after_long_help = MEMORY_HELP)]
 pub struct ConvertArgs {
@@ -141,20 +145,27 @@ fn stream(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, F
     Ok(count)
 }
 
-/// Builds the timeline as records are read, then writes it; returns how
-/// many records there were.
+/// Lays out the timeline as records are read, then writes it in time
+/// order; returns how many records there were.
 fn lay_out(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, Failure> {
-    let mut timeline = TimelineBuilder::new();
+    let mut file = AtomicFile::create(path).map_err(Failure::Write)?;
+    // Beside the output, on the disk that must have room for it anyway;
+    // a destination written in place may have no directory to write in.
+    let sort_dir = file.temporary_path().and_then(Path::parent).map_or_else(std::env::temp_dir, Path::to_owned);
+    let sort_failed = |source| Failure::Write(FileError { path: sort_dir.clone(), what: "cannot sort the timeline in a temporary file there", source });
+    let mut timeline = TimelineStream::spilling_to(&sort_dir);
     let mut count = 0;
     for record in records {
-        timeline.push(&record.map_err(Failure::Read)?);
+        // An error drops `file`, and with it whatever a file OUT had.
+        timeline.push(&record.map_err(Failure::Read)?).map_err(sort_failed)?;
         count += 1;
     }
-    let timeline = timeline.finish();
+    let items = timeline.finish().map_err(sort_failed)?;
     let written = match format {
-        TraceFormat::Chrome => chrome::write_file(path, &timeline),
-        _ => perfetto::write_file(path, &timeline),
+        TraceFormat::Chrome => chrome::write(items, &mut file),
+        _ => perfetto::write(items, &mut file),
     };
-    written.map_err(Failure::Write)?;
+    written.map_err(|source| Failure::Write(FileError { path: path.to_owned(), what: "writing failed", source }))?;
+    file.commit().map_err(Failure::Write)?;
     Ok(count)
 }

@@ -1,11 +1,12 @@
 //! The formats a recording can be written in, how one is chosen from a
-//! file name, and writing a whole recording in one of them.
+//! file name, and writing a whole recording held in memory in one of them.
 
 use std::io::Write;
 use std::path::Path;
 
 use clap::ValueEnum;
-use usertrace_output::{chrome, jsonl, perfetto, AtomicFile, FileError, Record, Timeline};
+use usertrace_output::timeline::TimelineStream;
+use usertrace_output::{chrome, jsonl, perfetto, AtomicFile, FileError, Record};
 
 use crate::text::text_line;
 
@@ -57,8 +58,7 @@ pub fn write_streamed(format: TraceFormat, record: &Record, out: &mut Vec<u8>) {
 /// The whole recording in `format`.
 pub fn encode(format: TraceFormat, records: &[Record]) -> Vec<u8> {
     match format {
-        TraceFormat::Perfetto => perfetto::encode(&Timeline::build(records)),
-        TraceFormat::Chrome => chrome::encode(&Timeline::build(records)),
+        TraceFormat::Perfetto | TraceFormat::Chrome => lay_out(format, records),
         // The session writes perf.data itself, from the rings: `record`
         // never collects records for it, and `convert` refuses to write it.
         TraceFormat::PerfData => unreachable!("perf.data is written by the session, not encoded from records"),
@@ -70,6 +70,33 @@ pub fn encode(format: TraceFormat, records: &[Record]) -> Vec<u8> {
             out
         }
     }
+}
+
+/// A Perfetto or Chrome trace of records held in memory, laid out by the
+/// stream that `convert` lays out a file with, so that `record` and
+/// `convert` write the same trace of the same records.
+fn lay_out(format: TraceFormat, records: &[Record]) -> Vec<u8> {
+    let mut sorted;
+    let mut records = records;
+    if !records.windows(2).all(|w| w[0].time_ns() <= w[1].time_ns()) {
+        // A stable sort keeps records of equal time in the order given.
+        sorted = records.to_vec();
+        sorted.sort_by_key(Record::time_ns);
+        records = &sorted;
+    }
+    let mut timeline = TimelineStream::in_memory();
+    let mut out = Vec::new();
+    // In memory, into a Vec: nothing can fail.
+    for record in records {
+        let _ = timeline.push(record);
+    }
+    if let Ok(items) = timeline.finish() {
+        let _ = match format {
+            TraceFormat::Chrome => chrome::write(items, &mut out),
+            _ => perfetto::write(items, &mut out),
+        };
+    }
+    out
 }
 
 /// Writes the whole recording to `path`, never leaving it half-written.

@@ -2,7 +2,7 @@
 //! chrome://tracing, speedscope, and Perfetto's legacy JSON importer:
 //! `{"traceEvents":[...],"displayTimeUnit":"ns"}`.
 //!
-//! - `M` events name each process (`process_name`) and thread
+//! - `M` events, first, name each process (`process_name`) and thread
 //!   (`thread_name`);
 //! - thread spans are complete events, `X` with `dur`;
 //! - async spans are `b`/`e` pairs with `cat` `span` and an `id` of their
@@ -13,9 +13,15 @@
 //!   decimals with three places so no nanosecond is lost (`12.345678901`
 //!   s is `12345678.901`);
 //! - args keep their types: integers, bools, floats (non-finite ones as
-//!   strings), strings (bytes as hex).
+//!   strings), strings (bytes as hex);
+//! - the events are in time order (of an `X`, its start).
+//!
+//! [`write()`] writes the [`TimelineItems`] of a
+//! [`TimelineStream`](crate::timeline::TimelineStream) as they come, so a
+//! recording of any size is converted in the memory of what it has open
+//! at once; [`encode`] and [`write_file`] take a [`Timeline`] built whole.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::Path;
 
 use serde::Serialize;
@@ -24,10 +30,13 @@ use crate::atomic_file::{write_atomically, FileError};
 use crate::jsonl::write::FieldsJson;
 use crate::jsonl::LineFormatter;
 use crate::record::Value;
-use crate::timeline::{Placement, Timeline, LOST_TRACK};
+use crate::timeline::{Item, Placement, Timeline, TimelineItems, LOST_TRACK};
 
 /// The `cat` of every span.
 pub const SPAN_CATEGORY: &str = "span";
+
+/// Bytes of events gathered for one write.
+const WRITE_SIZE: usize = 64 << 10;
 
 /// Writes `timeline` as Trace Event JSON to `path`, never half-written.
 pub fn write_file(path: &Path, timeline: &Timeline) -> Result<(), FileError> {
@@ -36,49 +45,71 @@ pub fn write_file(path: &Path, timeline: &Timeline) -> Result<(), FileError> {
 
 /// The trace as JSON bytes.
 pub fn encode(timeline: &Timeline) -> Vec<u8> {
-    let mut w = EventWriter { out: Vec::with_capacity(256 + 160 * (timeline.spans.len() + timeline.instants.len())), first: true };
+    let mut out = Vec::with_capacity(256 + 160 * (timeline.spans.len() + timeline.instants.len()));
+    // Into a Vec, from items in memory: nothing can fail.
+    let _ = write(TimelineItems::of(timeline), &mut out);
+    out
+}
+
+/// Writes the trace of `items` to `out` as they come: the names of
+/// processes and threads first (from the tables), then an event per item
+/// (a thread slice as one `X` at its begin; an async span's `b` and `e`
+/// at its begin and end, with the span's serial as their `id`). Fails
+/// when reading `items` or writing `out` does.
+pub fn write(mut items: TimelineItems, out: &mut impl Write) -> io::Result<()> {
+    let mut w = EventWriter { out: Vec::with_capacity(2 * WRITE_SIZE), first: true };
     w.out.extend_from_slice(b"{\"traceEvents\":[");
-    for p in timeline.processes.values() {
+    let tables = items.tables();
+    for p in tables.processes.values() {
         w.metadata("process_name", p.pid, p.pid, &p.name);
     }
-    for t in timeline.threads.values() {
+    for t in tables.threads.values() {
         w.metadata("thread_name", t.pid, t.tid, &t.name);
     }
-    if !timeline.lost.is_empty() {
+    if items.has_lost() {
         w.metadata("process_name", 0, 0, LOST_TRACK);
     }
-    for (n, span) in timeline.spans.iter().enumerate() {
-        match span.placement {
-            Placement::Thread { .. } => {
-                w.begin("X", &span.name, span.pid, span.tid, span.start_ns);
-                w.out.extend_from_slice(b",\"dur\":");
-                micros(&mut w.out, span.duration_ns());
-                w.close(Some(&span.args));
+    for item in &mut items {
+        match &item? {
+            Item::Begin { span, serial } => match span.placement {
+                Placement::Thread { .. } => {
+                    w.begin("X", &span.name, span.pid, span.tid, span.start_ns);
+                    w.out.extend_from_slice(b",\"dur\":");
+                    micros(&mut w.out, span.duration_ns());
+                    w.close(Some(&span.args));
+                }
+                Placement::Async { .. } => {
+                    w.begin("b", &span.name, span.pid, span.tid, span.start_ns);
+                    let _ = write!(w.out, ",\"id\":\"{serial}\"");
+                    w.close(Some(&span.args));
+                }
+            },
+            Item::End(end) => {
+                if !end.placement.is_thread() {
+                    w.begin("e", &end.name, end.pid, end.tid, end.time_ns);
+                    let _ = write!(w.out, ",\"id\":\"{}\"", end.serial);
+                    w.close(None);
+                }
             }
-            Placement::Async { .. } => {
-                let id = n + 1;
-                w.begin("b", &span.name, span.pid, span.tid, span.start_ns);
-                let _ = write!(w.out, ",\"id\":\"{id}\"");
-                w.close(Some(&span.args));
-                w.begin("e", &span.name, span.pid, span.tid, span.end_ns);
-                let _ = write!(w.out, ",\"id\":\"{id}\"");
-                w.close(None);
+            Item::Instant(instant) => {
+                w.begin("i", &instant.name, instant.pid, instant.tid, instant.time_ns);
+                w.out.extend_from_slice(b",\"s\":\"t\"");
+                w.close(Some(&instant.args));
+            }
+            Item::Lost(lost) => {
+                w.begin("i", &lost.name, 0, 0, lost.time_ns);
+                w.out.extend_from_slice(b",\"s\":\"g\"");
+                let args = [("count".to_owned(), Value::Unsigned(lost.count)), ("cpu".to_owned(), Value::Unsigned(u64::from(lost.cpu)))];
+                w.close(Some(&args));
             }
         }
-    }
-    for instant in &timeline.instants {
-        w.begin("i", &instant.name, instant.pid, instant.tid, instant.time_ns);
-        w.out.extend_from_slice(b",\"s\":\"t\"");
-        w.close(Some(&instant.args));
-    }
-    for lost in &timeline.lost {
-        w.begin("i", &lost.name, 0, 0, lost.time_ns);
-        w.out.extend_from_slice(b",\"s\":\"g\"");
-        let args = [("count".to_owned(), Value::Unsigned(lost.count)), ("cpu".to_owned(), Value::Unsigned(u64::from(lost.cpu)))];
-        w.close(Some(&args));
+        if w.out.len() >= WRITE_SIZE {
+            out.write_all(&w.out)?;
+            w.out.clear();
+        }
     }
     w.out.extend_from_slice(b"],\"displayTimeUnit\":\"ns\"}\n");
-    w.out
+    out.write_all(&w.out)
 }
 
 struct EventWriter {

@@ -38,12 +38,24 @@
 //!
 //! A forked child's spans are its own (another pid). Across exec a
 //! process keeps its pid and its spans, and takes the new program's name.
+//!
+//! # Built whole, or streamed
+//!
+//! [`Timeline::build`] (and [`TimelineBuilder`]) lay out a recording in
+//! memory. A [`TimelineStream`] lays out the same spans, instants and
+//! lost markers as [`TimelineItems`], in the time order the viewer
+//! outputs write them, holding only what is open and a fixed budget: what
+//! `usertrace convert` uses, for recordings of any size.
 
 mod build;
+mod codec;
 mod eventheader;
+mod spool;
+mod stream;
 
 pub use build::TimelineBuilder;
 pub use eventheader::{otel_ids, OtelIds};
+pub use stream::{Item, SpanEnd, TimelineItems, TimelineStream};
 
 /// The name `e` is counted under: its tracepoint's, or for an EventHeader
 /// event (many share one tracepoint) `<provider>:<event>`.
@@ -219,5 +231,7 @@ pub struct LostMarker {
 /// The track name of lost markers in every viewer.
 pub const LOST_TRACK: &str = "usertrace: lost events";
 
+#[cfg(test)]
+pub(crate) mod busy_recording;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,10 @@
 use serde_json::Value as Json;
 
 use super::*;
+use crate::record::Record;
 use crate::test_records::*;
+use crate::timeline::busy_recording::busy;
+use crate::timeline::TimelineStream;
 
 fn events(timeline: &Timeline) -> Vec<Json> {
     let bytes = encode(timeline);
@@ -61,4 +64,67 @@ fn strings_are_escaped_and_non_finite_floats_are_strings() {
     let events = events(&t);
     let i = events.iter().find(|e| e["ph"] == "i").unwrap();
     assert_eq!((&i["name"], &i["args"]["nan"], &i["args"]["bytes"]), (&Json::from("q\"uote\n"), &Json::from("NaN"), &Json::from("01ab")));
+}
+
+/// `records` written as a stream, its items sorted through files of
+/// `budget` bytes.
+fn streamed(records: &[Record], budget: usize) -> Vec<u8> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("usertrace-chrome-stream-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut stream = TimelineStream::with_budget(dir.clone(), budget);
+    for r in records {
+        stream.push(r).unwrap();
+    }
+    let mut out = Vec::new();
+    write(stream.finish().unwrap(), &mut out).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+    out
+}
+
+/// The events of a trace without their async ids (each `b` checked to
+/// have one `e` of the same id, name and cat after it), sorted.
+fn without_ids(bytes: &[u8]) -> Vec<String> {
+    let v: Json = serde_json::from_slice(bytes).expect("valid JSON");
+    let mut events = v["traceEvents"].as_array().unwrap().clone();
+    let mut open = std::collections::HashMap::new();
+    for e in &mut events {
+        if let Some(Json::String(id)) = e.as_object_mut().unwrap().remove("id") {
+            let what = (e["name"].clone(), e["cat"].clone());
+            match e["ph"].as_str() {
+                Some("b") => assert!(open.insert(id, what).is_none()),
+                Some("e") => assert_eq!(open.remove(&id), Some(what)),
+                other => panic!("an id on {other:?}"),
+            }
+        }
+    }
+    assert!(open.is_empty(), "b without e: {open:?}");
+    let mut events: Vec<String> = events.iter().map(Json::to_string).collect();
+    events.sort();
+    events
+}
+
+#[test]
+fn a_streamed_trace_holds_the_events_of_the_built_one_in_time_order() {
+    for records in [mixed(), busy(40)] {
+        let built = without_ids(&encode(&Timeline::build(&records)));
+        for budget in [usize::MAX, 300] {
+            let bytes = streamed(&records, budget);
+            assert_eq!(without_ids(&bytes), built, "budget {budget}");
+            let v: Json = serde_json::from_slice(&bytes).unwrap();
+            let events = v["traceEvents"].as_array().unwrap();
+            let metadata = events.iter().take_while(|e| e["ph"] == "M").count();
+            assert!(events[metadata..].iter().all(|e| e["ph"] != "M"), "the names come first");
+            let times: Vec<f64> = events[metadata..].iter().map(|e| e["ts"].as_f64().unwrap()).collect();
+            assert!(times.windows(2).all(|w| w[0] <= w[1]), "in time order");
+        }
+    }
+}
+
+#[test]
+fn a_span_unfinished_at_the_end_of_a_stream_lasts_to_the_last_record() {
+    let events: Json = serde_json::from_slice(&streamed(&[begin(10_000, 1, 1, "serve", 1), event(40_000, 2, 2, "tick", &[])], 0)).unwrap();
+    let serve = events["traceEvents"].as_array().unwrap().iter().find(|e| e["name"] == "serve").unwrap().clone();
+    assert_eq!((&serve["ph"], serve["dur"].as_f64(), &serve["args"]["unfinished"]), (&Json::from("X"), Some(30.0), &Json::from("recording ended")));
 }

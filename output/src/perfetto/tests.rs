@@ -4,7 +4,10 @@ use prost::Message;
 
 use super::proto::{debug_annotation, trace_packet, track_descriptor, track_event, Trace};
 use super::*;
+use crate::record::Record;
 use crate::test_records::*;
+use crate::timeline::busy_recording::busy;
+use crate::timeline::{Timeline, TimelineStream};
 
 /// A slice as decoded: track name, depth, name, start, end, args.
 type Decoded = (String, usize, String, u64, u64, Vec<(String, String)>);
@@ -182,4 +185,76 @@ fn the_file_is_written_whole() {
     write_file(&path, &timeline).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), encode(&timeline));
     std::fs::remove_file(path).unwrap();
+}
+
+/// A directory of its own for each call (tests run in parallel).
+fn scratch() -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("usertrace-perfetto-stream-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `records` written as a stream, a packet at a time, its items sorted
+/// through files of `budget` bytes.
+fn streamed(records: &[Record], budget: usize) -> Vec<u8> {
+    let dir = scratch();
+    let mut stream = TimelineStream::with_budget(dir.clone(), budget);
+    for r in records {
+        stream.push(r).unwrap();
+    }
+    let mut out = Vec::new();
+    write(stream.finish().unwrap(), &mut out).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+    out
+}
+
+#[test]
+fn a_streamed_trace_decodes_into_the_tracks_and_slices_of_the_built_one() {
+    for records in [mixed(), busy(40)] {
+        let (built_packets, built) = decode(&encode(&Timeline::build(&records)));
+        for budget in [usize::MAX, 300] {
+            let (packets, slices) = decode(&streamed(&records, budget));
+            assert_eq!(summary(&slices), summary(&built), "budget {budget}");
+            let descriptors = |packets: &[TracePacket]| {
+                let mut d: Vec<String> = packets
+                    .iter()
+                    .filter_map(|p| match &p.data {
+                        Some(trace_packet::Data::TrackDescriptor(d)) => Some(format!("{:?} {:?} {:?}", d.process, d.thread, d.static_or_dynamic_name)),
+                        _ => None,
+                    })
+                    .collect();
+                d.sort();
+                d
+            };
+            assert_eq!(descriptors(&packets), descriptors(&built_packets));
+        }
+    }
+}
+
+#[test]
+fn a_span_unfinished_at_the_end_of_a_stream_is_a_slice_to_the_last_record() {
+    let records = [begin(10, 1, 1, "serve", 1), event(15, 1, 1, "tick", &[]), event(40, 2, 2, "elsewhere", &[])];
+    let (_, slices) = decode(&streamed(&records, 0));
+    assert_eq!(
+        summary(&slices),
+        ["thread 1 thread1 | 0 serve 10..40 unfinished=srecording ended", "thread 1 thread1 | 1 tick 15..15 ", "thread 2 thread2 | 0 elsewhere 40..40 "]
+    );
+}
+
+#[test]
+fn a_streamed_trace_is_a_sequence_of_packets_each_whole() {
+    // What a reader of a growing file sees: each `Trace.packet` decodes
+    // on its own, so the trace is the packets one after another.
+    let bytes = streamed(&mixed(), 0);
+    let mut rest = bytes.as_slice();
+    let mut packets = Vec::new();
+    while !rest.is_empty() {
+        assert_eq!(rest[0], 0x0a, "field 1, length-delimited");
+        rest = &rest[1..];
+        packets.push(TracePacket::decode_length_delimited(&mut rest).expect("a whole packet"));
+    }
+    assert_eq!(packets, Trace::decode(bytes.as_slice()).unwrap().packet);
 }

@@ -4,6 +4,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
+use std::vec::Drain;
 
 use super::eventheader;
 use super::{
@@ -98,7 +99,7 @@ impl TimelineBuilder {
             // recording's own clock.
             Record::Clock(_) => {}
             Record::Exit(x) if x.tid == x.pid => b.process_exited(x.pid, x.time_ns),
-            Record::Exit(x) => b.close_thread(x.tid, x.time_ns, "thread exited"),
+            Record::Exit(x) => b.close_thread(x.tid, x.time_ns, THREAD_EXITED),
             Record::Lost(_) if b.lean => {}
             Record::Lost(l) => {
                 let what = if l.sideband { "task records" } else { "events" };
@@ -133,6 +134,27 @@ impl TimelineBuilder {
     pub fn finish(self) -> Timeline {
         self.b.finish(self.start_ns.unwrap_or(0))
     }
+
+    /// What the records so far have decided, taken out of the builder:
+    /// the spans closed (in the order they closed), the instants and the
+    /// lost markers (in record order). For [`super::TimelineStream`],
+    /// which sorts them into the order the writers write.
+    pub(super) fn take_decided(&mut self) -> (Drain<'_, Closed>, Drain<'_, (u64, Instant)>, Drain<'_, LostMarker>) {
+        let b = &mut self.b;
+        (b.closed.drain(..), b.instants.drain(..), b.lost.drain(..))
+    }
+
+    /// Closes what is still open, at the last record's time; its spans are
+    /// then [`TimelineBuilder::take_decided`]'s.
+    pub(super) fn close_open(&mut self) {
+        self.b.close_open();
+    }
+
+    /// The timeline without its spans: processes, threads and counts, and
+    /// whatever instants and lost markers were not taken.
+    pub(super) fn into_tables(self) -> Timeline {
+        self.b.tables(self.start_ns.unwrap_or(0))
+    }
 }
 
 /// A span begun and not yet ended.
@@ -155,12 +177,25 @@ fn span_args(begin: &[(String, Value)]) -> Vec<(String, Value)> {
 }
 
 /// A span with its end, before placement.
-struct Closed {
-    span: Span,
-    on_thread: bool,
-    begin_seq: u64,
-    close_seq: u64,
+pub(super) struct Closed {
+    pub(super) span: Span,
+    /// Whether it goes on its thread's track (else on a process lane).
+    pub(super) on_thread: bool,
+    /// The order of its begin among begins, closes and instants (for a
+    /// completed span, of its report).
+    pub(super) begin_seq: u64,
+    /// The order of its close.
+    pub(super) close_seq: u64,
 }
+
+/// Why the timeline closed a span whose end was not recorded: the
+/// `unfinished` arg's values.
+pub(super) const REUSED: &str = "span id reused before its end";
+pub(super) const THREAD_EXITED: &str = "thread exited";
+pub(super) const PROCESS_EXITED: &str = "process exited";
+pub(super) const RECORDING_ENDED: &str = "recording ended";
+/// Every reason, so that one can be written as its index and read back.
+pub(super) const REASONS: [&str; 4] = [REUSED, THREAD_EXITED, PROCESS_EXITED, RECORDING_ENDED];
 
 #[derive(Default)]
 struct ProcessInfo {
@@ -180,10 +215,12 @@ struct Builder {
     /// Per thread, the keys of its open spans, innermost last.
     stacks: FxHashMap<u32, Vec<(u32, u64)>>,
     closed: Vec<Closed>,
-    instants: Vec<Instant>,
+    /// With the order of each among begins and closes.
+    instants: Vec<(u64, Instant)>,
     lost: Vec<LostMarker>,
     orphan_ends: u64,
-    /// Counts begins and closes, to tell nesting apart when times are equal.
+    /// Counts begins, closes and instants, to tell nesting apart when times
+    /// are equal.
     seq: u64,
     end_ns: u64,
     /// Instants are counted (as orphan ends) but not kept.
@@ -248,7 +285,7 @@ impl Builder {
         match kind(e) {
             Kind::Begin(id) => {
                 if self.open.contains_key(&(e.pid, id)) {
-                    self.close((e.pid, id), e.time_ns, None, &[], Some("span id reused before its end"));
+                    self.close((e.pid, id), e.time_ns, None, &[], Some(REUSED));
                 }
                 let begin_seq = self.next_seq();
                 let open = Open {
@@ -301,7 +338,8 @@ impl Builder {
         if let Some(error) = &e.error {
             args.push(("error".into(), Value::Str(error.clone())));
         }
-        self.instants.push(Instant { time_ns: e.time_ns, pid: e.pid, tid: e.tid, name: name_of(e), args });
+        let seq = self.next_seq();
+        self.instants.push((seq, Instant { time_ns: e.time_ns, pid: e.pid, tid: e.tid, name: name_of(e), args }));
     }
 
     /// Ends the open span `key` at `end_ns`: a thread slice if it is the
@@ -357,17 +395,30 @@ impl Builder {
         tids.sort_unstable();
         tids.dedup();
         for tid in tids {
-            self.close_thread(tid, time_ns, "process exited");
+            self.close_thread(tid, time_ns, PROCESS_EXITED);
+        }
+    }
+
+    /// Closes every span still open, at the last record's time.
+    fn close_open(&mut self) {
+        let mut tids: Vec<u32> = self.stacks.iter().filter(|(_, s)| !s.is_empty()).map(|(&t, _)| t).collect();
+        tids.sort_unstable();
+        for tid in tids {
+            self.close_thread(tid, self.end_ns, RECORDING_ENDED);
         }
     }
 
     fn finish(mut self, start_ns: u64) -> Timeline {
-        let mut tids: Vec<u32> = self.stacks.iter().filter(|(_, s)| !s.is_empty()).map(|(&t, _)| t).collect();
-        tids.sort_unstable();
-        for tid in tids {
-            self.close_thread(tid, self.end_ns, "recording ended");
-        }
-        let spans = place(self.closed);
+        self.close_open();
+        let closed = std::mem::take(&mut self.closed);
+        let mut timeline = self.tables(start_ns);
+        timeline.spans = place(closed);
+        timeline
+    }
+
+    /// The timeline of what is held: processes with their best names,
+    /// threads, instants, lost markers and counts; no spans.
+    fn tables(self, start_ns: u64) -> Timeline {
         let processes = self
             .processes
             .into_iter()
@@ -395,8 +446,8 @@ impl Builder {
         Timeline {
             processes,
             threads: self.threads,
-            spans,
-            instants: self.instants,
+            spans: Vec::new(),
+            instants: self.instants.into_iter().map(|(_, i)| i).collect(),
             lost: self.lost,
             orphan_ends: self.orphan_ends,
             start_ns,

@@ -1,0 +1,214 @@
+//! The bytes of one timeline item while it waits in the spool to be
+//! written: varints, length-prefixed strings and tagged values. Its time
+//! is its key's, not repeated here. Only this process reads them back.
+
+use std::io;
+
+use prost::encoding::{decode_varint, encode_varint};
+
+use super::build::REASONS;
+use super::spool::corrupt;
+use super::{Instant, LostMarker, Placement, Span};
+use crate::record::Value;
+
+const BEGIN: u8 = 0;
+const END: u8 = 1;
+const INSTANT: u8 = 2;
+const LOST: u8 = 3;
+
+/// An item as read back, before the stream places it.
+pub(super) enum Decoded {
+    /// `span.placement` is not yet known: `Thread { depth: 0 }` or
+    /// `Async { lane: 0 }` as `on_thread` says.
+    Begin { span: Span, on_thread: bool, serial: u64 },
+    End { pid: u32, tid: u32, name: String, on_thread: bool, serial: u64 },
+    Instant(Instant),
+    Lost(LostMarker),
+}
+
+pub(super) fn begin(out: &mut Vec<u8>, span: &Span, on_thread: bool, serial: u64) {
+    out.push(BEGIN);
+    ids(out, span.pid, span.tid, on_thread, serial);
+    encode_varint(span.id.unwrap_or(0), out);
+    encode_varint(span.end_ns, out);
+    let reason = span.unfinished.and_then(|why| REASONS.iter().position(|r| *r == why)).map_or(0, |i| i as u64 + 1);
+    encode_varint(reason, out);
+    string(out, &span.name);
+    args(out, &span.args);
+}
+
+/// The end of a span; `name` is kept for an async span only (Chrome's
+/// `e` names its span; nothing reads a thread slice's).
+pub(super) fn end(out: &mut Vec<u8>, span: &Span, on_thread: bool, serial: u64) {
+    out.push(END);
+    ids(out, span.pid, span.tid, on_thread, serial);
+    string(out, if on_thread { "" } else { &span.name });
+}
+
+pub(super) fn instant(out: &mut Vec<u8>, instant: &Instant) {
+    out.push(INSTANT);
+    encode_varint(u64::from(instant.pid), out);
+    encode_varint(u64::from(instant.tid), out);
+    string(out, &instant.name);
+    args(out, &instant.args);
+}
+
+pub(super) fn lost(out: &mut Vec<u8>, lost: &LostMarker) {
+    out.push(LOST);
+    encode_varint(u64::from(lost.cpu), out);
+    encode_varint(lost.count, out);
+    out.push(u8::from(lost.sideband));
+    string(out, &lost.name);
+}
+
+fn ids(out: &mut Vec<u8>, pid: u32, tid: u32, on_thread: bool, serial: u64) {
+    encode_varint(u64::from(pid), out);
+    encode_varint(u64::from(tid), out);
+    out.push(u8::from(on_thread));
+    encode_varint(serial, out);
+}
+
+fn string(out: &mut Vec<u8>, s: &str) {
+    bytes(out, s.as_bytes());
+}
+
+fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+    encode_varint(b.len() as u64, out);
+    out.extend_from_slice(b);
+}
+
+fn args(out: &mut Vec<u8>, args: &[(String, Value)]) {
+    encode_varint(args.len() as u64, out);
+    for (name, value) in args {
+        string(out, name);
+        match value {
+            Value::Unsigned(v) => {
+                out.push(0);
+                encode_varint(*v, out);
+            }
+            Value::Signed(v) => {
+                out.push(1);
+                // Zigzag: small magnitudes of either sign in few bytes.
+                encode_varint(((*v << 1) ^ (*v >> 63)) as u64, out);
+            }
+            Value::Bool(v) => out.push(2 + u8::from(*v)),
+            Value::F32(v) => {
+                out.push(4);
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            Value::F64(v) => {
+                out.push(5);
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            Value::Str(s) => {
+                out.push(6);
+                string(out, s);
+            }
+            Value::Bytes(b) => {
+                out.push(7);
+                bytes(out, b);
+            }
+        }
+    }
+}
+
+/// Reads back the item of `time_ns` that `buf` holds.
+pub(super) fn decode(time_ns: u64, buf: &[u8]) -> io::Result<Decoded> {
+    let mut r = Reader { buf };
+    let decoded = match r.byte()? {
+        BEGIN => {
+            let (pid, tid, on_thread, serial) = r.ids()?;
+            let id = Some(r.varint()?).filter(|&id| id != 0);
+            let end_ns = r.varint()?;
+            let unfinished = match r.varint()? {
+                0 => None,
+                n => Some(*REASONS.get(n as usize - 1).ok_or_else(corrupt)?),
+            };
+            let name = r.string()?;
+            let args = r.args()?;
+            let placement = if on_thread { Placement::Thread { depth: 0 } } else { Placement::Async { lane: 0 } };
+            Decoded::Begin { span: Span { pid, tid, name, start_ns: time_ns, end_ns, args, placement, id, unfinished }, on_thread, serial }
+        }
+        END => {
+            let (pid, tid, on_thread, serial) = r.ids()?;
+            Decoded::End { pid, tid, name: r.string()?, on_thread, serial }
+        }
+        INSTANT => {
+            let (pid, tid) = (r.u32()?, r.u32()?);
+            Decoded::Instant(Instant { time_ns, pid, tid, name: r.string()?, args: r.args()? })
+        }
+        LOST => {
+            let (cpu, count, sideband) = (r.u32()?, r.varint()?, r.byte()? != 0);
+            Decoded::Lost(LostMarker { time_ns, cpu, count, sideband, name: r.string()? })
+        }
+        _ => return Err(corrupt()),
+    };
+    Ok(decoded)
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+}
+
+impl Reader<'_> {
+    fn byte(&mut self) -> io::Result<u8> {
+        let (&b, rest) = self.buf.split_first().ok_or_else(corrupt)?;
+        self.buf = rest;
+        Ok(b)
+    }
+
+    fn varint(&mut self) -> io::Result<u64> {
+        decode_varint(&mut self.buf).map_err(|_| corrupt())
+    }
+
+    fn u32(&mut self) -> io::Result<u32> {
+        u32::try_from(self.varint()?).map_err(|_| corrupt())
+    }
+
+    fn ids(&mut self) -> io::Result<(u32, u32, bool, u64)> {
+        Ok((self.u32()?, self.u32()?, self.byte()? != 0, self.varint()?))
+    }
+
+    fn take(&mut self, n: usize) -> io::Result<&[u8]> {
+        if n > self.buf.len() {
+            return Err(corrupt());
+        }
+        let (taken, rest) = self.buf.split_at(n);
+        self.buf = rest;
+        Ok(taken)
+    }
+
+    fn bytes(&mut self) -> io::Result<Vec<u8>> {
+        let n = usize::try_from(self.varint()?).map_err(|_| corrupt())?;
+        Ok(self.take(n)?.to_vec())
+    }
+
+    fn string(&mut self) -> io::Result<String> {
+        String::from_utf8(self.bytes()?).map_err(|_| corrupt())
+    }
+
+    fn args(&mut self) -> io::Result<Vec<(String, Value)>> {
+        let n = self.varint()?;
+        // Bounded by what is there: a corrupted count must not allocate.
+        let mut args = Vec::with_capacity((n as usize).min(self.buf.len()));
+        for _ in 0..n {
+            let name = self.string()?;
+            let value = match self.byte()? {
+                0 => Value::Unsigned(self.varint()?),
+                1 => {
+                    let z = self.varint()?;
+                    Value::Signed((z >> 1) as i64 ^ -((z & 1) as i64))
+                }
+                2 => Value::Bool(false),
+                3 => Value::Bool(true),
+                4 => Value::F32(f32::from_le_bytes(self.take(4)?.try_into().map_err(|_| corrupt())?)),
+                5 => Value::F64(f64::from_le_bytes(self.take(8)?.try_into().map_err(|_| corrupt())?)),
+                6 => Value::Str(self.string()?),
+                7 => Value::Bytes(self.bytes()?),
+                _ => return Err(corrupt()),
+            };
+            args.push((name, value));
+        }
+        Ok(args)
+    }
+}

@@ -76,18 +76,10 @@ pub fn encode(format: TraceFormat, records: &[Record]) -> Vec<u8> {
 /// stream that `convert` lays out a file with, so that `record` and
 /// `convert` write the same trace of the same records.
 fn lay_out(format: TraceFormat, records: &[Record]) -> Vec<u8> {
-    let mut sorted;
-    let mut records = records;
-    if !records.windows(2).all(|w| w[0].time_ns() <= w[1].time_ns()) {
-        // A stable sort keeps records of equal time in the order given.
-        sorted = records.to_vec();
-        sorted.sort_by_key(Record::time_ns);
-        records = &sorted;
-    }
     let mut timeline = TimelineStream::in_memory();
     let mut out = Vec::new();
     // In memory, into a Vec: nothing can fail.
-    for record in records {
+    for record in Record::in_time_order(records).iter() {
         let _ = timeline.push(record);
     }
     if let Ok(items) = timeline.finish() {

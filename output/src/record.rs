@@ -32,6 +32,17 @@ impl Record {
             Record::Clock(c) => c.time_ns,
         }
     }
+
+    /// `records` in time order: as given when they already are, else
+    /// sorted, stably, so that records of equal time keep their order.
+    pub fn in_time_order(records: &[Record]) -> std::borrow::Cow<'_, [Record]> {
+        if records.windows(2).all(|w| w[0].time_ns() <= w[1].time_ns()) {
+            return std::borrow::Cow::Borrowed(records);
+        }
+        let mut sorted = records.to_vec();
+        sorted.sort_by_key(Record::time_ns);
+        std::borrow::Cow::Owned(sorted)
+    }
 }
 
 /// One tracepoint hit, with who emitted it.

@@ -15,16 +15,8 @@ use rustc_hash::FxHashMap;
 use crate::record::{EventRecord, Record, Value};
 
 pub(super) fn build(records: &[Record]) -> Timeline {
-    let mut sorted;
-    let mut records = records;
-    if !records.windows(2).all(|w| w[0].time_ns() <= w[1].time_ns()) {
-        // A stable sort keeps records of equal time in the order given.
-        sorted = records.to_vec();
-        sorted.sort_by_key(Record::time_ns);
-        records = &sorted;
-    }
     let mut b = TimelineBuilder::new();
-    for record in records {
+    for record in Record::in_time_order(records).iter() {
         b.push(record);
     }
     b.finish()

@@ -25,8 +25,12 @@ pub const ATTACH_FD_ENV: &str = "USERTRACE_ATTACH_FD";
 /// The recorder's `-e` patterns, separated by spaces, for the attach
 /// handshake.
 pub const ATTACH_PATTERNS_ENV: &str = "USERTRACE_ATTACH_PATTERNS";
-/// Longest a registration waits for the recorder to attach.
-pub(crate) const WAIT_LIMIT: Duration = Duration::from_secs(2);
+/// Longest a registration waits for the recorder to attach. The wait ends
+/// as soon as the enable bit flips (milliseconds on a real machine), so the
+/// limit only binds when the recorder is slow or cannot attach: 2 s proved
+/// too short on a loaded 2-CPU host running the guest kernel under
+/// emulation, where an event registered right after another was missed.
+pub(crate) const WAIT_LIMIT: Duration = Duration::from_secs(5);
 
 struct Recorder {
     fd: RawFd,

@@ -14,7 +14,7 @@
 //! as the [`tracing` layer](crate) writes it: a NUL as `\0`, cut to fit
 //! what perf records. The tracepoint is registered by [`Logger::new`];
 //! when a recorder that launched the program asked for it, registration
-//! waits (at most 2 s) for the recorder to attach, so the first records
+//! waits (at most 5 s) for the recorder to attach, so the first records
 //! are kept.
 
 use std::fmt::Write as _;

@@ -1,4 +1,4 @@
-//! The attach handshake may keep a registration waiting (up to 2 s) for the
+//! The attach handshake may keep a registration waiting (up to 5 s) for the
 //! recorder that launched the program. That wait must not hold the lock
 //! every registration takes: another thread registering meanwhile goes
 //! straight through.

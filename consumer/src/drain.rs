@@ -278,10 +278,10 @@ impl Drain {
     }
 
     /// Hands `round` on, or drops it if the queue is full.
-    fn send(&self, mut round: Round, shared: &Shared, rounds: &Sender<Result<Round, Error>>) {
+    fn send(&self, round: Round, shared: &Shared, rounds: &Sender<Result<Round, Error>>) {
         // What the queue holds is counted as allocated: a vector grown by
-        // doubling may hold twice its bytes, and a flood would hold that.
-        round.bytes.shrink_to_fit();
+        // doubling may hold twice its bytes. Counted, not shrunk: a shrink
+        // would copy every round of every recording, on the rings' path.
         let size = round.bytes.capacity();
         // ATOMICS: Relaxed; the count only bounds memory, it orders nothing.
         let cap = if matches!(self.archive, Some(Archive::Flight(_))) { FLIGHT_MAX_QUEUED_BYTES } else { MAX_QUEUED_BYTES };

@@ -21,12 +21,12 @@ use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::{DumpRequest, FlightDump, FlightOptions, Output, Session, Switch};
 use usertrace_output::timeline::TimelineBuilder;
-use usertrace_output::{AtomicFile, Record};
+use usertrace_output::{AtomicFile, Record, SlowSpan};
 
 use crate::control_socket::{ControlSocket, Waiting};
 use crate::records::to_record;
 use crate::run::{print_summary, run, Recording, RunArgs};
-use crate::trigger::{SpanTrigger, Trigger};
+use crate::trigger::Trigger;
 use crate::verbosity::note;
 
 /// The flight recorder's options, in `record`'s help.
@@ -60,8 +60,8 @@ pub struct FlightArgs {
 
     /// Dump when a span named NAME (wildcards allowed) lasts longer than
     /// DURATION, e.g. 'handle_request>250ms'. Repeatable
-    #[arg(long = "trigger-span", value_name = "NAME>DURATION", value_parser = SpanTrigger::parse, requires = "flight_recorder")]
-    pub span_triggers: Vec<SpanTrigger>,
+    #[arg(long = "trigger-span", value_name = "NAME>DURATION", value_parser = SlowSpan::parse, requires = "flight_recorder")]
+    pub span_triggers: Vec<SlowSpan>,
 
     /// Write at most N dumps; later triggers are counted and ignored [default: 10]
     #[arg(long = "max-dumps", value_name = "N", requires = "flight_recorder")]
@@ -301,8 +301,8 @@ impl Askers<'_> {
             .drain_closed_spans()
             .filter_map(|span| {
                 let duration = Duration::from_nanos(span.end_ns.saturating_sub(span.start_ns));
-                let trigger = self.args.span_triggers.iter().find(|t| t.fires(&span.name, duration))?;
-                Some(format!("span {} of {} (pid {}) over {trigger}", span.name, humantime::format_duration(round_ms(duration)), span.pid))
+                let trigger = self.args.span_triggers.iter().find(|t| t.matches(&span.name, duration))?;
+                Some(format!("span {} of {} (pid {}) over {}", span.name, humantime::format_duration(round_ms(duration)), span.pid, humantime::format_duration(trigger.longer_than())))
             })
             .collect();
         for reason in slow {

@@ -1,9 +1,9 @@
-//! What a flight recorder's `--trigger` and `--trigger-span` say: which
-//! event, or how slow a span, asks for a dump.
+//! What a flight recorder's `--trigger` says: which event asks for a
+//! dump. (`--trigger-span`'s rule is `usertrace_output::SlowSpan`, which
+//! `--tail` shares.)
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::time::Duration;
 
 use usertrace_consumer::{Event, FieldValue, Pattern};
 
@@ -129,36 +129,6 @@ impl Condition {
     }
 }
 
-/// `NAME>DURATION`: a span named NAME (wildcards allowed) that lasts
-/// longer than DURATION.
-#[derive(Debug, Clone)]
-pub struct SpanTrigger {
-    name: String,
-    longer_than: Duration,
-}
-
-impl SpanTrigger {
-    pub fn parse(text: &str) -> Result<SpanTrigger, String> {
-        let (name, duration) = text.split_once('>').ok_or_else(|| format!("`{text}`: give NAME>DURATION, such as handle_request>250ms"))?;
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(format!("`{text}`: the span's name is missing, as in handle_request>250ms"));
-        }
-        let longer_than = crate::flight::parse_duration(duration.trim())?;
-        Ok(SpanTrigger { name: name.to_owned(), longer_than })
-    }
-
-    pub fn fires(&self, name: &str, duration: Duration) -> bool {
-        duration > self.longer_than && usertrace_consumer::glob(&self.name, name)
-    }
-}
-
-impl fmt::Display for SpanTrigger {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", humantime::format_duration(self.longer_than))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::borrow::Cow;
@@ -214,15 +184,5 @@ mod tests {
         assert!(Trigger::parse("status>=500").unwrap_err().contains("after a colon"));
         assert!(Trigger::parse("r:status>=many").unwrap_err().contains("neither a number nor a quoted string"));
         assert!(Trigger::parse("r:sta tus==1").unwrap_err().contains("not a field name"));
-        assert!(SpanTrigger::parse("handle_request").unwrap_err().contains("NAME>DURATION"));
-        assert!(SpanTrigger::parse(">2s").unwrap_err().contains("name is missing"));
-    }
-
-    #[test]
-    fn span_triggers_match_names_and_durations() {
-        let t = SpanTrigger::parse("handle_*>250ms").unwrap();
-        assert!(t.fires("handle_request", Duration::from_millis(251)));
-        assert!(!t.fires("handle_request", Duration::from_millis(250)));
-        assert!(!t.fires("other", Duration::from_secs(5)));
     }
 }

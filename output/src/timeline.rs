@@ -54,7 +54,7 @@ mod spool;
 mod stream;
 
 pub use build::TimelineBuilder;
-pub use eventheader::{otel_ids, OtelIds};
+pub use eventheader::{otel_attributes, otel_failure, otel_ids, otel_kind, OtelIds};
 pub use stream::{Item, SpanEnd, TimelineItems, TimelineStream};
 
 /// The name `e` is counted under: its tracepoint's, or for an EventHeader

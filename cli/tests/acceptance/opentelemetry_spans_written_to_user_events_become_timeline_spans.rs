@@ -101,7 +101,13 @@ fn opentelemetry_spans_written_to_user_events_become_timeline_spans() {
     assert_eq!(checkout_span["spanID"], checkout["PartA.ext_dt_spanId"]);
     assert_eq!(parent(charge_span).as_deref(), checkout_span["spanID"].as_str(), "{processes}");
     assert_eq!(parent(checkout_span), None);
-    assert_eq!(tag(charge_span, "PartC.amount"), json!({"type": "float64", "value": 12.5}));
+    // The SDK's attribute under its own name; the Common Schema envelope
+    // is the span itself, not attributes.
+    assert_eq!(tag(charge_span, "amount"), json!({"type": "float64", "value": 12.5}));
+    assert_eq!(tag(checkout_span, "user_id"), json!({"type": "int64", "value": 42}));
+    for envelope in ["PartA.ext_dt_traceId", "PartB.name", "PartB.startTime", "meta.provider", "PartC.amount"] {
+        assert_eq!(tag(charge_span, envelope), Value::Null, "{envelope}: {charge_span}");
+    }
     // Jaeger keeps microseconds: the length the stamps give, to the µs.
     let length_us = (stamp_ns(&charge["PartA.time"]) - stamp_ns(&charge["PartB.startTime"])) / 1000;
     assert_eq!(i128::from(charge_span["duration"].as_u64().unwrap()), length_us);

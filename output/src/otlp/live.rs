@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::mapping::{map_timeline, namespaces_by_pid, Clock, Otlp, ResourceSettings, SPAN_PARENT};
+use super::mapping::{map_timeline, namespaces_by_pid, Clock, Mapped, Otlp, ResourceSettings, SPAN_PARENT};
 use crate::record::{Namespaces, Record, Value};
 use crate::timeline::{Timeline, SPAN_BEGIN, SPAN_END, UNFINISHED};
 
@@ -210,16 +210,27 @@ impl BatchMapper {
 
     /// The next batch's spans that have ended, and all its log records.
     pub fn map_batch(&mut self, batch: &[Record]) -> Otlp {
+        self.map_batch_items(batch).into_otlp()
+    }
+
+    /// [`BatchMapper::map_batch`], item by item, before the items are
+    /// grouped into requests.
+    pub fn map_batch_items(&mut self, batch: &[Record]) -> Mapped {
         self.map(batch, false)
     }
 
     /// The spans still open at the end of the recording, closed there
     /// (`unfinished = "recording ended"`).
     pub fn finish(&mut self) -> Otlp {
+        self.finish_items().into_otlp()
+    }
+
+    /// [`BatchMapper::finish`], item by item.
+    pub fn finish_items(&mut self) -> Mapped {
         self.map(&[], true)
     }
 
-    fn map(&mut self, batch: &[Record], last: bool) -> Otlp {
+    fn map(&mut self, batch: &[Record], last: bool) -> Mapped {
         let mentions = Mentions::of(batch);
         let let_go = if last { FxHashSet::default() } else { self.spans_to_let_go(mentions.latest_ns) };
         // The carried begins this batch needs, in time order; the rest

@@ -14,7 +14,7 @@ use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSp
 
 use super::ids::SpanKey;
 use crate::record::{ClockRecord, Namespaces, Record, Value};
-use crate::timeline::{self, otel_ids, Process, Timeline};
+use crate::timeline::{self, otel_attributes, otel_failure, otel_ids, otel_kind, Process, Timeline};
 
 /// The arg that names a span's parent explicitly, as the core's span
 /// convention defines it (`usertrace::span::SPAN_PARENT_FIELD`).
@@ -92,7 +92,78 @@ impl Otlp {
 
 /// Maps a whole recording.
 pub fn map_records(records: &[Record], resource: &ResourceSettings, clock: Clock) -> Otlp {
-    map_timeline(&Timeline::build(records), &namespaces_by_pid(records), resource, clock, |_| true)
+    map_timeline(&Timeline::build(records), &namespaces_by_pid(records), resource, clock, |_| true).into_otlp()
+}
+
+/// A batch mapped but not yet grouped into requests: each span and log
+/// record beside its process and the events it came from, so that
+/// tail-based export ([`super::tail`]) can hold some back, trace by
+/// trace, and still count every event.
+#[derive(Debug, Clone, Default)]
+pub struct Mapped {
+    /// The resource of each process an item names.
+    pub resources: BTreeMap<u32, Resource>,
+    /// Spans, in the timeline's order.
+    pub spans: Vec<MappedItem<Span>>,
+    /// Log records, in time order.
+    pub logs: Vec<MappedItem<LogRecord>>,
+}
+
+/// One span or log record of a [`Mapped`] batch.
+#[derive(Debug, Clone)]
+pub struct MappedItem<T> {
+    /// Its process.
+    pub pid: u32,
+    /// The events it was made of: 2 for a span whose begin and end were
+    /// both recorded, 1 for anything else (a completed span, a span the
+    /// timeline closed, a log record).
+    pub events: u64,
+    /// The message itself.
+    pub item: T,
+}
+
+impl Mapped {
+    /// How many events its items were made of.
+    pub fn events(&self) -> u64 {
+        self.spans.iter().map(|s| s.events).chain(self.logs.iter().map(|l| l.events)).sum()
+    }
+
+    /// The two requests: one `ResourceSpans` and one `ResourceLogs` per
+    /// process, in pid order, each item in its order here.
+    pub fn into_otlp(self) -> Otlp {
+        let scope = InstrumentationScope { name: "usertrace".into(), version: env!("CARGO_PKG_VERSION").into(), ..Default::default() };
+        let mut spans_by_pid: BTreeMap<u32, Vec<Span>> = BTreeMap::new();
+        for s in self.spans {
+            spans_by_pid.entry(s.pid).or_default().push(s.item);
+        }
+        let mut logs_by_pid: BTreeMap<u32, Vec<LogRecord>> = BTreeMap::new();
+        for l in self.logs {
+            logs_by_pid.entry(l.pid).or_default().push(l.item);
+        }
+        let resource_of = |pid: u32| self.resources.get(&pid).cloned();
+        Otlp {
+            traces: ExportTraceServiceRequest {
+                resource_spans: spans_by_pid
+                    .into_iter()
+                    .map(|(pid, spans)| ResourceSpans {
+                        resource: resource_of(pid),
+                        scope_spans: vec![ScopeSpans { scope: Some(scope.clone()), spans, schema_url: String::new() }],
+                        schema_url: String::new(),
+                    })
+                    .collect(),
+            },
+            logs: ExportLogsServiceRequest {
+                resource_logs: logs_by_pid
+                    .into_iter()
+                    .map(|(pid, log_records)| ResourceLogs {
+                        resource: resource_of(pid),
+                        scope_logs: vec![ScopeLogs { scope: Some(scope.clone()), log_records, schema_url: String::new() }],
+                        schema_url: String::new(),
+                    })
+                    .collect(),
+            },
+        }
+    }
 }
 
 /// The latest namespaces each process's events carried.
@@ -123,26 +194,24 @@ pub(super) fn map_timeline(
     resource: &ResourceSettings,
     clock: Clock,
     export: impl Fn(&timeline::Span) -> bool,
-) -> Otlp {
+) -> Mapped {
     let lineage = lineage(timeline);
-    let scope = InstrumentationScope { name: "usertrace".into(), version: env!("CARGO_PKG_VERSION").into(), ..Default::default() };
-
-    let mut spans_by_pid: BTreeMap<u32, Vec<Span>> = BTreeMap::new();
+    let mut out = Mapped::default();
     for (s, l) in timeline.spans.iter().zip(&lineage) {
         if export(s) {
-            spans_by_pid.entry(s.pid).or_default().push(span(s, l, timeline, clock));
+            let events = if s.id.is_some() && s.unfinished.is_none() { 2 } else { 1 };
+            out.spans.push(MappedItem { pid: s.pid, events, item: span(s, l, timeline, clock) });
         }
     }
-    let mut logs_by_pid: BTreeMap<u32, Vec<LogRecord>> = BTreeMap::new();
     let enclosing = Enclosing::new(timeline);
     for i in &timeline.instants {
-        let mut attributes = attributes(&i.args);
+        let mut attributes = attributes(pairs(&i.args));
         attributes.extend(thread_attributes(i.tid, timeline));
         let (trace_id, span_id) = match enclosing.innermost(i.tid, i.time_ns) {
             Some(k) => (lineage[k].trace_id.to_vec(), lineage[k].span_id.to_vec()),
             None => (Vec::new(), Vec::new()),
         };
-        logs_by_pid.entry(i.pid).or_default().push(LogRecord {
+        let item = LogRecord {
             time_unix_nano: clock.unix_ns(i.time_ns),
             observed_time_unix_nano: clock.unix_ns(i.time_ns),
             event_name: i.name.clone(),
@@ -151,32 +220,14 @@ pub(super) fn map_timeline(
             trace_id,
             span_id,
             ..Default::default()
-        });
+        };
+        out.logs.push(MappedItem { pid: i.pid, events: 1, item });
     }
-
-    let resource_of = |pid: u32| process_resource(timeline.processes.get(&pid), pid, namespaces.get(&pid), resource);
-    Otlp {
-        traces: ExportTraceServiceRequest {
-            resource_spans: spans_by_pid
-                .into_iter()
-                .map(|(pid, spans)| ResourceSpans {
-                    resource: Some(resource_of(pid)),
-                    scope_spans: vec![ScopeSpans { scope: Some(scope.clone()), spans, schema_url: String::new() }],
-                    schema_url: String::new(),
-                })
-                .collect(),
-        },
-        logs: ExportLogsServiceRequest {
-            resource_logs: logs_by_pid
-                .into_iter()
-                .map(|(pid, log_records)| ResourceLogs {
-                    resource: Some(resource_of(pid)),
-                    scope_logs: vec![ScopeLogs { scope: Some(scope.clone()), log_records, schema_url: String::new() }],
-                    schema_url: String::new(),
-                })
-                .collect(),
-        },
+    let pids: Vec<u32> = out.spans.iter().map(|s| s.pid).chain(out.logs.iter().map(|l| l.pid)).collect();
+    for pid in pids {
+        out.resources.entry(pid).or_insert_with(|| process_resource(timeline.processes.get(&pid), pid, namespaces.get(&pid), resource));
     }
+    out
 }
 
 /// Ids and parents of every span of `timeline`, in its order (by start,
@@ -262,25 +313,40 @@ impl Enclosing {
 }
 
 fn span(s: &timeline::Span, l: &Lineage, timeline: &Timeline, clock: Clock) -> Span {
-    let mut attributes = attributes(s.args.iter().filter(|(n, _)| n != SPAN_PARENT).cloned().collect::<Vec<_>>().as_slice());
+    // A span an OpenTelemetry SDK wrote keeps the attributes it was given,
+    // by their own names; its Common Schema envelope is the span itself.
+    let mut attributes = match otel_attributes(&s.args) {
+        Some(given) => attributes(given),
+        None => attributes(pairs(&s.args).filter(|(n, _)| *n != SPAN_PARENT)),
+    };
     attributes.extend(thread_attributes(s.tid, timeline));
-    // An `error` field (a span_error end, say) marks the span failed.
-    let status = s.args.iter().find(|(n, _)| n == "error").map(|(_, v)| Status {
-        message: v.to_string(),
-        code: status::StatusCode::Error as i32,
-    });
+    // An `error` field (a span_error end, say) marks the span failed; so
+    // does an OpenTelemetry SDK's Error status.
+    let error = s.args.iter().find(|(n, _)| n == "error").map(|(_, v)| v.to_string()).or_else(|| otel_failure(&s.args));
+    let status = error.map(|message| Status { message, code: status::StatusCode::Error as i32 });
     Span {
         trace_id: l.trace_id.to_vec(),
         span_id: l.span_id.to_vec(),
         parent_span_id: l.parent.map(|p| p.to_vec()).unwrap_or_default(),
         name: s.name.clone(),
-        kind: span::SpanKind::Internal as i32,
+        kind: otel_kind(&s.args).map_or(span::SpanKind::Internal, span_kind) as i32,
         start_time_unix_nano: clock.unix_ns(s.start_ns),
         end_time_unix_nano: clock.unix_ns(s.end_ns),
         attributes,
         status,
         ..Default::default()
     }
+}
+
+/// OTLP's kind of a Common Schema kind (0 internal … 4 consumer).
+fn span_kind(common_schema: u64) -> span::SpanKind {
+    use span::SpanKind::*;
+    [Internal, Server, Client, Producer, Consumer].get(common_schema as usize).copied().unwrap_or(Internal)
+}
+
+/// `(name, value)` pairs of a record's fields.
+fn pairs(args: &[(String, Value)]) -> impl Iterator<Item = (&str, &Value)> {
+    args.iter().map(|(n, v)| (n.as_str(), v))
 }
 
 fn thread_attributes(tid: u32, timeline: &Timeline) -> Vec<KeyValue> {
@@ -328,8 +394,8 @@ fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Nam
 
 /// Fields as typed attributes. OTLP integers are signed 64-bit, so a u64
 /// above `i64::MAX` goes as its decimal string rather than wrapping.
-fn attributes(args: &[(String, Value)]) -> Vec<KeyValue> {
-    args.iter()
+fn attributes<'a>(args: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Vec<KeyValue> {
+    args.into_iter()
         .map(|(name, v)| {
             let value = match v {
                 Value::Unsigned(u) => i64::try_from(*u).map_or_else(|_| string(&u.to_string()), int),
@@ -340,7 +406,7 @@ fn attributes(args: &[(String, Value)]) -> Vec<KeyValue> {
                 Value::Str(s) => string(s),
                 Value::Bytes(b) => AnyValue { value: Some(any_value::Value::BytesValue(b.clone())) },
             };
-            KeyValue { key: name.clone(), value: Some(value), ..Default::default() }
+            KeyValue { key: name.to_owned(), value: Some(value), ..Default::default() }
         })
         .collect()
 }

@@ -352,3 +352,32 @@ fn an_opentelemetry_span_with_malformed_ids_gets_derived_ones() {
     assert_eq!(odd.span_id, id(1, 0, 1, 60, "odd").span_id());
     assert!(odd.parent_span_id.is_empty());
 }
+
+#[test]
+fn an_opentelemetry_span_its_sdk_marked_failed_gets_an_error_status() {
+    let with = |extra: &[(&str, Value)]| {
+        let Record::Event(mut e) = otel_span(100, "charge", "b7ad6b7169203331", None) else { unreachable!() };
+        e.fields.extend(extra.iter().map(|(n, v)| ((*n).to_owned(), v.clone())));
+        named(&map_records(&[Record::Event(e)], &settings(), CLOCK), "charge").status.clone()
+    };
+    let failed = with(&[("PartB.success", Value::Bool(false)), ("PartB.statusMessage", Value::Str("card declined".into()))]).unwrap();
+    assert_eq!((failed.code, failed.message.as_str()), (status::StatusCode::Error as i32, "card declined"));
+    let http = with(&[("PartB.success", Value::Bool(false)), ("PartB.httpStatusCode", Value::Signed(503))]).unwrap();
+    assert_eq!((http.code, http.message.as_str()), (status::StatusCode::Error as i32, "HTTP 503"));
+    assert_eq!(with(&[("PartB.success", Value::Bool(true))]), None);
+    assert_eq!(with(&[]), None);
+}
+
+#[test]
+fn an_opentelemetry_span_keeps_its_sdk_attribute_names_and_kind_not_its_envelope() {
+    let Record::Event(mut e) = otel_span(100, "charge", "b7ad6b7169203331", None) else { unreachable!() };
+    e.fields.push(("PartB.kind".into(), Value::Unsigned(2)));
+    e.fields.push(("PartB.success".into(), Value::Bool(true)));
+    e.fields.push(("PartA.ext_cloud_role".into(), Value::Str("shop".into())));
+    e.fields.push(("PartC.amount".into(), Value::F64(12.5)));
+    let o = map_records(&[Record::Event(e)], &settings(), CLOCK);
+    let charge = named(&o, "charge");
+    assert_eq!(charge.kind, span::SpanKind::Client as i32);
+    let keys: Vec<&str> = charge.attributes.iter().map(|kv| kv.key.as_str()).collect();
+    assert_eq!(keys, ["amount", "PartA.ext_cloud_role", "thread.id", "thread.name"]);
+}

@@ -29,6 +29,10 @@ const END_TIME_FIELD: &str = "PartA.time";
 const TRACE_ID_FIELD: &str = "PartA.ext_dt_traceId";
 const SPAN_ID_FIELD: &str = "PartA.ext_dt_spanId";
 const PARENT_ID_FIELD: &str = "PartB.parentId";
+/// Common Schema: false when the span's status was Error, and what the
+/// SDK said went wrong (absent when an HTTP status code says it).
+const SUCCESS_FIELD: &str = "PartB.success";
+const STATUS_MESSAGE_FIELD: &str = "PartB.statusMessage";
 
 fn text<'a>(e: &'a EventRecord, name: &str) -> Option<&'a str> {
     arg(&e.fields, name)
@@ -109,6 +113,65 @@ pub fn otel_ids(args: &[(String, Value)]) -> Option<OtelIds> {
         span_id: hex_id(arg(args, SPAN_ID_FIELD)?)?,
         parent_span_id: arg(args, PARENT_ID_FIELD).and_then(hex_id),
     })
+}
+
+/// Common Schema: the span's kind, as the exporter numbers it (0
+/// internal, 1 server, 2 client, 3 producer, 4 consumer).
+const KIND_FIELD: &str = "PartB.kind";
+/// Common Schema: the application's own attributes, each `PartC.<key>`.
+const ATTRIBUTE_PREFIX: &str = "PartC.";
+/// The envelope fields a span is read from ([`completed_span`],
+/// [`otel_ids`], [`otel_failure`], [`otel_kind`]), which OTLP carries in
+/// the span itself rather than as attributes.
+const SPAN_ENVELOPE: [&str; 11] = [
+    TYPE_NAME_FIELD,
+    NAME_FIELD,
+    START_TIME_FIELD,
+    END_TIME_FIELD,
+    TRACE_ID_FIELD,
+    SPAN_ID_FIELD,
+    PARENT_ID_FIELD,
+    SUCCESS_FIELD,
+    STATUS_MESSAGE_FIELD,
+    KIND_FIELD,
+    EVENTHEADER_PROVIDER_FIELD,
+];
+
+/// A Common Schema span's kind, 0 (internal) to 4 (consumer), if given.
+pub fn otel_kind(args: &[(String, Value)]) -> Option<u64> {
+    args.iter().find(|(n, _)| n == KIND_FIELD).and_then(|(_, v)| v.as_u64()).filter(|k| *k <= 4)
+}
+
+/// The attributes an OpenTelemetry SDK gave a Common Schema span, under
+/// the names it gave them (`PartC.amount` is `amount`), then any other
+/// field that is not part of the span's envelope, under its own name
+/// (`PartA.ext_cloud_role`, `PartB.httpStatusCode`); `None` for what is
+/// not a Common Schema span.
+pub fn otel_attributes(args: &[(String, Value)]) -> Option<impl Iterator<Item = (&str, &Value)>> {
+    if arg(args, TYPE_NAME_FIELD) != Some(SPAN_TYPE_NAME) {
+        return None;
+    }
+    let own = args.iter().filter_map(|(n, v)| Some((n.strip_prefix(ATTRIBUTE_PREFIX)?, v)));
+    let rest = args
+        .iter()
+        .filter(|(n, _)| !n.starts_with(ATTRIBUTE_PREFIX) && !SPAN_ENVELOPE.contains(&n.as_str()) && n != EVENTHEADER_EVENT_FIELD)
+        .map(|(n, v)| (n.as_str(), v));
+    Some(own.chain(rest))
+}
+
+/// Why a Common Schema span failed, if its SDK set its status to Error
+/// (`PartB.success` false): `PartB.statusMessage`, else
+/// `PartB.httpStatusCode`'s value, else an empty message.
+pub fn otel_failure(args: &[(String, Value)]) -> Option<String> {
+    if arg(args, TYPE_NAME_FIELD) != Some(SPAN_TYPE_NAME) {
+        return None;
+    }
+    let success = args.iter().find(|(n, _)| n == SUCCESS_FIELD).map(|(_, v)| v);
+    if !matches!(success, Some(Value::Bool(false))) {
+        return None;
+    }
+    let http = args.iter().find(|(n, _)| n == "PartB.httpStatusCode").map(|(_, v)| format!("HTTP {v}"));
+    Some(arg(args, STATUS_MESSAGE_FIELD).map(str::to_owned).or(http).unwrap_or_default())
 }
 
 /// `N` bytes from exactly `2N` hex digits, as OpenTelemetry prints ids.

@@ -111,3 +111,31 @@ fn carried_spans_a_batch_does_not_need_wait_and_keep_their_ids_and_children() {
     assert_eq!(parts[1].log_count(), 1);
     assert_eq!(mapper.open_spans(), 0);
 }
+
+/// Tail-based export settles events item by item: every event must be in
+/// exactly one mapped item, whichever batch its span ends in, whether its
+/// span ended, was let go, or was closed by an exit or the recording's end.
+#[test]
+fn the_mapped_items_account_for_every_event_exactly_once() {
+    let records = [
+        process(1, 1, "/usr/bin/app", &["app"]),
+        begin(10, 1, 1, "outer", 1),
+        event(11, 1, 1, "tick", &[]),
+        begin(12, 1, 2, "inner", 2),
+        end(13, 1, 2, "inner", 2),
+        event(14, 1, 3, "outside", &[]),
+        end(15, 1, 1, "stray", 7),
+        begin(16, 1, 4, "old", 3),
+        begin(17, 1, 5, "dies", 4),
+        exit(18, 1, 5),
+        begin(19, 1, 6, "never_ends", 5),
+        end(20, 1, 1, "outer", 1),
+    ];
+    let events = records.iter().filter(|r| matches!(r, Record::Event(_))).count() as u64;
+    for size in 1..=records.len() {
+        let limits = OpenSpanLimits { max_open_spans: 2, max_age: Duration::from_secs(60) };
+        let mut mapper = BatchMapper::with_limits(settings(), CLOCK, limits);
+        let mapped: u64 = records.chunks(size).map(|batch| mapper.map_batch_items(batch).events()).sum();
+        assert_eq!(mapped + mapper.finish_items().events(), events, "batches of {size}");
+    }
+}

@@ -124,7 +124,7 @@ pub fn run(args: &ExportArgs) -> ExitCode {
         );
     }
     // Quiet hides the counts only when the endpoint took every event.
-    if summary.exported_events != summary.recorded_events || crate::verbosity::notes() {
+    if !summary.all_accounted_as_sent() || crate::verbosity::notes() {
         eprintln!("usertrace export: {summary}");
     }
     if let Some(e) = read_error {
@@ -132,7 +132,7 @@ pub fn run(args: &ExportArgs) -> ExitCode {
         eprintln!("usertrace export: {}; nothing after it was read", named(&name, &e));
         return ExitCode::from(1);
     }
-    if summary.exported_events == summary.recorded_events {
+    if summary.all_accounted_as_sent() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

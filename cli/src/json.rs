@@ -54,7 +54,8 @@
 //! | `otlp`              | object  | only with --otlp or --config: [`OtlpLine`], what became of the events exported |
 //!
 //! [`OtlpLine`]: `exported`, `dropped` (queue full, or unsent when the
-//! exporter's time at exit ran out), `failed` (refused by the endpoint) —
+//! exporter's time at exit ran out), `failed` (refused by the endpoint)
+//! and, with --tail, `left_out_by_tail` (events of the traces it dropped) —
 //! events, which add up to `events` — then `spans`, `log_records` (what the
 //! endpoint took) and `retries`.
 //!
@@ -110,6 +111,9 @@ pub struct OtlpLine {
     pub spans: u64,
     pub log_records: u64,
     pub retries: u64,
+    /// Events of the traces --tail dropped; absent without --tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_out_by_tail: Option<u64>,
 }
 
 impl From<&ExportSummary> for OtlpLine {
@@ -121,6 +125,7 @@ impl From<&ExportSummary> for OtlpLine {
             spans: s.spans,
             log_records: s.logs,
             retries: s.retries,
+            left_out_by_tail: s.tail.map(|t| t.events_dropped),
         }
     }
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use clap::Args;
 use usertrace_output::otlp::config::{self, parse_resource_attributes};
-use usertrace_output::otlp::{Clock, ConfigError, Endpoint, EndpointArgs, Exporter, ExporterSettings, QueueLimits, ResourceSettings};
+use usertrace_output::otlp::tail::TailLimits;
+use usertrace_output::otlp::{Clock, ConfigError, Endpoint, EndpointArgs, Exporter, ExporterSettings, QueueLimits, ResourceSettings, TailPolicy, TailRule};
 
 use crate::config_file::{ConfigFile, ConfigFileError};
 
@@ -49,6 +50,15 @@ pub struct OtlpArgs {
     /// $OTEL_EXPORTER_OTLP_CLIENT_KEY]
     #[arg(long = "otlp-client-key", value_name = "FILE")]
     pub client_key: Option<String>,
+
+    /// Tail-based export: send only the traces holding a span that breaks
+    /// RULE, `NAME>DURATION` (a span named NAME, wildcards allowed, longer
+    /// than DURATION) or `error` (a span that failed); repeat for more
+    /// rules. Other traces are counted and dropped here. A trace waits 5 s
+    /// after its root span ends, 60 s at most, within 32 MiB held; log
+    /// records outside any span are sent as without --tail
+    #[arg(long = "tail", value_name = "RULE", value_parser = TailRule::parse)]
+    pub tail: Vec<TailRule>,
 
     /// Leave each process's command line (process.command_line, which
     /// may hold a password or token) out of what is exported
@@ -110,6 +120,10 @@ impl OtlpArgs {
     /// `usertrace COMMAND: ...`).
     pub fn start_exporter(&self, command: &str) -> Result<Option<Exporter>, ExitCode> {
         if !self.enabled() {
+            if !self.tail.is_empty() {
+                eprintln!("usertrace {command}: --tail chooses which traces --otlp sends: give --otlp URL (or --config FILE) too");
+                return Err(ExitCode::from(2));
+            }
             return Ok(None);
         }
         let settings = self.settings().map_err(|e| {
@@ -155,6 +169,7 @@ impl OtlpArgs {
             omit_command_line: self.no_command_line || file.otlp.command_line == Some(false),
         };
         let mut settings = ExporterSettings::new(endpoint, resource, Clock::from_reading(&crate::clock::now()));
+        settings.tail = (!self.tail.is_empty()).then(|| TailPolicy { rules: self.tail.clone(), limits: TailLimits::default() });
         let (q, default) = (&file.otlp.queue, QueueLimits::default());
         let out_of_range = |key, value: u64, range| SettingsError::OutOfRange { key, value, range };
         if q.max_batch_records == Some(0) {
@@ -180,3 +195,31 @@ fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_owned()).unwrap_or_default()
 }
 
+
+#[cfg(test)]
+mod tests {
+    use clap::Args;
+    use usertrace_output::otlp::tail::{DECISION_WAIT, MAX_HELD_BYTES, MAX_HOLD};
+
+    use super::OtlpArgs;
+
+    #[test]
+    fn the_tail_help_states_the_limits_the_sampler_holds_traces_by() {
+        let command = OtlpArgs::augment_args(clap::Command::new("record"));
+        let tail = command.get_arguments().find(|a| a.get_id() == "tail").unwrap();
+        let help = tail.get_long_help().or(tail.get_help()).unwrap().to_string().replace('\n', " ");
+        for limit in [format!("{} s after its root", DECISION_WAIT.as_secs()), format!("{} s at most", MAX_HOLD.as_secs()), format!("{} MiB", MAX_HELD_BYTES >> 20)] {
+            assert!(help.contains(&limit), "`{limit}` not in: {help}");
+        }
+    }
+
+    #[test]
+    fn tail_rules_are_read_as_the_sampler_reads_them() {
+        let command = OtlpArgs::augment_args(clap::Command::new("record").no_binary_name(true));
+        let matches = command.clone().try_get_matches_from(["--otlp", "http://127.0.0.1:4318", "--tail", "handle>250ms", "--tail", "error"]).unwrap();
+        let args = <OtlpArgs as clap::FromArgMatches>::from_arg_matches(&matches).unwrap();
+        assert_eq!(args.tail.iter().map(ToString::to_string).collect::<Vec<_>>(), ["handle>250ms", "error"]);
+        let e = command.try_get_matches_from(["--tail", "slow"]).unwrap_err().to_string();
+        assert!(e.contains("NAME>DURATION"), "{e}");
+    }
+}

@@ -59,7 +59,8 @@ nothing is printed. Sending never holds up recording: while the endpoint
 is slow or down, records queue up to a memory cap, past which the oldest
 batches are dropped; the summary on stderr counts what was exported,
 dropped and failed. A bad URL or setting is refused (exit status 2)
-before recording starts.
+before recording starts. With --tail, only the traces holding a slow or
+a failed span are sent; the rest are counted and dropped.
 
 Without CMD, recording goes on until Ctrl-C (or --duration); the exit
 status is then 0. With CMD, it is CMD's own, or 127 if CMD cannot start.";

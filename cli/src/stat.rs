@@ -103,6 +103,9 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
                 outln!("{:>12}  exported to OTLP ({} spans, {} log records)", otlp.exported_events, otlp.spans, otlp.logs);
                 outln!("{:>12}  dropped by the OTLP exporter (queue full or unsent at exit)", otlp.dropped_events);
                 outln!("{:>12}  failed to export", otlp.failed_events);
+                if let Some(tail) = &otlp.tail {
+                    outln!("{:>12}  left out by --tail ({} traces dropped, {} kept)", tail.events_dropped, tail.traces_dropped, tail.traces_kept);
+                }
             }
         }
         Format::Json => print_line(&StatLine {

@@ -78,3 +78,10 @@ fn record_refuses_a_bad_endpoint_before_recording() {
     refused(&usertrace(&["record", "-e", "x", "--otlp", "not a url", "--", "true"], &[]), "is not usable");
     refused(&usertrace(&["record", "-e", "x", "--otlp", "http://h", "--compression", "brotli"], &[]), "use gzip or none");
 }
+
+#[test]
+fn a_bad_tail_rule_or_one_without_an_endpoint_is_refused_before_recording() {
+    refused(&usertrace(&["record", "-e", "x", "--tail", "error", "--", "true"], &[]), "--tail chooses which traces --otlp sends: give --otlp URL");
+    refused(&usertrace(&["record", "-e", "x", "--otlp", "http://h", "--tail", "handle>soon", "--", "true"], &[]), "give a time such as 250ms");
+    refused(&usertrace(&["export", "/nonexistent/recording.jsonl", "--otlp", "http://h", "--tail", "slow"], &[]), "give NAME>DURATION");
+}

@@ -17,6 +17,7 @@
 //! | the span's parent | `parent_span_id` | its `span_parent` field (a span id of the same process), else the latest-begun span still open on its thread when it began (thread nesting); a completed span (a GC pause) has none |
 //! | the span's trace | `trace_id` | its parent's; for a root span, XXH3-128 of the same tuple |
 //! | a span written by OpenTelemetry's user_events trace exporter (see [`crate::timeline`]) | `trace_id`, `span_id`, `parent_span_id` | the ids its SDK gave it (`PartA.ext_dt_traceId`, `PartA.ext_dt_spanId`, `PartB.parentId`), so it joins the rest of its trace |
+//! | that span's Common Schema envelope | `kind`, `status`, `attributes` | `PartB.kind` (0 internal … 4 consumer); `PartB.success` false: code ERROR, message `PartB.statusMessage`; the SDK's attributes (`PartC.<key>`) as `<key>`, other non-envelope fields under their own names |
 //! | the span's fields (begin's, then end's) | `Span.attributes` | typed as below; `thread.id`, `thread.name` added; `unfinished` when the timeline closed it (thread or process exit, end of recording) |
 //! | an `error` field on the span | `Span.status` | code ERROR, message: the field's value |
 //! | an event that is not part of a span | `LogRecord` | `event_name` and `body`: the event's name; `time_unix_nano` and `observed_time_unix_nano`: its time; attributes: its fields, typed, then `thread.id`, `thread.name`; `trace_id`/`span_id`: the latest-begun span open on its thread then, if any |
@@ -39,12 +40,14 @@ pub mod ids;
 pub mod live;
 pub mod mapping;
 pub mod queue;
+pub mod tail;
 pub mod transport;
 
 pub use config::{Compression, ConfigError, Endpoint, EndpointArgs};
 pub use exporter::{ExportSummary, Exporter, ExporterSettings, StillFull};
 pub use mapping::{map_records, Clock, Otlp, ResourceSettings};
 pub use queue::QueueLimits;
+pub use tail::{TailPolicy, TailRule};
 
 /// The message types, for callers that inspect what is sent.
 pub use opentelemetry_proto::tonic as proto;

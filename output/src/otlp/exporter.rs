@@ -41,6 +41,7 @@ use super::config::Endpoint;
 use super::live::BatchMapper;
 use super::mapping::{Clock, Otlp, ResourceSettings};
 use super::queue::{approx_bytes, Batch, BatchQueue, QueueLimits};
+use super::tail::{TailCounts, TailPolicy, TailSampler};
 use super::transport::{Outcome, Transport};
 use crate::record::Record;
 
@@ -61,6 +62,8 @@ pub struct ExporterSettings {
     pub max_backoff: Duration,
     /// The longest `Retry-After` honoured; at most [`MAX_RETRY_AFTER`].
     pub max_retry_after: Duration,
+    /// Tail-based export: send only the traces this keeps (`--tail`).
+    pub tail: Option<TailPolicy>,
 }
 
 impl ExporterSettings {
@@ -74,6 +77,7 @@ impl ExporterSettings {
             initial_backoff: Duration::from_millis(200),
             max_backoff: Duration::from_secs(10),
             max_retry_after: MAX_RETRY_AFTER,
+            tail: None,
         }
     }
 }
@@ -116,9 +120,23 @@ pub struct ExportSummary {
     pub open_spans_let_go: u64,
     /// Exited processes the mapper forgot once their last span was sent.
     pub processes_forgotten: u64,
+    /// With `--tail`: the traces kept and dropped. Events of dropped
+    /// traces are neither exported nor failed: exported + dropped +
+    /// failed + `tail.events_dropped` = recorded.
+    pub tail: Option<TailCounts>,
 }
 
 impl ExportSummary {
+    /// Events of traces that `--tail` chose not to send.
+    pub fn events_left_out(&self) -> u64 {
+        self.tail.map_or(0, |t| t.events_dropped)
+    }
+
+    /// Whether every event was exported or deliberately left out.
+    pub fn all_accounted_as_sent(&self) -> bool {
+        self.exported_events + self.events_left_out() == self.recorded_events
+    }
+
     /// Counts `awaiting_verdict` as exported once the endpoint has taken a
     /// request of the run; until then it stays awaiting (and, if the run
     /// ends so, counts as failed).
@@ -158,6 +176,16 @@ impl std::fmt::Display for ExportSummary {
         }
         if self.processes_forgotten > 0 {
             write!(f, "; {} exited processes forgotten", self.processes_forgotten)?;
+        }
+        if let Some(t) = &self.tail {
+            write!(
+                f,
+                "; --tail kept {} traces and dropped {} ({} spans, {} log records, {} events)",
+                t.traces_kept, t.traces_dropped, t.spans_dropped, t.logs_dropped, t.events_dropped
+            )?;
+            if t.traces_cut_short > 0 {
+                write!(f, ", {} of them early because the {} MiB held for undecided traces was full", t.traces_cut_short, super::tail::MAX_HELD_BYTES >> 20)?;
+            }
         }
         for url in &self.signals_not_taken {
             write!(f, "; {url} answered 404 (the endpoint takes no such signal), so none was sent there")?;
@@ -319,8 +347,8 @@ impl Exporter {
         summary.dropped_events = state.queue.dropped_events();
         summary.peak_queue_bytes = state.queue.peak_bytes();
         // What the thread never took (it panicked), or never settled (it
-        // hung on a request), failed too.
-        summary.failed_events = state.recorded_events.saturating_sub(summary.exported_events + summary.dropped_events);
+        // hung on a request), failed too; what --tail dropped did not.
+        summary.failed_events = state.recorded_events.saturating_sub(summary.exported_events + summary.dropped_events + summary.events_left_out());
         summary.refused_events = summary.refused_events.min(summary.failed_events);
         summary
     }
@@ -337,6 +365,7 @@ impl Drop for Exporter {
 fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
     let transport = Transport::new(settings.endpoint.clone());
     let mut mapper = BatchMapper::new(settings.resource.clone(), settings.clock);
+    let mut sampler = settings.tail.clone().map(TailSampler::new);
     let mut summary = ExportSummary::default();
     // Events of requests that went only to signals the endpoint does not
     // take (Jaeger's logs): delivered as far as they can be if the
@@ -348,22 +377,41 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
     while let Some(batch) = next_batch(shared) {
         let Batch { records, events, .. } = batch;
         let carried_before = mapper.open_spans() as u64;
-        let otlp = mapper.map_batch(&records);
+        let mapped = mapper.map_batch_items(&records);
         drop(records);
-        // The begins the mapper carries on are settled by a later request.
-        let settled = (events + carried_before).saturating_sub(mapper.open_spans() as u64);
+        let (otlp, settled) = match &mut sampler {
+            // The begins the mapper carries on are settled by a later request.
+            None => (mapped.into_otlp(), (events + carried_before).saturating_sub(mapper.open_spans() as u64)),
+            // Held items are settled when their trace is decided.
+            Some(sampler) => {
+                let sent = sampler.admit(mapped);
+                let settled = sent.events();
+                (sent.into_otlp(), settled)
+            }
+        };
         deliver(shared, &transport, &settings, &otlp, settled, &mut summary, &mut awaiting_verdict);
         summary.open_spans_let_go = mapper.spans_let_go();
         summary.processes_forgotten = mapper.processes_forgotten();
+        summary.tail = sampler.as_ref().map(TailSampler::counts);
         shared.lock().progress.clone_from(&summary);
     }
     // Spans still open at the end of the recording go out closed there,
     // and their events count by that request.
     let carried = mapper.open_spans() as u64;
-    let rest = mapper.finish();
-    deliver(shared, &transport, &settings, &rest, carried, &mut summary, &mut awaiting_verdict);
+    let rest = mapper.finish_items();
+    let (otlp, settled) = match &mut sampler {
+        None => (rest.into_otlp(), carried),
+        Some(sampler) => {
+            let sent = sampler.admit(rest);
+            sampler.finish();
+            let settled = sent.events();
+            (sent.into_otlp(), settled)
+        }
+    };
+    deliver(shared, &transport, &settings, &otlp, settled, &mut summary, &mut awaiting_verdict);
     summary.open_spans_let_go = mapper.spans_let_go();
     summary.processes_forgotten = mapper.processes_forgotten();
+    summary.tail = sampler.as_ref().map(TailSampler::counts);
     // An endpoint that took nothing at all refused what it answered 404.
     summary.refused_events += awaiting_verdict;
     summary

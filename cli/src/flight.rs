@@ -31,6 +31,7 @@ use crate::verbosity::note;
 
 /// The flight recorder's options, in `record`'s help.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("kept_in_memory").args(["flight_recorder", "switch_output"])))]
 pub struct FlightArgs {
     /// Keep the last DURATION of events in memory (30s when given
     /// alone) instead of writing them all, and write them to
@@ -42,8 +43,11 @@ pub struct FlightArgs {
     pub flight_recorder: Option<Duration>,
 
     /// The most memory the flight recorder's events take, such as 64MiB,
-    /// 512M or 2G (a fixed part for the rings and tables comes on top) [default: 64MiB]
-    #[arg(long = "max-size", value_name = "SIZE", value_parser = parse_size, requires = "flight_recorder")]
+    /// 512M or 2G (a fixed part for the rings and tables comes on top);
+    /// with --switch-output, a file also ends once its records reach half
+    /// of SIZE, so that it and the one before it, still being written,
+    /// fit [default: 64MiB]
+    #[arg(long = "max-size", value_name = "SIZE", value_parser = parse_size, requires = "kept_in_memory")]
     pub max_size: Option<usize>,
 
     /// Keep recording this long after a trigger before its dump closes
@@ -74,7 +78,7 @@ pub struct FlightArgs {
 
     /// Instead of a window, write a continuous archive, a new file each
     /// SIZE of records (uppercase units: 100M, 1G; gathered in memory
-    /// until written) or TIME (30s, 10m), or at each SIGUSR2 only
+    /// until written, within --max-size) or TIME (30s, 10m), or at each SIGUSR2 only
     /// (`signal`, the default), named PATH.YYYYMMDDHHMMSSmmm.data after -o
     /// PATH.data, as perf record --switch-output names them. Every event
     /// is in exactly one file

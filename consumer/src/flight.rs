@@ -49,8 +49,11 @@ pub struct FlightOptions {
     /// How long a dump goes on recording after what asked for it.
     pub after: Duration,
     /// Instead of a window, a continuous archive cut into files: every
-    /// round goes into exactly one of them. `keep` and `max_bytes` do not
-    /// apply; a dump request ends the current file at once.
+    /// round goes into exactly one of them. `keep` does not apply;
+    /// `max_bytes` still caps the memory: a file also ends once its
+    /// records reach half of it, so that it and the file before it, still
+    /// being written, fit together. A dump request ends the current file
+    /// at once.
     pub switch: Option<Switch>,
 }
 
@@ -58,7 +61,7 @@ pub struct FlightOptions {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Switch {
     /// Once the file's records reach this many bytes (they are gathered
-    /// in memory until then).
+    /// in memory until then, within [`FlightOptions::max_bytes`]).
     Size(usize),
     /// Once the file holds this long of the recording.
     Every(Duration),
@@ -287,10 +290,14 @@ impl FlightWindow {
             self.alive.fetch_add(bytes.capacity(), Ordering::Relaxed);
             self.rounds.push_back(Arc::new(Chunk { bytes, read_ns: now_ns, alive: self.alive.clone() }));
         }
+        // This file's own records: the file before it may still be being
+        // written, and both must fit under the cap.
+        let held: usize = self.rounds.iter().map(|r| r.bytes.capacity()).sum();
         let due = closing
             || self.pending.is_some()
+            || held >= self.options.max_bytes / 2
             || match switch {
-                Switch::Size(size) => self.alive.load(Ordering::Relaxed) >= size,
+                Switch::Size(size) => held >= size,
                 Switch::Every(every) => now_ns.saturating_sub(self.file_start_ns) >= every.as_nanos() as u64,
                 Switch::Asked => false,
             };
@@ -298,7 +305,13 @@ impl FlightWindow {
             return None;
         }
         let (request, joined) = self.pending.take().unwrap_or_else(|| {
-            let reason = if closing { "the end of the recording" } else { "--switch-output" };
+            let reason = match switch {
+                _ if closing => "the end of the recording",
+                Switch::Size(size) if held < size => "--max-size",
+                Switch::Every(every) if now_ns.saturating_sub(self.file_start_ns) < every.as_nanos() as u64 => "--max-size",
+                Switch::Asked => "--max-size",
+                _ => "--switch-output",
+            };
             (DumpRequest { reason: reason.into(), time_ns: now_ns, token: 0 }, Vec::new())
         });
         self.file_start_ns = now_ns;
@@ -546,5 +559,24 @@ mod tests {
         let reasons: Vec<&str> = files.iter().map(|f| f.request().reason.as_str()).collect();
         assert_eq!(reasons.last(), Some(&"the end of the recording"));
         assert_eq!(reasons[reasons.len() - 2], "SIGUSR2");
+    }
+
+    #[test]
+    fn a_continuous_archive_ends_a_file_early_when_its_records_reach_the_memory_cap() {
+        let round = event(1, 0).len();
+        // Files of 10 s each, but at most six rounds in memory: three per
+        // file, as the one before may still be being written.
+        let mut w = window(0, 0, 6 * round, Some(Switch::Every(Duration::from_secs(10))));
+        w.file_start_ns = 0;
+        let mut files = Vec::new();
+        for t in 1..=7 {
+            w.copy(&event(1, t * MS));
+            files.extend(w.end_round(t * MS, false));
+        }
+        files.extend(w.end_round(8 * MS, true));
+        let rounds: Vec<Vec<u64>> = files.iter().map(|f| times(f).iter().map(|t| t / MS).collect()).collect();
+        assert_eq!(rounds, [vec![1, 2, 3], vec![4, 5, 6], vec![7]]);
+        let reasons: Vec<&str> = files.iter().map(|f| f.request().reason.as_str()).collect();
+        assert_eq!(reasons, ["--max-size", "--max-size", "the end of the recording"]);
     }
 }

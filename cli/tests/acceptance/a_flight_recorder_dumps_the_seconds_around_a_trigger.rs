@@ -309,20 +309,26 @@ fn peak_rss(pid: u32) -> u64 {
     line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
 }
 
+/// The peak RSS of an idle flight recorder with 64-page rings: the fixed
+/// part of the memory bound.
+fn idle_peak_rss(prefix: &str, output: &Path) -> u64 {
+    let mut waiting = producer(&["seq", &format!("{prefix}_idle"), "1", "0"]);
+    let idle = Recorder::start(&["--flight-recorder=60s", "--max-size", "8MiB", "--buffer-size", "64", "-e", &format!("{prefix}_*"), "-o", output.to_str().unwrap()]);
+    std::thread::sleep(Duration::from_secs(1));
+    let idle_rss = peak_rss(idle.child.id());
+    let _ = waiting.kill();
+    let _ = waiting.wait();
+    let _ = idle.stop();
+    idle_rss
+}
+
 #[test]
 fn under_a_flood_memory_stays_under_the_cap_plus_the_fixed_part() {
     let dir = scratch(&unique("flight_flood"));
     let p = unique("ff");
     let flood = format!("{p}_flood");
     let output = dir.join("flight.data");
-    // Idle first: the fixed part, with the same rings.
-    let mut waiting = producer(&["seq", &format!("{p}_idle"), "1", "0"]);
-    let idle = Recorder::start(&["--flight-recorder=60s", "--max-size", "8MiB", "--buffer-size", "64", "-e", &format!("{p}_*"), "-o", output.to_str().unwrap()]);
-    std::thread::sleep(Duration::from_secs(1));
-    let idle_rss = peak_rss(idle.child.id());
-    let _ = waiting.kill();
-    let _ = waiting.wait();
-    let _ = idle.stop();
+    let idle_rss = idle_peak_rss(&p, &output);
 
     let cap: u64 = 8 << 20;
     let flooding = producer(&["threads", &flood, "2", "200000"]);
@@ -351,6 +357,40 @@ fn under_a_flood_memory_stays_under_the_cap_plus_the_fixed_part() {
     let dumped: u64 = wrote.split(", ").find_map(|part| part.strip_suffix(" events")).unwrap().parse().unwrap();
     assert!(dumped > 0 && dumped < 400_000, "{dumped} events in the dump: {wrote}");
     assert_eq!(dumps(&dir).len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rotation gathers each file in memory until it is written: with files
+/// of 1G asked for, --max-size still caps the memory, by ending files at
+/// half of it.
+#[test]
+fn switch_output_under_a_flood_ends_files_at_half_the_cap_and_stays_under_it() {
+    let dir = scratch(&unique("flight_switch_flood"));
+    let p = unique("fs");
+    let flood = format!("{p}_flood");
+    let output = dir.join("flight.data");
+    let idle_rss = idle_peak_rss(&p, &output);
+    let flooding = producer(&["threads", &flood, "2", "200000"]);
+    let recorder = Recorder::start(&["--switch-output=1G", "--max-size", "8MiB", "--buffer-size", "64", "-e", &flood, "-o", output.to_str().unwrap()]);
+    assert!(flooding.wait_with_output().unwrap().status.success());
+    std::thread::sleep(Duration::from_secs(1));
+    let rss = peak_rss(recorder.child.id());
+    let (status, stderr) = recorder.stop();
+    assert!(status.success(), "{stderr}");
+    // 400,000 events of 64 bytes and more: several files of at most 4 MiB
+    // of records each (plus their headers), named for --max-size.
+    let found = dumps(&dir);
+    assert!(found.len() >= 3, "{found:?}\n{stderr}");
+    for file in &found {
+        let size = std::fs::metadata(file).unwrap().len();
+        assert!(size < (4 << 20) + (1 << 20), "{file:?}: {size} bytes");
+    }
+    assert!(stderr.contains("for --max-size"), "{stderr}");
+    // The same bound as the flight recorder's window: the cap, the idle
+    // recorder, four times the rings and four times the 2 MiB queue.
+    let cpus = std::thread::available_parallelism().unwrap().get() as u64;
+    let bound = (8 << 20) + idle_rss + 4 * cpus * 2 * 64 * 4096 + 4 * (2 << 20);
+    assert!(rss <= bound, "peak RSS {} KiB > {} KiB", rss >> 10, bound >> 10);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -34,7 +34,17 @@
 //! `"recording ended"`. An end whose begin was not recorded (lost, or
 //! before the recording started) is counted in
 //! [`Timeline::orphan_ends`] and shown as an instant. Every other event
-//! is an instant on its thread.
+//! is an instant on its thread, but a scheduler record.
+//!
+//! # Scheduler records
+//!
+//! The kernel's `sched_switch`, `sched_waking` and `sched_migrate_task`
+//! (`usertrace record --sched`) are not instants, nor events of a process
+//! or thread: they give each span begun on a thread a [`SchedSummary`] of
+//! where its time went, on a CPU, waiting for one, or blocked, and who
+//! woke it ([`Span::sched`]). A recording without them lays out as it
+//! always did. The model, the rule that tells them from user events, and
+//! the limits are in [`SchedRecord`]'s module (`timeline/sched.rs`).
 //!
 //! A forked child's spans are its own (another pid). Across exec a
 //! process keeps its pid and its spans, and takes the new program's name.
@@ -50,10 +60,12 @@
 mod build;
 mod codec;
 mod eventheader;
+mod sched;
 mod spool;
 mod stream;
 
 pub use build::TimelineBuilder;
+pub use sched::{is_sched_record, SchedRecord, SchedSummary, ThreadState, Waker, MAX_WAKERS, TOP_WAKERS};
 pub use eventheader::{otel_attributes, otel_failure, otel_ids, otel_kind, OtelIds};
 pub use stream::{Item, SpanEnd, TimelineItems, TimelineStream};
 
@@ -189,6 +201,9 @@ pub struct Span {
     pub id: Option<u64>,
     /// Why the timeline closed it, if its end was not recorded.
     pub unfinished: Option<&'static str>,
+    /// Where its time went on its begin thread, if the recording has
+    /// scheduler records of that thread (see [`SchedSummary`]).
+    pub sched: Option<SchedSummary>,
 }
 
 impl Span {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::vec::Drain;
 
 use super::eventheader;
+use super::sched::{SchedRecord, SchedTracker, SpanSched};
 use super::{
     Instant, LostMarker, Placement, Process, Span, Thread, Timeline, SPAN_BEGIN, SPAN_DURATION_NS, SPAN_END, SPAN_START_NS,
     UNFINISHED,
@@ -90,8 +91,14 @@ impl TimelineBuilder {
             // Wall-clock time is for exports; a timeline keeps the
             // recording's own clock.
             Record::Clock(_) => {}
-            Record::Exit(x) if x.tid == x.pid => b.process_exited(x.pid, x.time_ns),
-            Record::Exit(x) => b.close_thread(x.tid, x.time_ns, THREAD_EXITED),
+            Record::Exit(x) if x.tid == x.pid => {
+                b.process_exited(x.pid, x.time_ns);
+                b.sched.forget(x.tid);
+            }
+            Record::Exit(x) => {
+                b.close_thread(x.tid, x.time_ns, THREAD_EXITED);
+                b.sched.forget(x.tid);
+            }
             Record::Lost(_) if b.lean => {}
             Record::Lost(l) => {
                 let what = if l.sideband { "task records" } else { "events" };
@@ -158,6 +165,7 @@ struct Open {
     args: Vec<(String, Value)>,
     id: u64,
     begin_seq: u64,
+    sched: SpanSched,
 }
 
 /// A begin's args, with room for an end's few (a status, an error), so
@@ -220,6 +228,8 @@ struct Builder {
     /// No lost markers, threads or span args are kept (see
     /// [`TimelineBuilder::lean`]).
     lean: bool,
+    /// Every thread's scheduling state, for the spans' summaries.
+    sched: SchedTracker,
 }
 
 /// What an event is under the span convention.
@@ -261,6 +271,12 @@ impl Builder {
     }
 
     fn event(&mut self, e: &EventRecord) {
+        // A scheduler record is about the threads it names, not an event
+        // of the task it ran in (often another program, or the idle task).
+        if let Some(record) = SchedRecord::of(e) {
+            self.sched_record(e, record);
+            return;
+        }
         let info = self.processes.entry(e.pid).or_default();
         info.events += 1;
         // Compared first: names rarely change, so most events copy none.
@@ -288,6 +304,7 @@ impl Builder {
                     args: if self.lean { Vec::new() } else { span_args(&e.fields[1..]) },
                     id,
                     begin_seq,
+                    sched: SpanSched::begin(&self.sched, e.tid, e.time_ns),
                 };
                 self.open.insert((e.pid, id), open);
                 self.stacks.entry(e.tid).or_default().push((e.pid, id));
@@ -312,6 +329,7 @@ impl Builder {
                         placement: Placement::Async { lane: 0 },
                         id: None,
                         unfinished: None,
+                        sched: None,
                     },
                     on_thread: false,
                     begin_seq: seq,
@@ -319,6 +337,17 @@ impl Builder {
                 });
             }
             Kind::Plain => self.instant(e),
+        }
+    }
+
+    /// Brings the threads' states up to the record, and counts a waker in
+    /// every span open on the thread it woke.
+    fn sched_record(&mut self, e: &EventRecord, record: SchedRecord) {
+        let Some(wakee) = self.sched.push(e.time_ns, record) else { return };
+        for key in self.stacks.get(&wakee).into_iter().flatten() {
+            if let Some(open) = self.open.get_mut(key) {
+                open.sched.woken_by(e);
+            }
         }
     }
 
@@ -355,17 +384,20 @@ impl Builder {
             }
         }
         let close_seq = self.next_seq();
+        let end_ns = end_ns.max(open.start_ns);
+        let sched = self.sched.summary(open.tid, open.start_ns, end_ns, open.sched, end_tid.is_some_and(|t| t != open.tid));
         self.closed.push(Closed {
             span: Span {
                 pid: open.pid,
                 tid: open.tid,
                 name: open.name,
                 start_ns: open.start_ns,
-                end_ns: end_ns.max(open.start_ns),
+                end_ns,
                 args,
                 placement: Placement::Thread { depth: 0 },
                 id: Some(open.id),
                 unfinished,
+                sched,
             },
             on_thread,
             begin_seq: open.begin_seq,

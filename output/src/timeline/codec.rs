@@ -8,7 +8,7 @@ use prost::encoding::{decode_varint, encode_varint};
 
 use super::build::REASONS;
 use super::spool::corrupt;
-use super::{Instant, LostMarker, Placement, Span};
+use super::{Instant, LostMarker, Placement, SchedSummary, Span, Waker};
 use crate::record::Value;
 
 const BEGIN: u8 = 0;
@@ -35,6 +35,30 @@ pub(super) fn begin(out: &mut Vec<u8>, span: &Span, on_thread: bool, serial: u64
     encode_varint(reason, out);
     string(out, &span.name);
     args(out, &span.args);
+    sched(out, span.sched.as_ref());
+}
+
+/// A span's scheduler summary: 0, or 1 and its figures and wakers.
+fn sched(out: &mut Vec<u8>, sched: Option<&SchedSummary>) {
+    let Some(s) = sched else {
+        out.push(0);
+        return;
+    };
+    out.push(1);
+    encode_varint(u64::from(s.tid), out);
+    out.push(u8::from(s.ended_on_another_thread));
+    let figures = [s.on_cpu_ns, s.runnable_ns, s.sleeping_ns, s.uninterruptible_ns, s.other_blocked_ns, s.unknown_ns, s.context_switches, s.migrations];
+    for figure in figures {
+        encode_varint(figure, out);
+    }
+    encode_varint(s.top_wakers.len() as u64, out);
+    for w in &s.top_wakers {
+        encode_varint(u64::from(w.pid), out);
+        encode_varint(u64::from(w.tid), out);
+        string(out, &w.thread);
+        string(out, &w.process);
+        encode_varint(w.count, out);
+    }
 }
 
 /// The end of a span; `name` is kept for an async span only (Chrome's
@@ -126,8 +150,10 @@ pub(super) fn decode(time_ns: u64, buf: &[u8]) -> io::Result<Decoded> {
             };
             let name = r.string()?;
             let args = r.args()?;
+            let sched = r.sched()?;
             let placement = if on_thread { Placement::Thread { depth: 0 } } else { Placement::Async { lane: 0 } };
-            Decoded::Begin { span: Span { pid, tid, name, start_ns: time_ns, end_ns, args, placement, id, unfinished }, on_thread, serial }
+            let span = Span { pid, tid, name, start_ns: time_ns, end_ns, args, placement, id, unfinished, sched };
+            Decoded::Begin { span, on_thread, serial }
         }
         END => {
             let (pid, tid, on_thread, serial) = r.ids()?;
@@ -185,6 +211,38 @@ impl Reader<'_> {
 
     fn string(&mut self) -> io::Result<String> {
         String::from_utf8(self.bytes()?).map_err(|_| corrupt())
+    }
+
+    fn sched(&mut self) -> io::Result<Option<SchedSummary>> {
+        if self.byte()? == 0 {
+            return Ok(None);
+        }
+        let (tid, ended_on_another_thread) = (self.u32()?, self.byte()? != 0);
+        let mut figures = [0u64; 8];
+        for figure in &mut figures {
+            *figure = self.varint()?;
+        }
+        let [on_cpu_ns, runnable_ns, sleeping_ns, uninterruptible_ns, other_blocked_ns, unknown_ns, context_switches, migrations] = figures;
+        let n = self.varint()?;
+        let mut top_wakers = Vec::with_capacity((n as usize).min(self.buf.len()));
+        for _ in 0..n {
+            let (pid, tid) = (self.u32()?, self.u32()?);
+            let (thread, process) = (self.string()?, self.string()?);
+            top_wakers.push(Waker { pid, tid, thread, process, count: self.varint()? });
+        }
+        Ok(Some(SchedSummary {
+            tid,
+            ended_on_another_thread,
+            on_cpu_ns,
+            runnable_ns,
+            sleeping_ns,
+            uninterruptible_ns,
+            other_blocked_ns,
+            unknown_ns,
+            context_switches,
+            migrations,
+            top_wakers,
+        }))
     }
 
     fn args(&mut self) -> io::Result<Vec<(String, Value)>> {

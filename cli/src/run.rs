@@ -55,6 +55,15 @@ pub struct RunArgs {
     #[arg(short = 'a', long = "all-cpus")]
     pub all_cpus: bool,
 
+    /// Also record the scheduler's view (sched_switch, sched_waking,
+    /// sched_migrate_task) of the threads of every process whose events
+    /// are recorded, and of CMD: each span then says how long it ran,
+    /// waited for a CPU and slept, and who woke it. Filtered in the
+    /// kernel to those threads; a process is followed from its first
+    /// event (CMD from its start)
+    #[arg(long)]
+    pub sched: bool,
+
     /// A command to run, held until recording has started, and recorded
     /// until it exits; its exit status becomes ours. Everything after it
     /// is its own arguments; `--` before it is accepted
@@ -176,6 +185,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl 
         ring_pages: args.ring_pages.unwrap_or(SessionOptions::default().ring_pages),
         // The command may register its events after it starts.
         wait_for_exact: held.is_some(),
+        sched: args.sched,
         ..SessionOptions::default()
     };
     let mut control = None;
@@ -255,6 +265,9 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl 
             return Err(ExitCode::from(127));
         }
     };
+    if let (Some(c), true) = (&child, args.sched) {
+        session.follow_scheduling(c.id());
+    }
     // From here on events are recorded: opening the session (reading
     // /proc, which is slow on a busy machine) is not part of the time.
     let deadline = args.duration.and_then(|d| Instant::now().checked_add(d));

@@ -87,6 +87,24 @@ fn open_all(format: &EventFormat, rings: &[(u32, BorrowedFd<'_>)]) -> Result<Vec
     Ok(events)
 }
 
+/// Opens `format`'s tracepoint on each `(cpu, ring owner)` of `rings`,
+/// disabled, with the ftrace `filter` set: for a kernel tracepoint (no
+/// user_event enable bit flips here, so it may exist disabled), to be
+/// enabled in place of another.
+pub(crate) fn open_filtered(format: &EventFormat, rings: &[(u32, BorrowedFd<'_>)], filter: &std::ffi::CStr) -> Result<Vec<(u32, OwnedFd, u64)>, Error> {
+    let mut events = Vec::with_capacity(rings.len());
+    for &(cpu, ring) in rings {
+        let mut attr = sys::tracepoint_attr(format.id);
+        attr.set_disabled(1);
+        let fd = sys::open(&mut attr, cpu, None).map_err(|e| perf_error("perf_event_open(tracepoint)", cpu, e))?;
+        sys::set_output(fd.as_fd(), ring).map_err(|e| perf_error("PERF_EVENT_IOC_SET_OUTPUT", cpu, e))?;
+        sys::set_filter(fd.as_fd(), filter).map_err(|e| perf_error("PERF_EVENT_IOC_SET_FILTER", cpu, e))?;
+        let id = sys::event_id(fd.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ID", cpu, e))?;
+        events.push((cpu, fd, id));
+    }
+    Ok(events)
+}
+
 pub(crate) fn perf_error(op: &'static str, cpu: u32, errno: Errno) -> Error {
     match errno.0 {
         libc::EACCES | libc::EPERM => Error::PermissionDenied { op, errno },

@@ -29,13 +29,14 @@ use usertrace::Pattern;
 
 use super::archive::{ArchiveWriter, EXIT_PROBE_NAME};
 use super::flight::{DumpRequest, FlightDump, FlightWindow};
-use super::attach::{attach, Attachment, Window};
+use super::attach::{attach, open_filtered, Attachment, Window};
 use super::error::Error;
 use super::format::EventFormat;
 use super::archive::process_sample;
 use super::processes::ProcessInfo;
 use super::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MISC_COMM_EXEC, PERF_RECORD_SAMPLE};
 use super::ring::Ring;
+use super::sched_scope::{is_sched, SchedScope};
 use super::select::{load_with_text, scan};
 use super::sys;
 
@@ -109,6 +110,8 @@ pub(crate) enum Control {
     AttachRequests(crate::AttachRequests),
     /// Close a flight recorder's window into a dump.
     Dump(DumpRequest),
+    /// Record the scheduling of this process's threads (`--sched`).
+    FollowScheduling(u32),
 }
 
 /// Where the drain thread writes every record besides the round: a
@@ -168,6 +171,8 @@ pub(crate) struct Drain {
     pub described: Described,
     /// Tracepoints attached since the last round was sent.
     pub attached: Vec<Attached>,
+    /// With `--sched`: whose scheduling the scheduler tracepoints keep.
+    pub sched: Option<SchedScope>,
 }
 
 impl Drain {
@@ -199,6 +204,9 @@ impl Drain {
             if let Some(archive) = &mut self.archive {
                 archive.describe_tracepoint(&ids, &sys::tracepoint_attr(format.id), &format, &text);
             }
+            if let Some(scope) = self.sched.as_mut().filter(|_| is_sched(&format.system, &format.name)) {
+                scope.attached(&attachment, &text);
+            }
             self.attached.push(Attached { format, ids, window: attachment.window, time_ns: sys::monotonic_ns() });
             self.attachments.push(attachment);
         }
@@ -222,6 +230,11 @@ impl Drain {
                             window.request(request);
                         }
                     }
+                    Control::FollowScheduling(pid) => {
+                        if let Some(scope) = &mut self.sched {
+                            scope.follow(pid);
+                        }
+                    }
                 }
             }
             if !stopping {
@@ -236,6 +249,7 @@ impl Drain {
                 self.provoke_lost_records();
                 self.read_rings(&mut round);
             }
+            self.refilter_sched();
             let written = match &mut self.archive {
                 Some(Archive::File(archive)) if stopping => archive.finish(),
                 Some(Archive::File(archive)) => archive.end_round(),
@@ -257,6 +271,33 @@ impl Drain {
             if stopping {
                 return Ok(());
             }
+        }
+    }
+
+    /// With `--sched`, once the followed threads changed: each scheduler
+    /// tracepoint opened anew with the new filter, swapped in CPU by CPU
+    /// (see `sched_scope.rs`), its new ids described and announced.
+    fn refilter_sched(&mut self) {
+        let Some(scope) = self.sched.as_mut() else { return };
+        if !scope.take_changed() {
+            return;
+        }
+        let owners: Vec<_> = self.rings.iter().map(|r| (r.cpu, r.events.as_fd())).collect();
+        for a in self.attachments.iter_mut().filter(|a| is_sched(&a.format.system, &a.format.name)) {
+            let Ok(filter) = std::ffi::CString::new(scope.filter_for(&a.format.name)) else { continue };
+            // A kernel that refuses keeps the events there were.
+            let Ok(fresh) = open_filtered(&a.format, &owners, &filter) else { continue };
+            for ((_, old, _), (_, new, _)) in a.events.iter().zip(&fresh) {
+                let _ = sys::disable(old.as_fd());
+                let _ = sys::enable(new.as_fd());
+            }
+            let ids: Vec<u64> = fresh.iter().map(|(_, _, id)| *id).collect();
+            scope.reopened(&ids);
+            if let (Some(archive), Some(text)) = (&mut self.archive, scope.format_text(a.format.id)) {
+                archive.describe_tracepoint(&ids, &sys::tracepoint_attr(a.format.id), &a.format, text);
+            }
+            self.attached.push(Attached { format: a.format.clone(), ids, window: Window::Held, time_ns: sys::monotonic_ns() });
+            a.events = fresh;
         }
     }
 
@@ -326,8 +367,11 @@ impl Drain {
             let cpu = r.cpu;
             for sideband in [true, false] {
                 let ring = if sideband { &mut r.sideband_ring } else { &mut r.events_ring };
-                let (described, archive) = (&mut self.described, &mut self.archive);
+                let (described, archive, sched) = (&mut self.described, &mut self.archive, &mut self.sched);
                 let result = ring.drain(|bytes| {
+                    if let Some(scope) = sched.as_mut() {
+                        scope.observe(bytes);
+                    }
                     if let Some(info) = description_needed(bytes, described) {
                         let time = sample_time(bytes);
                         if let (Some(archive), Some(pid)) = (archive.as_mut(), pid_of(bytes)) {

@@ -49,6 +49,7 @@ use super::record::{parse, Record};
 use super::ring::Ring;
 use usertrace::Pattern;
 
+use super::sched_scope::{SchedScope, SCHED_PATTERNS};
 use super::select::systems_of;
 use super::threads::ThreadTable;
 use usertrace::Errno;
@@ -77,6 +78,11 @@ pub struct SessionOptions {
     /// [`Session::dump`] closes them into a [`FlightDump`], which
     /// [`Session::take_dumps`] hands over. Takes the place of `archive`.
     pub flight: Option<FlightOptions>,
+    /// Also record the scheduling (`sched_switch`, `sched_waking`,
+    /// `sched_migrate_task`) of the threads of every process whose events
+    /// are recorded, and of those given to [`Session::follow_scheduling`]
+    /// (see `sched_scope.rs` for how it is scoped and what it misses).
+    pub sched: bool,
 }
 
 impl Default for SessionOptions {
@@ -90,6 +96,7 @@ impl Default for SessionOptions {
             namespaces: true,
             archive: None,
             flight: None,
+            sched: false,
         }
     }
 }
@@ -267,7 +274,8 @@ impl Session {
     /// Opens the sideband, reads /proc, then attaches the matching
     /// tracepoints; recording has begun when this returns.
     pub fn open(options: &SessionOptions) -> Result<Session, Error> {
-        let patterns = options.patterns.iter().map(|p| Pattern::parse(p)).collect::<Result<Vec<_>, _>>()?;
+        let sched_patterns: &[&str] = if options.sched { &SCHED_PATTERNS } else { &[] };
+        let patterns = options.patterns.iter().map(String::as_str).chain(sched_patterns.iter().copied()).map(Pattern::parse).collect::<Result<Vec<_>, _>>()?;
         if patterns.is_empty() {
             return Err(Error::NoPatterns);
         }
@@ -347,6 +355,7 @@ impl Session {
             dumps: dumps_tx,
             described: Described::default(),
             attached: Vec::new(),
+            sched: options.sched.then(SchedScope::default),
         };
         drain.attach_new()?;
         if !options.wait_for_exact {
@@ -392,6 +401,11 @@ impl Session {
         for id in &attached.ids {
             self.attribution.add_event(*id, attached.format.clone());
         }
+        // A scheduler tracepoint opened anew with another filter (`--sched`)
+        // has new ids, and was attached before.
+        if self.attached.iter().any(|f| f.id == attached.format.id) {
+            return;
+        }
         self.attached.push(attached.format.clone());
         self.attribution.push(attached.time_ns, Pending::Attached { format: attached.format, window: attached.window });
     }
@@ -401,6 +415,13 @@ impl Session {
     /// next tracefs scan.
     pub fn listen_for_attach_requests(&mut self, requests: crate::AttachRequests) {
         let _ = self.control.send(Control::AttachRequests(requests));
+    }
+
+    /// With [`SessionOptions::sched`], records the scheduling of process
+    /// `pid`'s threads (and of those it forks) from now on: a command the
+    /// recorder launched, before its first event.
+    pub fn follow_scheduling(&self, pid: u32) {
+        let _ = self.control.send(Control::FollowScheduling(pid));
     }
 
     /// Asks a flight recorder for a dump: its window closes

@@ -177,6 +177,16 @@ pub fn enable(fd: BorrowedFd<'_>) -> Result<(), Errno> {
     Ok(())
 }
 
+/// `ioctl(fd, PERF_EVENT_IOC_DISABLE, 0)`.
+pub fn disable(fd: BorrowedFd<'_>) -> Result<(), Errno> {
+    // SAFETY: DISABLE takes an integer argument and touches no user memory.
+    let rc = unsafe { pe::ioctls::DISABLE(fd.as_raw_fd(), 0) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(())
+}
+
 /// `ioctl(fd, PERF_EVENT_IOC_ID, &id)`: the id records carry.
 pub fn event_id(fd: BorrowedFd<'_>) -> Result<u64, Errno> {
     let mut id = 0u64;
@@ -186,6 +196,18 @@ pub fn event_id(fd: BorrowedFd<'_>) -> Result<u64, Errno> {
         return Err(last_errno());
     }
     Ok(id)
+}
+
+/// `ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)`: an ftrace filter on a
+/// tracepoint event, replacing any before it.
+pub fn set_filter(fd: BorrowedFd<'_>, filter: &std::ffi::CStr) -> Result<(), Errno> {
+    // SAFETY: SET_FILTER reads a NUL-terminated string, which `filter` is
+    // and which outlives the call; the kernel copies it and keeps nothing.
+    let rc = unsafe { pe::ioctls::SET_FILTER(fd.as_raw_fd(), filter.as_ptr().cast_mut()) };
+    if rc < 0 {
+        return Err(last_errno());
+    }
+    Ok(())
 }
 
 /// `ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, output)`.

@@ -35,6 +35,13 @@
 //!                                   events go out as fast as they can, then after 200 ms (for the
 //!                                   recorder to drain) the span ends: losses land inside the span
 //!
+//!   ut_emit sched PROVIDER          once enabled, each span timed here with CLOCK_MONOTONIC and
+//!                                   printed as `took NAME NS`: PROVIDER_sleep_span sleeps 300 ms;
+//!                                   PROVIDER_spin_span burns 200 ms of CPU pinned to the last CPU;
+//!                                   PROVIDER_contended_span burns 400 ms pinned to CPU 0 beside a
+//!                                   hog thread pinned there too; PROVIDER_pipe_span reads a pipe
+//!                                   that `sh` (a process of its own) writes 200 ms later
+//!
 //! It prints `ready PID` once registered, and exits 3 if nobody attaches
 //! within a minute.
 
@@ -234,6 +241,69 @@ fn span_flood(name: &str, count: u64) {
     end.end_span(id).unwrap();
 }
 
+/// Pins the calling thread to `cpu`.
+fn pin(cpu: usize) {
+    // SAFETY: a zeroed cpu_set_t is an empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: CPU_SET writes one bit inside `set`; `cpu` is below the CPU count.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: `set` is a valid cpu_set_t of the size given.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    assert_eq!(rc, 0, "sched_setaffinity({cpu})");
+}
+
+/// Burns CPU until `d` of wall time has passed.
+fn burn(d: Duration) {
+    let start = Instant::now();
+    let mut x = 0u64;
+    while start.elapsed() < d {
+        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+    }
+}
+
+fn sched(name: &str) {
+    let provider = usertrace::Provider::new(name).expect("valid provider name");
+    let spans: Vec<_> = ["sleep_span", "spin_span", "contended_span", "pipe_span"].iter().map(|s| provider.span(s, vec![]).unwrap()).collect();
+    let end = provider.span_end().unwrap();
+    for tp in spans.iter().chain([&end]) {
+        wait_enabled(tp);
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let timed = |i: usize, label: &str, body: &mut dyn FnMut()| {
+        let start = Instant::now();
+        let id = spans[i].begin_span(&[]).unwrap();
+        body();
+        end.end_span(id).unwrap();
+        println!("took {label} {}", start.elapsed().as_nanos());
+    };
+    timed(0, "sleep_span", &mut || std::thread::sleep(Duration::from_millis(300)));
+    pin(cpus - 1);
+    timed(1, "spin_span", &mut || burn(Duration::from_millis(200)));
+    pin(0);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hog = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            pin(0);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                burn(Duration::from_millis(1));
+            }
+        })
+    };
+    // The hog is running before the span begins.
+    std::thread::sleep(Duration::from_millis(50));
+    timed(2, "contended_span", &mut || burn(Duration::from_millis(400)));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    hog.join().unwrap();
+    let mut writer = std::process::Command::new("sh").args(["-c", "sleep 0.2; echo go"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut out = writer.stdout.take().unwrap();
+    timed(3, "pipe_span", &mut || {
+        let mut byte = [0u8; 1];
+        std::io::Read::read_exact(&mut out, &mut byte).unwrap();
+    });
+    writer.wait().unwrap();
+}
+
 fn set_name(name: &str) {
     let c = CString::new(name).unwrap();
     // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
@@ -391,6 +461,7 @@ fn main() {
             end.end_span(across).unwrap();
         }
         "span-flood" => span_flood(arg(2), arg(3).parse().unwrap()),
+        "sched" => sched(arg(2)),
         "threads" => threads(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
         "spawn" => spawn(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),

@@ -7,6 +7,12 @@
 //! timeline closed at an exit or at the end of the recording has no true
 //! duration, so it is counted apart as `unfinished`.
 //!
+//! A recording with scheduler records (`record --sched`) also gives, per
+//! span name, the same percentiles of each span's on-CPU, runnable and
+//! blocked time ([`SpanStats::on_cpu`]), over the finished spans whose
+//! thread the scheduler records cover (see
+//! [`SchedSummary`](crate::timeline::SchedSummary)).
+//!
 //! A [`ReportBuilder`] folds a recording one record at a time and keeps
 //! only the figures (a duration per finished span); [`Report::new`] and
 //! [`Report::with_timeline`] fold a slice and a built timeline the same way.
@@ -19,7 +25,7 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use build::Tally;
+use build::{SpanFigures, Tally};
 use crate::record::Record;
 use crate::timeline::Timeline;
 
@@ -76,6 +82,59 @@ pub struct SpanStats {
     /// Durations in log2 buckets, empty leading and trailing buckets left
     /// out.
     pub histogram: Vec<Bucket>,
+    /// Of the finished spans with scheduler records of their thread, the
+    /// time on a CPU; absent (in JSON too) when none has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_cpu: Option<TimeStats>,
+    /// The time wanting a CPU (preempted, or woken and waiting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runnable: Option<TimeStats>,
+    /// The time blocked: sleeping (S), uninterruptible (D) and the rarer
+    /// other states (stopped, parked...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<TimeStats>,
+}
+
+/// Percentiles of one share of a kind of span's time (by the rule of the
+/// durations'), and its sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TimeStats {
+    /// Median (nearest rank).
+    pub p50_ns: u64,
+    /// 90th percentile.
+    pub p90_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// The most.
+    pub max_ns: u64,
+    /// The sum over the spans.
+    pub total_ns: u64,
+}
+
+impl TimeStats {
+    /// The figures of `values`, or `None` if there are none.
+    fn of(mut values: Vec<u64>) -> Option<TimeStats> {
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_unstable();
+        Some(TimeStats {
+            p50_ns: nearest_rank(&values, 0.5),
+            p90_ns: nearest_rank(&values, 0.9),
+            p99_ns: nearest_rank(&values, 0.99),
+            max_ns: values.last().copied().unwrap_or(0),
+            total_ns: values.iter().fold(0u64, |sum, &v| sum.saturating_add(v)),
+        })
+    }
+}
+
+/// The report's one percentile rule, nearest rank: the smallest of the
+/// `sorted` values with at least `q` of them at or below it; 0 if none.
+fn nearest_rank(sorted: &[u64], q: f64) -> u64 {
+    match sorted.len() {
+        0 => 0,
+        n => sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1],
+    }
 }
 
 /// Durations in `[from_ns, 2 * from_ns)` (bucket 0 holds only 0).
@@ -125,13 +184,10 @@ impl Report {
     }
 }
 
-fn span_stats(name: String, mut durations: Vec<u64>, unfinished: u64) -> SpanStats {
+fn span_stats(name: String, figures: SpanFigures) -> SpanStats {
+    let SpanFigures { mut durations, unfinished, on_cpu, runnable, blocked } = figures;
     durations.sort_unstable();
-    // Nearest rank: the smallest value with at least q of them at or below.
-    let rank = |q: f64| match durations.len() {
-        0 => 0,
-        n => durations[((q * n as f64).ceil() as usize).clamp(1, n) - 1],
-    };
+    let rank = |q: f64| nearest_rank(&durations, q);
     let mut buckets = [0u64; 65];
     for &d in &durations {
         buckets[bucket_of(d)] += 1;
@@ -149,6 +205,9 @@ fn span_stats(name: String, mut durations: Vec<u64>, unfinished: u64) -> SpanSta
         p99_ns: rank(0.99),
         max_ns: durations.last().copied().unwrap_or(0),
         histogram,
+        on_cpu: TimeStats::of(on_cpu),
+        runnable: TimeStats::of(runnable),
+        blocked: TimeStats::of(blocked),
     }
 }
 
@@ -196,6 +255,7 @@ impl fmt::Display for Report {
                 write!(f, "; p50 {}, p90 {}, p99 {}, max {}", human(s.p50_ns), human(s.p90_ns), human(s.p99_ns), human(s.max_ns))?;
             }
             writeln!(f)?;
+            sched_lines(f, s)?;
             f.write_str(&histogram(&s.histogram))?;
         }
         if !self.processes.is_empty() {
@@ -206,6 +266,30 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// Where a kind of span's time went, under its durations:
+///
+/// ```text
+///   on-CPU    p50 1.20 ms, p90 2.00 ms, p99 2.10 ms, max 2.10 ms, total 13.0 ms
+///   runnable  p50 0 ns, ...
+///   blocked   p50 300 ms, ...
+/// ```
+fn sched_lines(f: &mut fmt::Formatter<'_>, s: &SpanStats) -> fmt::Result {
+    for (label, stats) in [("on-CPU", &s.on_cpu), ("runnable", &s.runnable), ("blocked", &s.blocked)] {
+        if let Some(t) = stats {
+            writeln!(
+                f,
+                "  {label:<8}  p50 {}, p90 {}, p99 {}, max {}, total {}",
+                human(t.p50_ns),
+                human(t.p90_ns),
+                human(t.p99_ns),
+                human(t.max_ns),
+                human(t.total_ns)
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// systemtap's `@hist_log` layout, each bucket labelled with its lower

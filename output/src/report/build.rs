@@ -61,14 +61,27 @@ impl ReportBuilder {
     }
 }
 
+/// One kind of span's figures, before they are sorted into percentiles.
+#[derive(Default)]
+pub(super) struct SpanFigures {
+    /// The durations of finished spans.
+    pub(super) durations: Vec<u64>,
+    /// How many spans were unfinished.
+    pub(super) unfinished: u64,
+    /// Of the finished spans with a scheduler summary, each one's on-CPU,
+    /// runnable and blocked time.
+    pub(super) on_cpu: Vec<u64>,
+    pub(super) runnable: Vec<u64>,
+    pub(super) blocked: Vec<u64>,
+}
+
 /// The counts a report is made of, folded one item at a time.
 #[derive(Default)]
 pub(super) struct Tally {
     /// Per event name, how many.
     events: BTreeMap<String, u64>,
-    /// Per span name, the durations of finished spans and the number of
-    /// unfinished ones.
-    spans: BTreeMap<String, (Vec<u64>, u64)>,
+    /// Per span name, what its spans' figures are made of.
+    spans: BTreeMap<String, SpanFigures>,
     /// Per pid, how many spans.
     spans_of: BTreeMap<u32, u64>,
     lost_events: u64,
@@ -90,13 +103,18 @@ impl Tally {
     pub(super) fn span(&mut self, span: &Span) {
         // A name is allocated once, not per span.
         if !self.spans.contains_key(span.name.as_str()) {
-            self.spans.insert(span.name.clone(), (Vec::new(), 0));
+            self.spans.insert(span.name.clone(), SpanFigures::default());
         }
-        if let Some((durations, unfinished)) = self.spans.get_mut(span.name.as_str()) {
+        if let Some(figures) = self.spans.get_mut(span.name.as_str()) {
             if span.unfinished.is_some() {
-                *unfinished += 1;
+                figures.unfinished += 1;
             } else {
-                durations.push(span.duration_ns());
+                figures.durations.push(span.duration_ns());
+                if let Some(sched) = &span.sched {
+                    figures.on_cpu.push(sched.on_cpu_ns);
+                    figures.runnable.push(sched.runnable_ns);
+                    figures.blocked.push(sched.blocked_ns());
+                }
             }
         }
         *self.spans_of.entry(span.pid).or_default() += 1;
@@ -120,7 +138,7 @@ impl Tally {
             .into_iter()
             .map(|(name, count)| EventStats { name, count, rate_per_s: (duration_ns > 0).then(|| count as f64 / seconds) })
             .collect();
-        let spans = self.spans.into_iter().map(|(name, (durations, unfinished))| span_stats(name, durations, unfinished)).collect();
+        let spans = self.spans.into_iter().map(|(name, figures)| span_stats(name, figures)).collect();
         let processes = timeline
             .processes
             .values()

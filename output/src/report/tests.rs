@@ -106,3 +106,76 @@ fn eventheader_events_are_counted_by_provider_and_event_not_by_their_shared_trac
     let counts: Vec<_> = report.events.iter().map(|e| (e.name.as_str(), e.count)).collect();
     assert_eq!(counts, [("Shop:Checkout", 1), ("Shop:Tick", 2), ("plain", 1)]);
 }
+
+/// `n` spans `name` on thread 10, the i-th on a CPU for i ms, then asleep
+/// for 2 ms, then waiting 1 ms for a CPU; and a span `bare` of a thread
+/// the scheduler records never name.
+fn sched_spans(name: &str, n: u64) -> Vec<Record> {
+    const MS: u64 = 1_000_000;
+    let mut out = vec![switch(0, 0, R, 10)];
+    let mut t = MS;
+    for i in 1..=n {
+        out.push(begin(t, 10, 10, name, i));
+        t += i * MS;
+        out.push(switch(t, 10, S, 0));
+        t += 2 * MS;
+        out.push(waking(t, 0, 0, 10));
+        t += MS;
+        out.push(switch(t, 0, R, 10));
+        out.push(end(t, 10, 10, name, i));
+    }
+    out.push(begin(t, 20, 20, "bare", 1));
+    out.push(end(t + 5, 20, 20, "bare", 1));
+    out
+}
+
+#[test]
+fn spans_with_scheduler_records_get_percentiles_of_on_cpu_runnable_and_blocked_time() {
+    let records = sched_spans("req", 10);
+    let report = Report::new(&records);
+    let req = report.spans.iter().find(|s| s.name == "req").unwrap();
+    const MS: u64 = 1_000_000;
+    let on_cpu = TimeStats { p50_ns: 5 * MS, p90_ns: 9 * MS, p99_ns: 10 * MS, max_ns: 10 * MS, total_ns: 55 * MS };
+    assert_eq!(req.on_cpu, Some(on_cpu));
+    assert_eq!(req.blocked, Some(TimeStats { p50_ns: 2 * MS, p90_ns: 2 * MS, p99_ns: 2 * MS, max_ns: 2 * MS, total_ns: 20 * MS }));
+    assert_eq!(req.runnable.map(|r| r.total_ns), Some(10 * MS));
+    // Durations keep the same rule: on-CPU plus 3 ms each.
+    assert_eq!((req.p50_ns, req.p90_ns), (8 * MS, 12 * MS));
+    let bare = report.spans.iter().find(|s| s.name == "bare").unwrap();
+    assert_eq!((bare.on_cpu, bare.runnable, bare.blocked), (None, None, None));
+    // Folded record by record, the same.
+    let mut builder = ReportBuilder::new();
+    for r in &records {
+        builder.push(r);
+    }
+    assert_eq!(builder.finish(), report);
+}
+
+#[test]
+fn the_json_of_a_span_with_scheduler_records_has_on_cpu_runnable_and_blocked() {
+    let report = Report::new(&sched_spans("req", 3));
+    let json = serde_json::to_value(&report).unwrap();
+    let spans = json["spans"].as_array().unwrap();
+    let (bare, req) = (&spans[0], &spans[1]);
+    assert_eq!((&bare["name"], &req["name"]), (&serde_json::Value::from("bare"), &serde_json::Value::from("req")));
+    for key in ["on_cpu", "runnable", "blocked"] {
+        let keys: Vec<&str> = req[key].as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["max_ns", "p50_ns", "p90_ns", "p99_ns", "total_ns"], "{key}");
+        assert!(bare.get(key).is_none(), "{key}");
+    }
+    assert_eq!(req["on_cpu"]["total_ns"], serde_json::Value::from(6_000_000));
+    // Nor has a recording without them.
+    let plain = serde_json::to_value(Report::new(&mixed())).unwrap();
+    assert!(plain["spans"].as_array().unwrap().iter().all(|s| s.get("on_cpu").is_none()));
+}
+
+#[test]
+fn the_text_gives_on_cpu_runnable_and_blocked_under_the_durations() {
+    let text = Report::new(&sched_spans("req", 3)).to_string();
+    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("span req")).take(4).collect();
+    assert_eq!(lines[0], "span req: 3 finished; p50 5.00 ms, p90 6.00 ms, p99 6.00 ms, max 6.00 ms");
+    assert_eq!(lines[1], "  on-CPU    p50 2.00 ms, p90 3.00 ms, p99 3.00 ms, max 3.00 ms, total 6.00 ms");
+    assert_eq!(lines[2], "  runnable  p50 1.00 ms, p90 1.00 ms, p99 1.00 ms, max 1.00 ms, total 3.00 ms");
+    assert_eq!(lines[3], "  blocked   p50 2.00 ms, p90 2.00 ms, p99 2.00 ms, max 2.00 ms, total 6.00 ms");
+    assert!(!Report::new(&mixed()).to_string().contains("on-CPU"));
+}

@@ -4,62 +4,6 @@ use crate::test_records::*;
 use crate::timeline::{Item, Timeline, TimelineBuilder, TimelineStream};
 
 const MS: u64 = 1_000_000;
-/// prev_state values as kernel 6.12 reports them.
-const R: i64 = 0;
-const R_PREEMPTED: i64 = 0x100;
-const S: i64 = 0x1;
-const D: i64 = 0x2;
-
-/// `sched_switch` at `t`, in the switched-out task's context (pid = tid).
-fn switch(t: u64, prev: u32, prev_state: i64, next: u32) -> Record {
-    event(
-        t,
-        prev,
-        prev,
-        "sched_switch",
-        &[
-            ("prev_comm", Value::Str(format!("thread{prev}"))),
-            ("prev_pid", Value::Signed(i64::from(prev))),
-            ("prev_prio", Value::Signed(120)),
-            ("prev_state", Value::Signed(prev_state)),
-            ("next_comm", Value::Str(format!("thread{next}"))),
-            ("next_pid", Value::Signed(i64::from(next))),
-            ("next_prio", Value::Signed(120)),
-        ],
-    )
-}
-
-/// `sched_waking` of `wakee` at `t`, in the waker's context.
-fn waking(t: u64, waker_pid: u32, waker_tid: u32, wakee: u32) -> Record {
-    event(
-        t,
-        waker_pid,
-        waker_tid,
-        "sched_waking",
-        &[
-            ("comm", Value::Str(format!("thread{wakee}"))),
-            ("pid", Value::Signed(i64::from(wakee))),
-            ("prio", Value::Signed(120)),
-            ("target_cpu", Value::Signed(0)),
-        ],
-    )
-}
-
-fn migrate(t: u64, tid: u32) -> Record {
-    event(
-        t,
-        tid,
-        tid,
-        "sched_migrate_task",
-        &[
-            ("comm", Value::Str(format!("thread{tid}"))),
-            ("pid", Value::Signed(i64::from(tid))),
-            ("prio", Value::Signed(120)),
-            ("orig_cpu", Value::Signed(0)),
-            ("dest_cpu", Value::Signed(1)),
-        ],
-    )
-}
 
 fn summary(records: &[Record], name: &str) -> SchedSummary {
     let t = Timeline::build(records);

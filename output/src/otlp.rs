@@ -20,6 +20,7 @@
 //! | that span's Common Schema envelope | `kind`, `status`, `attributes` | `PartB.kind` (0 internal … 4 consumer); `PartB.success` false: code ERROR, message `PartB.statusMessage`; the SDK's attributes (`PartC.<key>`) as `<key>`, other non-envelope fields under their own names |
 //! | the span's fields (begin's, then end's) | `Span.attributes` | typed as below; `thread.id`, `thread.name` added; `unfinished` when the timeline closed it (thread or process exit, end of recording) |
 //! | an `error` field on the span | `Span.status` | code ERROR, message: the field's value |
+//! | where the span's time went, when the recording has scheduler records of its begin thread ([`crate::timeline::SchedSummary`]) | `Span.attributes` | `usertrace.sched.on_cpu_ns`, `.runnable_ns`, `.sleeping_ns`, `.uninterruptible_ns`, `.context_switches`, `.migrations`; `.other_blocked_ns`, `.unknown_ns` when not 0; `.top_waker` (`process (pid) / thread (tid), N times`); `.ended_on_another_thread` when true. No semantic convention names a span's CPU time: `process.cpu.time` and `process.context_switches` are metrics |
 //! | an event that is not part of a span | `LogRecord` | `event_name` and `body`: the event's name; `time_unix_nano` and `observed_time_unix_nano`: its time; attributes: its fields, typed, then `thread.id`, `thread.name`; `trace_id`/`span_id`: the latest-begun span open on its thread then, if any |
 //! | an undecodable payload | `LogRecord` attribute `error` | the decoder's message |
 //! | u8…u64, i8…i64 | `int_value` | a u64 above `i64::MAX` as `string_value` (its decimal) |
@@ -31,7 +32,8 @@
 //! | times (CLOCK_MONOTONIC) | Unix ns | plus CLOCK_REALTIME − CLOCK_MONOTONIC, read while recording or kept in the file's `clock` line ([`mapping::Clock`]) |
 //!
 //! Lost records, process and exit records are not exported themselves:
-//! they shape the spans (closing them, naming processes).
+//! they shape the spans (closing them, naming processes); nor are
+//! scheduler records, which only give the spans' `usertrace.sched.*`.
 
 pub mod backoff;
 pub mod config;

@@ -14,7 +14,7 @@ use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSp
 
 use super::ids::SpanKey;
 use crate::record::{ClockRecord, Namespaces, Record, Value};
-use crate::timeline::{self, otel_attributes, otel_failure, otel_ids, otel_kind, Process, Timeline};
+use crate::timeline::{self, otel_attributes, otel_failure, otel_ids, otel_kind, Process, SchedSummary, Timeline};
 
 /// The arg that names a span's parent explicitly, as the core's span
 /// convention defines it (`usertrace::span::SPAN_PARENT_FIELD`).
@@ -320,6 +320,9 @@ fn span(s: &timeline::Span, l: &Lineage, timeline: &Timeline, clock: Clock) -> S
         None => attributes(pairs(&s.args).filter(|(n, _)| *n != SPAN_PARENT)),
     };
     attributes.extend(thread_attributes(s.tid, timeline));
+    if let Some(sched) = &s.sched {
+        attributes.extend(sched_attributes(sched));
+    }
     // An `error` field (a span_error end, say) marks the span failed; so
     // does an OpenTelemetry SDK's Error status.
     let error = s.args.iter().find(|(n, _)| n == "error").map(|(_, v)| v.to_string()).or_else(|| otel_failure(&s.args));
@@ -353,6 +356,35 @@ fn thread_attributes(tid: u32, timeline: &Timeline) -> Vec<KeyValue> {
     let mut out = vec![key_value("thread.id", int(i64::from(tid)))];
     if let Some(t) = timeline.threads.get(&tid).filter(|t| !t.name.is_empty()) {
         out.push(key_value("thread.name", string(&t.name)));
+    }
+    out
+}
+
+/// Where a span's time went, as `usertrace.sched.*` attributes: the
+/// semantic conventions name a process's CPU time and context switches
+/// only as metrics (`process.cpu.time`, `process.context_switches`),
+/// nothing for a span's. The rarer figures are there only when not zero.
+fn sched_attributes(s: &SchedSummary) -> Vec<KeyValue> {
+    let count = |n: u64| int(i64::try_from(n).unwrap_or(i64::MAX));
+    let mut out = vec![
+        key_value("usertrace.sched.on_cpu_ns", count(s.on_cpu_ns)),
+        key_value("usertrace.sched.runnable_ns", count(s.runnable_ns)),
+        key_value("usertrace.sched.sleeping_ns", count(s.sleeping_ns)),
+        key_value("usertrace.sched.uninterruptible_ns", count(s.uninterruptible_ns)),
+        key_value("usertrace.sched.context_switches", count(s.context_switches)),
+        key_value("usertrace.sched.migrations", count(s.migrations)),
+    ];
+    if s.other_blocked_ns > 0 {
+        out.push(key_value("usertrace.sched.other_blocked_ns", count(s.other_blocked_ns)));
+    }
+    if s.unknown_ns > 0 {
+        out.push(key_value("usertrace.sched.unknown_ns", count(s.unknown_ns)));
+    }
+    if let Some(top) = s.top_wakers.first() {
+        out.push(key_value("usertrace.sched.top_waker", string(&top.to_string())));
+    }
+    if s.ended_on_another_thread {
+        out.push(key_value("usertrace.sched.ended_on_another_thread", AnyValue { value: Some(any_value::Value::BoolValue(true)) }));
     }
     out
 }

@@ -381,3 +381,45 @@ fn an_opentelemetry_span_keeps_its_sdk_attribute_names_and_kind_not_its_envelope
     let keys: Vec<&str> = charge.attributes.iter().map(|kv| kv.key.as_str()).collect();
     assert_eq!(keys, ["amount", "PartA.ext_cloud_role", "thread.id", "thread.name"]);
 }
+
+#[test]
+fn a_span_with_scheduler_records_says_where_its_time_went_and_they_are_no_log_records() {
+    let mut write = waking(50, 30, 31, 10);
+    if let Record::Event(e) = &mut write {
+        (e.comm, e.process) = ("writer-main".into(), "writer".into());
+    }
+    let records = [
+        switch(0, 0, R, 10),
+        begin(10, 10, 10, "read_pipe", 1),
+        switch(20, 10, S, 0),
+        write,
+        switch(60, 0, R, 10),
+        migrate(65, 10),
+        end(70, 10, 10, "read_pipe", 1),
+        begin(80, 20, 20, "elsewhere", 1),
+        end(90, 20, 20, "elsewhere", 1),
+    ];
+    let o = map_records(&records, &settings(), CLOCK);
+    assert_eq!(o.log_count(), 0);
+    let span = named(&o, "read_pipe");
+    let expected = [
+        ("usertrace.sched.on_cpu_ns", Any::IntValue(20)),
+        ("usertrace.sched.runnable_ns", Any::IntValue(10)),
+        ("usertrace.sched.sleeping_ns", Any::IntValue(30)),
+        ("usertrace.sched.uninterruptible_ns", Any::IntValue(0)),
+        ("usertrace.sched.context_switches", Any::IntValue(1)),
+        ("usertrace.sched.migrations", Any::IntValue(1)),
+        ("usertrace.sched.top_waker", Any::StringValue("writer (30) / writer-main (31), 1 time".into())),
+    ];
+    for (key, value) in expected {
+        assert_eq!(attr(&span.attributes, key), Some(value), "{key}");
+    }
+    for key in ["usertrace.sched.unknown_ns", "usertrace.sched.other_blocked_ns", "usertrace.sched.ended_on_another_thread"] {
+        assert_eq!(attr(&span.attributes, key), None, "{key}");
+    }
+    // A span whose thread the scheduler records never name has none.
+    assert!(named(&o, "elsewhere").attributes.iter().all(|a| !a.key.starts_with("usertrace.sched.")));
+    // Nor has any span of a recording without them.
+    let plain = map_records(&mixed(), &settings(), CLOCK);
+    assert!(spans(&plain).iter().flat_map(|s| &s.attributes).all(|a| !a.key.starts_with("usertrace.sched.")));
+}

@@ -9,8 +9,8 @@
 //!
 //! A recording with scheduler records (`record --sched`) also gives, per
 //! span name, the same percentiles of each span's on-CPU, runnable and
-//! blocked time ([`SpanStats::on_cpu`]), over the finished spans whose
-//! thread the scheduler records cover (see
+//! blocked time ([`SpanStats::on_cpu`]) and their top wakers, over the
+//! finished spans whose thread the scheduler records cover (see
 //! [`SchedSummary`](crate::timeline::SchedSummary)).
 //!
 //! A [`ReportBuilder`] folds a recording one record at a time and keeps
@@ -27,7 +27,8 @@ use serde::Serialize;
 
 use build::{SpanFigures, Tally};
 use crate::record::Record;
-use crate::timeline::Timeline;
+use crate::timeline::sched::rank_wakers;
+use crate::timeline::{Timeline, Waker};
 
 /// Everything the report says; serialisable for `--format json`, and
 /// printed for humans by its `Display`.
@@ -93,6 +94,11 @@ pub struct SpanStats {
     /// other states (stopped, parked...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocked: Option<TimeStats>,
+    /// Who woke these spans' threads most, most first (at most
+    /// [`TOP_WAKERS`](crate::timeline::TOP_WAKERS)), summed over each
+    /// finished span's own top wakers; absent in JSON when none did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub top_wakers: Vec<Waker>,
 }
 
 /// Percentiles of one share of a kind of span's time (by the rule of the
@@ -185,7 +191,8 @@ impl Report {
 }
 
 fn span_stats(name: String, figures: SpanFigures) -> SpanStats {
-    let SpanFigures { mut durations, unfinished, on_cpu, runnable, blocked } = figures;
+    let SpanFigures { mut durations, unfinished, on_cpu, runnable, blocked, mut top_wakers } = figures;
+    rank_wakers(&mut top_wakers);
     durations.sort_unstable();
     let rank = |q: f64| nearest_rank(&durations, q);
     let mut buckets = [0u64; 65];
@@ -208,6 +215,7 @@ fn span_stats(name: String, figures: SpanFigures) -> SpanStats {
         on_cpu: TimeStats::of(on_cpu),
         runnable: TimeStats::of(runnable),
         blocked: TimeStats::of(blocked),
+        top_wakers,
     }
 }
 
@@ -274,6 +282,7 @@ impl fmt::Display for Report {
 ///   on-CPU    p50 1.20 ms, p90 2.00 ms, p99 2.10 ms, max 2.10 ms, total 13.0 ms
 ///   runnable  p50 0 ns, ...
 ///   blocked   p50 300 ms, ...
+///   woken by  writer (30) / writer (30), 12 times; ...
 /// ```
 fn sched_lines(f: &mut fmt::Formatter<'_>, s: &SpanStats) -> fmt::Result {
     for (label, stats) in [("on-CPU", &s.on_cpu), ("runnable", &s.runnable), ("blocked", &s.blocked)] {
@@ -288,6 +297,10 @@ fn sched_lines(f: &mut fmt::Formatter<'_>, s: &SpanStats) -> fmt::Result {
                 human(t.total_ns)
             )?;
         }
+    }
+    if !s.top_wakers.is_empty() {
+        let wakers: Vec<String> = s.top_wakers.iter().map(Waker::to_string).collect();
+        writeln!(f, "  woken by  {}", wakers.join("; "))?;
     }
     Ok(())
 }

@@ -60,7 +60,7 @@
 mod build;
 mod codec;
 mod eventheader;
-mod sched;
+pub(crate) mod sched;
 mod spool;
 mod stream;
 

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use super::{span_stats, EventStats, ProcessStats, Report};
 use crate::record::{EventRecord, Record};
-use crate::timeline::{event_name, Span, Timeline, TimelineBuilder};
+use crate::timeline::sched::add_wakers;
+use crate::timeline::{event_name, Span, Timeline, TimelineBuilder, Waker};
 
 /// Builds a [`Report`] from records given one at a time, as they are read,
 /// so that a recording need not be held whole.
@@ -73,6 +74,8 @@ pub(super) struct SpanFigures {
     pub(super) on_cpu: Vec<u64>,
     pub(super) runnable: Vec<u64>,
     pub(super) blocked: Vec<u64>,
+    /// Their top wakers, summed.
+    pub(super) top_wakers: Vec<Waker>,
 }
 
 /// The counts a report is made of, folded one item at a time.
@@ -114,6 +117,7 @@ impl Tally {
                     figures.on_cpu.push(sched.on_cpu_ns);
                     figures.runnable.push(sched.runnable_ns);
                     figures.blocked.push(sched.blocked_ns());
+                    add_wakers(&mut figures.top_wakers, &sched.top_wakers);
                 }
             }
         }

@@ -119,7 +119,7 @@ fn sched_spans(name: &str, n: u64) -> Vec<Record> {
         t += i * MS;
         out.push(switch(t, 10, S, 0));
         t += 2 * MS;
-        out.push(waking(t, 0, 0, 10));
+        out.push(waking(t, 30, 31, 10));
         t += MS;
         out.push(switch(t, 0, R, 10));
         out.push(end(t, 10, 10, name, i));
@@ -164,6 +164,9 @@ fn the_json_of_a_span_with_scheduler_records_has_on_cpu_runnable_and_blocked() {
         assert!(bare.get(key).is_none(), "{key}");
     }
     assert_eq!(req["on_cpu"]["total_ns"], serde_json::Value::from(6_000_000));
+    let waker = serde_json::json!({"pid": 30, "tid": 31, "thread": "thread31", "process": "proc30", "count": 3});
+    assert_eq!(req["top_wakers"], serde_json::json!([waker]));
+    assert!(bare.get("top_wakers").is_none());
     // Nor has a recording without them.
     let plain = serde_json::to_value(Report::new(&mixed())).unwrap();
     assert!(plain["spans"].as_array().unwrap().iter().all(|s| s.get("on_cpu").is_none()));
@@ -172,10 +175,11 @@ fn the_json_of_a_span_with_scheduler_records_has_on_cpu_runnable_and_blocked() {
 #[test]
 fn the_text_gives_on_cpu_runnable_and_blocked_under_the_durations() {
     let text = Report::new(&sched_spans("req", 3)).to_string();
-    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("span req")).take(4).collect();
+    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("span req")).take(5).collect();
     assert_eq!(lines[0], "span req: 3 finished; p50 5.00 ms, p90 6.00 ms, p99 6.00 ms, max 6.00 ms");
     assert_eq!(lines[1], "  on-CPU    p50 2.00 ms, p90 3.00 ms, p99 3.00 ms, max 3.00 ms, total 6.00 ms");
     assert_eq!(lines[2], "  runnable  p50 1.00 ms, p90 1.00 ms, p99 1.00 ms, max 1.00 ms, total 3.00 ms");
     assert_eq!(lines[3], "  blocked   p50 2.00 ms, p90 2.00 ms, p99 2.00 ms, max 2.00 ms, total 6.00 ms");
+    assert_eq!(lines[4], "  woken by  proc30 (30) / thread31 (31), 3 times");
     assert!(!Report::new(&mixed()).to_string().contains("on-CPU"));
 }

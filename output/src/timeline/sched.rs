@@ -189,7 +189,8 @@ fn tid(v: i64) -> Option<u32> {
 }
 
 /// Who woke a span's thread, as the waking record names its own task.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// In the report's JSON, `{"pid", "tid", "thread", "process", "count"}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Waker {
     /// The waker's process.
     pub pid: u32,
@@ -385,8 +386,7 @@ impl SchedTracker {
         };
         d.unknown = d.unknown.saturating_add(before_first);
         let mut top_wakers = open.wakers;
-        top_wakers.sort_by(|a, b| b.count.cmp(&a.count).then(a.pid.cmp(&b.pid)).then(a.tid.cmp(&b.tid)));
-        top_wakers.truncate(TOP_WAKERS);
+        rank_wakers(&mut top_wakers);
         Some(SchedSummary {
             tid,
             ended_on_another_thread,
@@ -400,6 +400,24 @@ impl SchedTracker {
             migrations: d.migrations,
             top_wakers,
         })
+    }
+}
+
+/// Keeps the [`TOP_WAKERS`] that woke most, most first; ties by pid, then
+/// tid, so that the same records always name the same wakers.
+pub(crate) fn rank_wakers(wakers: &mut Vec<Waker>) {
+    wakers.sort_by(|a, b| b.count.cmp(&a.count).then(a.pid.cmp(&b.pid)).then(a.tid.cmp(&b.tid)));
+    wakers.truncate(TOP_WAKERS);
+}
+
+/// Adds `more` wakers' counts into `into`, up to [`MAX_WAKERS`] of them.
+pub(crate) fn add_wakers(into: &mut Vec<Waker>, more: &[Waker]) {
+    for w in more {
+        if let Some(known) = into.iter_mut().find(|k| k.pid == w.pid && k.tid == w.tid) {
+            known.count = known.count.saturating_add(w.count);
+        } else if into.len() < MAX_WAKERS {
+            into.push(w.clone());
+        }
     }
 }
 

@@ -44,7 +44,7 @@
 //! where its time went, on a CPU, waiting for one, or blocked, and who
 //! woke it ([`Span::sched`]). A recording without them lays out as it
 //! always did. The model, the rule that tells them from user events, and
-//! the limits are in [`SchedRecord`]'s module (`timeline/sched.rs`).
+//! the limits are in [`sched`].
 //!
 //! A forked child's spans are its own (another pid). Across exec a
 //! process keeps its pid and its spans, and takes the new program's name.
@@ -60,7 +60,7 @@
 mod build;
 mod codec;
 mod eventheader;
-pub(crate) mod sched;
+pub mod sched;
 mod spool;
 mod stream;
 

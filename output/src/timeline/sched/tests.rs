@@ -211,20 +211,25 @@ fn the_stream_gives_spans_the_summaries_the_built_timeline_does() {
         end(70, 10, 10, "outer", 1),
     ];
     let built = Timeline::build(&records);
-    let mut stream = TimelineStream::in_memory();
-    for r in &records {
-        stream.push(r).unwrap();
-    }
-    let streamed: Vec<Option<SchedSummary>> = stream
-        .finish()
-        .unwrap()
-        .filter_map(|i| match i.unwrap() {
-            Item::Begin { span, .. } => Some(span.sched),
-            _ => None,
-        })
-        .collect();
     let expected: Vec<Option<SchedSummary>> = built.spans.iter().map(|s| s.sched.clone()).collect();
-    assert_eq!(streamed, expected);
+    // In memory, and through a temporary file per item.
+    let dir = std::env::temp_dir().join(format!("usertrace-sched-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for mut stream in [TimelineStream::in_memory(), TimelineStream::with_budget(dir.clone(), 1)] {
+        for r in &records {
+            stream.push(r).unwrap();
+        }
+        let streamed: Vec<Option<SchedSummary>> = stream
+            .finish()
+            .unwrap()
+            .filter_map(|i| match i.unwrap() {
+                Item::Begin { span, .. } => Some(span.sched),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(streamed, expected);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(expected[1].as_ref().unwrap().top_wakers[0].pid, 3);
     // The outer span was woken too, as its thread was.
     assert_eq!(expected[0].as_ref().unwrap().top_wakers[0].count, 1);

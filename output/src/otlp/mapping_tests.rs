@@ -423,3 +423,14 @@ fn a_span_with_scheduler_records_says_where_its_time_went_and_they_are_no_log_re
     let plain = map_records(&mixed(), &settings(), CLOCK);
     assert!(spans(&plain).iter().flat_map(|s| &s.attributes).all(|a| !a.key.starts_with("usertrace.sched.")));
 }
+
+#[test]
+fn a_live_batch_of_scheduler_records_sends_no_log_records() {
+    let mut mapper = BatchMapper::new(settings(), CLOCK);
+    let first = mapper.map_batch(&[switch(0, 0, R, 10), begin(10, 10, 10, "live", 1), switch(20, 10, S, 0)]);
+    assert_eq!((first.span_count(), first.log_count()), (0, 0));
+    let second = mapper.map_batch(&[waking(30, 5, 5, 10), switch(40, 0, R, 10), end(50, 10, 10, "live", 1)]);
+    assert_eq!((second.span_count(), second.log_count()), (1, 0));
+    // The batch before is not replayed: what it held of the thread is unknown.
+    assert_eq!(attr(&named(&second, "live").attributes, "usertrace.sched.unknown_ns"), Some(Any::IntValue(20)));
+}

@@ -36,7 +36,10 @@
 //! `duration_ns`; `events`: `{"name", "count", "rate_per_s" (float or
 //! null)}` by name; `spans`: `{"name", "count", "unfinished", "p50_ns",
 //! "p90_ns", "p99_ns", "max_ns", "histogram": [{"from_ns", "count"}]}` by
-//! name; `processes`: `{"pid", "name", "events", "spans"}` by pid;
+//! name, and where scheduler records (`record --sched`) cover the spans,
+//! `on_cpu`, `runnable` and `blocked`, each `{"p50_ns", "p90_ns", "p99_ns",
+//! "max_ns", "total_ns"}`, and `top_wakers`: `[{"pid", "tid", "thread",
+//! "process", "count"}]`; `processes`: `{"pid", "name", "events", "spans"}` by pid;
 //! `lost_events`, `lost_task_records`, `orphan_ends` (integers).
 //!
 //! ## `stat --format json`: one [`StatLine`] when the run ends

@@ -194,7 +194,13 @@ impl Drain {
                 continue;
             }
             let owners: Vec<_> = self.rings.iter().map(|r| (r.cpu, r.events.as_fd())).collect();
-            let attachment = match attach(format.clone(), &owners) {
+            let opened = match self.sched.as_mut().filter(|_| is_sched(&format.system, &format.name)) {
+                // Filtered from its first record: opened disabled with the
+                // filter set, then enabled (no enable bit to race with).
+                Some(scope) => scope.open(&format, &text, &owners),
+                None => attach(format.clone(), &owners),
+            };
+            let attachment = match opened {
                 Ok(a) => a,
                 // Deleted between scan and open.
                 Err(Error::Perf { errno, .. }) if errno.0 == libc::ENOENT => continue,
@@ -203,9 +209,6 @@ impl Drain {
             let ids: Vec<u64> = attachment.events.iter().map(|(_, _, id)| *id).collect();
             if let Some(archive) = &mut self.archive {
                 archive.describe_tracepoint(&ids, &sys::tracepoint_attr(format.id), &format, &text);
-            }
-            if let Some(scope) = self.sched.as_mut().filter(|_| is_sched(&format.system, &format.name)) {
-                scope.attached(&attachment, &text);
             }
             self.attached.push(Attached { format, ids, window: attachment.window, time_ns: sys::monotonic_ns() });
             self.attachments.push(attachment);

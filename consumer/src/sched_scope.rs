@@ -46,7 +46,12 @@ use std::path::Path;
 
 use rustc_hash::FxHashSet;
 
-use crate::attach::Attachment;
+use std::os::fd::BorrowedFd;
+use std::sync::Arc;
+
+use crate::attach::{open_filtered, perf_error, Attachment, Window};
+use crate::error::Error;
+use crate::format::EventFormat;
 use crate::record::{HEADER_LEN, PERF_RECORD_EXIT, PERF_RECORD_FORK, PERF_RECORD_SAMPLE};
 use crate::sys;
 
@@ -94,12 +99,17 @@ impl SchedScope {
         self.changed = true;
     }
 
-    /// Takes the perf ids of a scheduler tracepoint just attached, and
-    /// sets its filter.
-    pub(crate) fn attached(&mut self, attachment: &Attachment, format_text: &str) {
-        self.texts.insert(attachment.format.id, format_text.to_owned());
-        self.sched_ids.extend(attachment.events.iter().map(|(_, _, id)| *id));
-        set_filters(attachment, &self.filter_for(&attachment.format.name));
+    /// Opens scheduler tracepoint `format` on every CPU, filtered from its
+    /// first record, and takes its perf ids.
+    pub(crate) fn open(&mut self, format: &Arc<EventFormat>, format_text: &str, rings: &[(u32, BorrowedFd<'_>)]) -> Result<Attachment, Error> {
+        let filter = CString::new(self.filter_for(&format.name)).expect("a filter of digits and field names");
+        let events = open_filtered(format, rings, &filter)?;
+        for (cpu, fd, _) in &events {
+            sys::enable(fd.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ENABLE(sched)", *cpu, e))?;
+        }
+        self.texts.insert(format.id, format_text.to_owned());
+        self.sched_ids.extend(events.iter().map(|(_, _, id)| *id));
+        Ok(Attachment { format: format.clone(), events, window: Window::Held })
     }
 
     /// Looks at one record of a ring: a sample of a followed event makes
@@ -198,15 +208,6 @@ fn filter_of_runs(fields: &[&str], runs: &[(u32, u32)]) -> String {
         }
     }
     terms.join("||")
-}
-
-fn set_filters(attachment: &Attachment, filter: &str) {
-    let Ok(filter) = CString::new(filter) else { return };
-    for (_, fd, _) in &attachment.events {
-        // A kernel that refuses the filter records the whole machine's
-        // scheduling instead: more records, nothing wrong.
-        let _ = sys::set_filter(fd.as_fd(), &filter);
-    }
 }
 
 #[cfg(test)]

@@ -210,9 +210,12 @@ impl ThreadTable {
     }
 
     /// The thread and process names (and namespaces) of `pid`/`tid` at
-    /// `time`. Unknown threads are named `:TID`, as perf does.
+    /// `time`. Unknown threads are named `:TID`, and tid 0 (each CPU's
+    /// idle task, which `/proc` does not list: what a scheduler record
+    /// or an interrupt on an idle CPU runs in) `swapper`, as perf does.
     pub fn identity(&self, pid: u32, tid: u32, time: u64) -> Identity {
-        let comm = self.name_at(tid, time).map_or_else(|| format!(":{tid}").into(), |n| n.comm.clone());
+        let unknown = || if tid == 0 { "swapper".into() } else { format!(":{tid}").into() };
+        let comm = self.name_at(tid, time).map_or_else(unknown, |n| n.comm.clone());
         let process =
             if pid == tid { comm.clone() } else { self.name_at(pid, time).map_or_else(|| comm.clone(), |n| n.comm.clone()) };
         Identity { comm, process, namespaces: self.namespaces_at(tid, time) }
@@ -238,6 +241,16 @@ impl ThreadTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_thread_is_named_by_its_tid_and_tid_0_is_the_idle_task() {
+        let t = ThreadTable::new();
+        assert_eq!(&*t.identity(7, 8, 1).comm, ":8");
+        // Its process unknown too, it goes by the thread's name.
+        assert_eq!(&*t.identity(7, 8, 1).process, ":8");
+        let idle = t.identity(0, 0, 1);
+        assert_eq!((&*idle.comm, &*idle.process), ("swapper", "swapper"));
+    }
 
     #[test]
     fn exited_threads_are_forgotten_once_the_watermark_passes_their_exit() {

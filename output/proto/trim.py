@@ -24,6 +24,10 @@ FILES = [
     "protos/perfetto/trace/track_event/process_descriptor.proto",
     "protos/perfetto/trace/track_event/thread_descriptor.proto",
     "protos/perfetto/trace/track_event/counter_descriptor.proto",
+    "protos/perfetto/trace/ftrace/ftrace_event_bundle.proto",
+    "protos/perfetto/trace/ftrace/ftrace_event.proto",
+    "protos/perfetto/trace/ftrace/ftrace_stats.proto",
+    "protos/perfetto/trace/ftrace/sched.proto",
 ]
 DROP_MESSAGES = {"ProtoVms"}
 

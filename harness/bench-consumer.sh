@@ -31,6 +31,12 @@
 #          beside `usertrace record -o FILE.data`, one after another; then
 #          the time from `usertrace dump` (--after 1ms) to the closed dump
 #          of that full window.
+#   sched  (not run by default: about a minute under TCG) the cost of
+#          `record --sched`: `ut_emit sched` (a sleeping, a spinning, a
+#          contended and a pipe-woken span) five times over, beside two
+#          busy loops that nobody follows, recorded with and without
+#          --sched into perf.data: the recorder's CPU seconds (rusage),
+#          the events recorded and the file's bytes.
 #   profile  where `usertrace record --format json` (BENCH_PROFILE=stat:
 #          `usertrace stat`) spends the drain of that flood: a flat
 #          cpu-clock profile by perf (not run by default)
@@ -426,6 +432,35 @@ for kind in ("jsonl", "pftrace"):
         print(f"  ratio {kind}/perf script (wall)  {t[kind] / t['script']:.2f}")
 PY
   rm -f "$scratch/a.data"
+fi
+
+if want sched; then
+  # Two busy loops nobody follows: the machine's own load, which the
+  # kernel filter keeps out of the rings.
+  for _ in 1 2; do (while :; do :; done) & done
+  loops=$(jobs -p | tail -2)
+  python3 - "$ut" "$emit" "$scratch" <<'PY'
+import os, re, subprocess, sys
+ut, emit, scratch = sys.argv[1:]
+load = f"for i in 1 2 3 4 5; do {emit} sched bench_sched >/dev/null; done"
+rows = {}
+for kind, flags in (("plain", []), ("sched", ["--sched"])):
+    out = f"{scratch}/s-{kind}.data"
+    p = subprocess.Popen([ut, "record", *flags, "-e", "bench_sched_*", "-o", out, "--", "sh", "-c", load], stderr=subprocess.PIPE, text=True)
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    events = int(re.search(r"(\d+) events, \d+ lost", err).group(1))
+    rows[kind] = (usage.ru_utime + usage.ru_stime, events, os.path.getsize(out))
+    os.remove(out)
+print("sched: `ut_emit sched` five times beside two unfollowed busy loops, recorded to perf.data:")
+print(f"  {'':28} {'CPU s':>7} {'events':>8} {'bytes':>10}")
+for kind, label in (("plain", "usertrace record"), ("sched", "usertrace record --sched")):
+    cpu, events, size = rows[kind]
+    print(f"  {label:28} {cpu:>7.2f} {events:>8} {size:>10}")
+(pc, pe, pb), (sc, se, sb) = rows["plain"], rows["sched"]
+print(f"  ratio --sched / plain        {sc / max(pc, 1e-9):>7.2f} {se / max(pe, 1):>8.1f} {sb / max(pb, 1):>10.1f}")
+PY
+  kill $loops 2>/dev/null || true
 fi
 
 if want flight; then

@@ -102,6 +102,8 @@ pub fn write(mut items: TimelineItems, out: &mut impl Write) -> io::Result<()> {
                 let args = [("count".to_owned(), Value::Unsigned(lost.count)), ("cpu".to_owned(), Value::Unsigned(u64::from(lost.cpu)))];
                 w.close(Some(&args));
             }
+            // Chrome's trace format has no thread states to draw them as.
+            Item::Sched(_) => continue,
         }
         if w.out.len() >= WRITE_SIZE {
             out.write_all(&w.out)?;

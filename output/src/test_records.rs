@@ -97,6 +97,32 @@ pub fn migrate(t: u64, tid: u32) -> Record {
     )
 }
 
+/// `record` as emitted on `cpu`.
+pub fn on_cpu(cpu: u32, mut record: Record) -> Record {
+    if let Record::Event(e) = &mut record {
+        e.cpu = cpu;
+    }
+    record
+}
+
+/// Thread 11 of process 10 sleeps in `sleep_span` [100, 1000): switched
+/// out asleep on cpu 0 at 200, woken by thread 12 from cpu 1 at 900, run
+/// at 950, preempted by thread 20 at 960, run again at 980 until past the
+/// span's end, and migrated to cpu 1 at 1000.
+pub fn sleeping() -> Vec<Record> {
+    vec![
+        process(1, 10, "/usr/bin/server", &["server"]),
+        begin(100, 10, 11, "sleep_span", 1),
+        switch(200, 11, S, 0),
+        on_cpu(1, waking(900, 10, 12, 11)),
+        switch(950, 0, R, 11),
+        switch(960, 11, R_PREEMPTED, 20),
+        switch(980, 20, R, 11),
+        end(1000, 10, 11, "sleep_span", 1),
+        on_cpu(1, migrate(1000, 11)),
+    ]
+}
+
 pub fn lost(t: u64, cpu: u32, count: u64) -> Record {
     Record::Lost(LostRecord { time_ns: t, cpu, count, sideband: false })
 }

@@ -42,8 +42,10 @@
 //! (`usertrace record --sched`) are not instants, nor events of a process
 //! or thread: they give each span begun on a thread a [`SchedSummary`] of
 //! where its time went, on a CPU, waiting for one, or blocked, and who
-//! woke it ([`Span::sched`]). A recording without them lays out as it
-//! always did. The model, the rule that tells them from user events, and
+//! woke it ([`Span::sched`]); and they are kept as they are, as
+//! [`SchedEvent`]s ([`Timeline::sched`]), for a viewer that draws each
+//! thread's states (the Perfetto trace). A recording without them lays out
+//! as it always did. The model, the rule that tells them from user events, and
 //! the limits are in [`sched`].
 //!
 //! A forked child's spans are its own (another pid). Across exec a
@@ -61,11 +63,13 @@ mod build;
 mod codec;
 mod eventheader;
 pub mod sched;
+mod sched_event;
 mod spool;
 mod stream;
 
 pub use build::TimelineBuilder;
 pub use sched::{is_sched_record, SchedRecord, SchedSummary, ThreadState, Waker, MAX_WAKERS, TOP_WAKERS};
+pub use sched_event::{SchedEvent, SchedEventKind};
 pub use eventheader::{otel_attributes, otel_failure, otel_ids, otel_kind, OtelIds};
 pub use stream::{Item, SpanEnd, TimelineItems, TimelineStream};
 
@@ -102,6 +106,9 @@ pub struct Timeline {
     pub instants: Vec<Instant>,
     /// Where records were lost, by time.
     pub lost: Vec<LostMarker>,
+    /// The scheduler records, by time (none from a builder that keeps no
+    /// instants).
+    pub sched: Vec<SchedEvent>,
     /// Span ends whose begin was not recorded.
     pub orphan_ends: u64,
     /// The first timestamp of the recording (0 if it is empty).

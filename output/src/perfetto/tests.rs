@@ -9,6 +9,8 @@ use crate::test_records::*;
 use crate::timeline::busy_recording::busy;
 use crate::timeline::{Timeline, TimelineStream};
 
+mod sched;
+
 /// A slice as decoded: track name, depth, name, start, end, args.
 type Decoded = (String, usize, String, u64, u64, Vec<(String, String)>);
 /// A slice begun: name, start, args.
@@ -30,8 +32,13 @@ fn decode(bytes: &[u8]) -> (Vec<TracePacket>, Vec<Decoded>) {
             p.optional_trusted_packet_sequence_id,
             Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE_ID))
         );
-        let flags = if i == 0 { trace_packet::SequenceFlags::SeqIncrementalStateCleared } else { trace_packet::SequenceFlags::SeqNeedsIncrementalState };
-        assert_eq!(p.sequence_flags, Some(flags as u32), "packet {i}");
+        let flags = match (&p.data, i) {
+            // Ftrace bundles need none of the sequence's state.
+            (Some(trace_packet::Data::FtraceEvents(_)), _) => None,
+            (_, 0) => Some(trace_packet::SequenceFlags::SeqIncrementalStateCleared as u32),
+            _ => Some(trace_packet::SequenceFlags::SeqNeedsIncrementalState as u32),
+        };
+        assert_eq!(p.sequence_flags, flags, "packet {i}");
         if let Some(interned) = &p.interned_data {
             for n in &interned.event_names {
                 assert!(names.insert(n.iid(), n.name().to_owned()).is_none(), "iid {} sent twice", n.iid());
@@ -92,6 +99,7 @@ fn decode(bytes: &[u8]) -> (Vec<TracePacket>, Vec<Decoded>) {
                 assert_eq!(c.primary_trace_clock, Some(proto::BuiltinClock::Monotonic as i32));
                 assert_eq!(p.trace_packet_defaults.as_ref().and_then(|d| d.timestamp_clock_id), Some(CLOCK_MONOTONIC));
             }
+            Some(trace_packet::Data::FtraceEvents(_)) => {}
             other => panic!("unexpected packet {other:?}"),
         }
     }

@@ -8,6 +8,7 @@ use std::vec::Drain;
 
 use super::eventheader;
 use super::sched::{SchedRecord, SchedTracker, SpanSched};
+use super::sched_event::SchedEvent;
 use super::{
     Instant, LostMarker, Placement, Process, Span, Thread, Timeline, SPAN_BEGIN, SPAN_DURATION_NS, SPAN_END, SPAN_START_NS,
     UNFINISHED,
@@ -136,11 +137,12 @@ impl TimelineBuilder {
 
     /// What the records so far have decided, taken out of the builder:
     /// the spans closed (in the order they closed), the instants and the
-    /// lost markers (in record order). For [`super::TimelineStream`],
-    /// which sorts them into the order the writers write.
-    pub(super) fn take_decided(&mut self) -> (Drain<'_, Closed>, Drain<'_, (u64, Instant)>, Drain<'_, LostMarker>) {
+    /// lost markers and the scheduler events (in record order). For
+    /// [`super::TimelineStream`], which sorts them into the order the
+    /// writers write.
+    pub(super) fn take_decided(&mut self) -> Decided<'_> {
         let b = &mut self.b;
-        (b.closed.drain(..), b.instants.drain(..), b.lost.drain(..))
+        Decided { closed: b.closed.drain(..), instants: b.instants.drain(..), lost: b.lost.drain(..), sched: b.sched_events.drain(..) }
     }
 
     /// Closes what is still open, at the last record's time; its spans are
@@ -154,6 +156,14 @@ impl TimelineBuilder {
     pub(super) fn into_tables(self) -> Timeline {
         self.b.tables(self.start_ns.unwrap_or(0))
     }
+}
+
+/// What [`TimelineBuilder::take_decided`] takes out.
+pub(super) struct Decided<'a> {
+    pub(super) closed: Drain<'a, Closed>,
+    pub(super) instants: Drain<'a, (u64, Instant)>,
+    pub(super) lost: Drain<'a, LostMarker>,
+    pub(super) sched: Drain<'a, SchedEvent>,
 }
 
 /// A span begun and not yet ended.
@@ -230,6 +240,9 @@ struct Builder {
     lean: bool,
     /// Every thread's scheduling state, for the spans' summaries.
     sched: SchedTracker,
+    /// The scheduler records as viewers draw them (none when instants are
+    /// dropped: what drops them draws no thread states).
+    sched_events: Vec<SchedEvent>,
 }
 
 /// What an event is under the span convention.
@@ -343,6 +356,9 @@ impl Builder {
     /// Brings the threads' states up to the record, and counts a waker in
     /// every span open on the thread it woke.
     fn sched_record(&mut self, e: &EventRecord, record: SchedRecord) {
+        if !self.drop_instants {
+            self.sched_events.extend(SchedEvent::of(e));
+        }
         let Some(wakee) = self.sched.push(e.time_ns, record) else { return };
         for key in self.stacks.get(&wakee).into_iter().flatten() {
             if let Some(open) = self.open.get_mut(key) {
@@ -473,6 +489,7 @@ impl Builder {
             spans: Vec::new(),
             instants: self.instants.into_iter().map(|(_, i)| i).collect(),
             lost: self.lost,
+            sched: self.sched_events,
             orphan_ends: self.orphan_ends,
             start_ns,
             end_ns: self.end_ns,

@@ -8,13 +8,19 @@ use prost::encoding::{decode_varint, encode_varint};
 
 use super::build::REASONS;
 use super::spool::corrupt;
-use super::{Instant, LostMarker, Placement, SchedSummary, Span, Waker};
+use super::{Instant, LostMarker, Placement, SchedEvent, SchedEventKind, SchedSummary, Span, Waker};
 use crate::record::Value;
 
 const BEGIN: u8 = 0;
 const END: u8 = 1;
 const INSTANT: u8 = 2;
 const LOST: u8 = 3;
+const SCHED: u8 = 4;
+
+/// A [`SchedEventKind`]'s tag.
+const SWITCH: u8 = 0;
+const WAKING: u8 = 1;
+const MIGRATE: u8 = 2;
 
 /// An item as read back, before the stream places it.
 pub(super) enum Decoded {
@@ -24,6 +30,7 @@ pub(super) enum Decoded {
     End { pid: u32, tid: u32, name: String, on_thread: bool, serial: u64 },
     Instant(Instant),
     Lost(LostMarker),
+    Sched(SchedEvent),
 }
 
 pub(super) fn begin(out: &mut Vec<u8>, span: &Span, on_thread: bool, serial: u64) {
@@ -85,6 +92,44 @@ pub(super) fn lost(out: &mut Vec<u8>, lost: &LostMarker) {
     string(out, &lost.name);
 }
 
+pub(super) fn sched_event(out: &mut Vec<u8>, e: &SchedEvent) {
+    out.push(SCHED);
+    encode_varint(u64::from(e.cpu), out);
+    encode_varint(u64::from(e.tid), out);
+    match &e.kind {
+        SchedEventKind::Switch { prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio } => {
+            out.push(SWITCH);
+            string(out, prev_comm);
+            for v in [i64::from(*prev_pid), i64::from(*prev_prio), *prev_state] {
+                signed(out, v);
+            }
+            string(out, next_comm);
+            for v in [*next_pid, *next_prio] {
+                signed(out, i64::from(v));
+            }
+        }
+        SchedEventKind::Waking { comm, pid, prio, target_cpu } => {
+            out.push(WAKING);
+            string(out, comm);
+            for v in [*pid, *prio, *target_cpu] {
+                signed(out, i64::from(v));
+            }
+        }
+        SchedEventKind::Migrate { comm, pid, prio, orig_cpu, dest_cpu } => {
+            out.push(MIGRATE);
+            string(out, comm);
+            for v in [*pid, *prio, *orig_cpu, *dest_cpu] {
+                signed(out, i64::from(v));
+            }
+        }
+    }
+}
+
+/// Zigzag: small magnitudes of either sign in few bytes.
+fn signed(out: &mut Vec<u8>, v: i64) {
+    encode_varint(((v << 1) ^ (v >> 63)) as u64, out);
+}
+
 fn ids(out: &mut Vec<u8>, pid: u32, tid: u32, on_thread: bool, serial: u64) {
     encode_varint(u64::from(pid), out);
     encode_varint(u64::from(tid), out);
@@ -112,8 +157,7 @@ fn args(out: &mut Vec<u8>, args: &[(String, Value)]) {
             }
             Value::Signed(v) => {
                 out.push(1);
-                // Zigzag: small magnitudes of either sign in few bytes.
-                encode_varint(((*v << 1) ^ (*v >> 63)) as u64, out);
+                signed(out, *v);
             }
             Value::Bool(v) => out.push(2 + u8::from(*v)),
             Value::F32(v) => {
@@ -167,6 +211,24 @@ pub(super) fn decode(time_ns: u64, buf: &[u8]) -> io::Result<Decoded> {
             let (cpu, count, sideband) = (r.u32()?, r.varint()?, r.byte()? != 0);
             Decoded::Lost(LostMarker { time_ns, cpu, count, sideband, name: r.string()? })
         }
+        SCHED => {
+            let (cpu, tid) = (r.u32()?, r.u32()?);
+            let kind = match r.byte()? {
+                SWITCH => SchedEventKind::Switch {
+                    prev_comm: r.string()?,
+                    prev_pid: r.i32()?,
+                    prev_prio: r.i32()?,
+                    prev_state: r.signed()?,
+                    next_comm: r.string()?,
+                    next_pid: r.i32()?,
+                    next_prio: r.i32()?,
+                },
+                WAKING => SchedEventKind::Waking { comm: r.string()?, pid: r.i32()?, prio: r.i32()?, target_cpu: r.i32()? },
+                MIGRATE => SchedEventKind::Migrate { comm: r.string()?, pid: r.i32()?, prio: r.i32()?, orig_cpu: r.i32()?, dest_cpu: r.i32()? },
+                _ => return Err(corrupt()),
+            };
+            Decoded::Sched(SchedEvent { time_ns, cpu, tid, kind })
+        }
         _ => return Err(corrupt()),
     };
     Ok(decoded)
@@ -189,6 +251,15 @@ impl Reader<'_> {
 
     fn u32(&mut self) -> io::Result<u32> {
         u32::try_from(self.varint()?).map_err(|_| corrupt())
+    }
+
+    fn signed(&mut self) -> io::Result<i64> {
+        let z = self.varint()?;
+        Ok((z >> 1) as i64 ^ -((z & 1) as i64))
+    }
+
+    fn i32(&mut self) -> io::Result<i32> {
+        i32::try_from(self.signed()?).map_err(|_| corrupt())
     }
 
     fn ids(&mut self) -> io::Result<(u32, u32, bool, u64)> {
@@ -253,10 +324,7 @@ impl Reader<'_> {
             let name = self.string()?;
             let value = match self.byte()? {
                 0 => Value::Unsigned(self.varint()?),
-                1 => {
-                    let z = self.varint()?;
-                    Value::Signed((z >> 1) as i64 ^ -((z & 1) as i64))
-                }
+                1 => Value::Signed(self.signed()?),
                 2 => Value::Bool(false),
                 3 => Value::Bool(true),
                 4 => Value::F32(f32::from_le_bytes(self.take(4)?.try_into().map_err(|_| corrupt())?)),

@@ -174,7 +174,7 @@ pub fn is_sched_record(e: &EventRecord) -> bool {
     SchedRecord::of(e).is_some()
 }
 
-fn integer(v: &Value) -> Option<i64> {
+pub(super) fn integer(v: &Value) -> Option<i64> {
     match *v {
         Value::Signed(v) => Some(v),
         // A u64 beyond i64 is no pid or state; wrapped, it stays an integer.

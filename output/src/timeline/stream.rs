@@ -13,6 +13,10 @@
 //! stream holds the same spans, instants and lost markers as the built
 //! timeline (the stream's tests check it).
 //!
+//! Scheduler records come out as [`Item::Sched`], in record order among
+//! those of one time: after every other item of that time, as they are on
+//! no track of their own.
+//!
 //! The order of items of one time keeps each track parseable: on a thread
 //! track, begins, ends and instants come in record order (so a span's
 //! children begin after it and end before it, and an instant is inside
@@ -29,7 +33,7 @@ use rustc_hash::FxHashMap;
 use super::build::Closed;
 use super::codec::{self, Decoded};
 use super::spool::{Key, Merge, Spool};
-use super::{Instant, LostMarker, Placement, Span, Timeline, TimelineBuilder};
+use super::{Instant, LostMarker, Placement, SchedEvent, Span, Timeline, TimelineBuilder};
 use crate::record::Record;
 
 /// Ends of spans that took time, on lanes: first among items of a time.
@@ -40,6 +44,8 @@ const LANE_BEGIN: u8 = 1;
 /// Everything on a thread's track, in record order.
 const THREAD: u8 = 2;
 const LOST: u8 = 3;
+/// Scheduler records, in record order.
+const SCHED: u8 = 4;
 
 /// One thing for a viewer output to write, in time order.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +65,8 @@ pub enum Item {
     Instant(Instant),
     /// Records were lost here.
     Lost(LostMarker),
+    /// A scheduler record (`usertrace record --sched`).
+    Sched(SchedEvent),
 }
 
 /// The end of a span.
@@ -86,6 +94,7 @@ pub struct TimelineStream {
     builder: TimelineBuilder,
     spool: Spool,
     lost: u64,
+    sched: u64,
 }
 
 impl Default for TimelineStream {
@@ -115,7 +124,7 @@ impl TimelineStream {
     }
 
     fn of(spool: Spool) -> TimelineStream {
-        TimelineStream { builder: TimelineBuilder::new(), spool, lost: 0 }
+        TimelineStream { builder: TimelineBuilder::new(), spool, lost: 0, sched: 0 }
     }
 
     /// Adds the next record. Fails only when a temporary file cannot be
@@ -131,20 +140,24 @@ impl TimelineStream {
         self.builder.close_open();
         self.take_decided()?;
         let tables = self.builder.into_tables();
-        Ok(TimelineItems::new(tables, self.lost > 0, self.spool.finish()?))
+        Ok(TimelineItems::new(tables, self.lost > 0, self.sched > 0, self.spool.finish()?))
     }
 
     fn take_decided(&mut self) -> io::Result<()> {
-        let (closed, instants, lost) = self.builder.take_decided();
-        for c in closed {
+        let decided = self.builder.take_decided();
+        for c in decided.closed {
             push_closed(&mut self.spool, &c)?;
         }
-        for (seq, i) in instants {
+        for (seq, i) in decided.instants {
             push_instant(&mut self.spool, &i, seq)?;
         }
-        for l in lost {
+        for l in decided.lost {
             self.lost += 1;
             push_lost(&mut self.spool, &l, self.lost)?;
+        }
+        for e in decided.sched {
+            self.sched += 1;
+            push_sched(&mut self.spool, &e, self.sched)?;
         }
         Ok(())
     }
@@ -198,10 +211,15 @@ fn push_lost(spool: &mut Spool, lost: &LostMarker, n: u64) -> io::Result<()> {
     spool.push(Key { time_ns: lost.time_ns, class: LOST, a: n, b: 0 }, |out| codec::lost(out, lost))
 }
 
+fn push_sched(spool: &mut Spool, e: &SchedEvent, n: u64) -> io::Result<()> {
+    spool.push(Key { time_ns: e.time_ns, class: SCHED, a: n, b: 0 }, |out| codec::sched_event(out, e))
+}
+
 /// A timeline's items in time order, with its tables.
 pub struct TimelineItems {
     tables: Timeline,
     has_lost: bool,
+    has_sched: bool,
     merge: Merge,
     /// Per thread, how many of its slices are open.
     depths: FxHashMap<u32, u32>,
@@ -212,10 +230,11 @@ pub struct TimelineItems {
 }
 
 impl TimelineItems {
-    fn new(tables: Timeline, has_lost: bool, merge: Merge) -> TimelineItems {
+    fn new(tables: Timeline, has_lost: bool, has_sched: bool, merge: Merge) -> TimelineItems {
         TimelineItems {
             tables,
             has_lost,
+            has_sched,
             merge,
             depths: FxHashMap::default(),
             lanes: FxHashMap::default(),
@@ -237,15 +256,16 @@ impl TimelineItems {
             spans: Vec::new(),
             instants: Vec::new(),
             lost: Vec::new(),
+            sched: Vec::new(),
             ..*timeline
         };
         let merge = spool.finish().unwrap_or_else(|_| unreachable!("an in-memory spool reads no file"));
-        TimelineItems::new(tables, !timeline.lost.is_empty(), merge)
+        TimelineItems::new(tables, !timeline.lost.is_empty(), !timeline.sched.is_empty(), merge)
     }
 
     /// The processes and threads (with their final names), the times and
-    /// the counts; its spans, instants and lost markers are empty: they
-    /// are the items.
+    /// the counts; its spans, instants, lost markers and scheduler events
+    /// are empty: they are the items.
     pub fn tables(&self) -> &Timeline {
         &self.tables
     }
@@ -254,6 +274,12 @@ impl TimelineItems {
     /// before the first item).
     pub fn has_lost(&self) -> bool {
         self.has_lost
+    }
+
+    /// Whether any item is a scheduler record (a writer may need to say
+    /// something of their clock before the first item).
+    pub fn has_sched(&self) -> bool {
+        self.has_sched
     }
 
     /// Gives a decoded item its depth or lane.
@@ -294,6 +320,7 @@ impl TimelineItems {
             }
             Decoded::Instant(instant) => Item::Instant(instant),
             Decoded::Lost(lost) => Item::Lost(lost),
+            Decoded::Sched(e) => Item::Sched(e),
         }
     }
 }
@@ -335,6 +362,9 @@ fn push_timeline(spool: &mut Spool, timeline: &Timeline) -> io::Result<()> {
     }
     for (n, lost) in timeline.lost.iter().enumerate() {
         push_lost(spool, lost, n as u64)?;
+    }
+    for (n, e) in timeline.sched.iter().enumerate() {
+        push_sched(spool, e, n as u64)?;
     }
     Ok(())
 }

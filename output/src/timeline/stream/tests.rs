@@ -27,12 +27,13 @@ fn in_memory(records: &[Record]) -> (Timeline, Vec<Item>) {
 }
 
 /// Checks that `items` are in time order and nest on every track, and
-/// that together they are `whole`'s spans, instants and lost markers.
+/// that together they are `whole`'s spans, instants, lost markers and
+/// scheduler events.
 fn assert_items_are_the_timeline(items: &[Item], whole: &Timeline) {
     let mut last = 0;
     let mut depths: FxHashMap<u32, u32> = FxHashMap::default();
     let mut lanes: FxHashMap<(u32, u32), u64> = FxHashMap::default();
-    let (mut spans, mut instants, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut spans, mut instants, mut lost, mut sched) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut begun: FxHashMap<u64, Span> = FxHashMap::default();
     for item in items {
         let time = match item {
@@ -40,6 +41,7 @@ fn assert_items_are_the_timeline(items: &[Item], whole: &Timeline) {
             Item::End(end) => end.time_ns,
             Item::Instant(i) => i.time_ns,
             Item::Lost(l) => l.time_ns,
+            Item::Sched(e) => e.time_ns,
         };
         assert!(time >= last, "{item:?} goes back in time");
         last = time;
@@ -73,6 +75,7 @@ fn assert_items_are_the_timeline(items: &[Item], whole: &Timeline) {
             }
             Item::Instant(i) => instants.push(i.clone()),
             Item::Lost(l) => lost.push(l.clone()),
+            Item::Sched(e) => sched.push(e.clone()),
         }
     }
     assert!(begun.is_empty(), "spans never ended: {begun:?}");
@@ -88,15 +91,16 @@ fn assert_items_are_the_timeline(items: &[Item], whole: &Timeline) {
     expected.sort_by_key(key);
     assert_eq!(instants, expected);
     assert_eq!(lost, whole.lost);
+    assert_eq!(sched, whole.sched);
 }
 
 fn tables_of(whole: &Timeline) -> Timeline {
-    Timeline { spans: Vec::new(), instants: Vec::new(), lost: Vec::new(), ..whole.clone() }
+    Timeline { spans: Vec::new(), instants: Vec::new(), lost: Vec::new(), sched: Vec::new(), ..whole.clone() }
 }
 
 #[test]
 fn a_stream_holds_the_spans_instants_and_losses_of_the_built_timeline() {
-    for records in [mixed(), busy(30)] {
+    for records in [mixed(), busy(30), sleeping()] {
         let whole = Timeline::build(&records);
         let (tables, items) = in_memory(&records);
         assert_eq!(tables, tables_of(&whole));
@@ -106,7 +110,7 @@ fn a_stream_holds_the_spans_instants_and_losses_of_the_built_timeline() {
 
 #[test]
 fn a_built_timeline_gives_its_own_spans_as_items() {
-    for records in [mixed(), busy(30)] {
+    for records in [mixed(), busy(30), sleeping()] {
         let whole = Timeline::build(&records);
         let items: Vec<Item> = TimelineItems::of(&whole).map(Result::unwrap).collect();
         assert_items_are_the_timeline(&items, &whole);
@@ -197,6 +201,7 @@ fn items_of_one_time_keep_each_tracks_order() {
             Item::End(e) => format!("{:?} end {}", e.placement, e.time_ns),
             Item::Instant(i) => format!("instant {} {}", i.name, i.time_ns),
             Item::Lost(l) => l.name.clone(),
+            Item::Sched(e) => format!("sched {}", e.time_ns),
         })
         .collect();
     assert_eq!(
@@ -218,4 +223,33 @@ fn items_of_one_time_keep_each_tracks_order() {
         ]
     );
     assert_items_are_the_timeline(&items, &Timeline::build(&records));
+}
+
+#[test]
+fn scheduler_records_come_back_from_files_in_record_order_after_the_items_of_their_time() {
+    let records = sleeping();
+    let whole = Timeline::build(&records);
+    assert_eq!(whole.sched.len(), 6);
+    let dir = scratch("sched");
+    let (tables, items) = streamed(TimelineStream::with_budget(dir.clone(), 0), &records);
+    std::fs::remove_dir_all(dir).unwrap();
+    assert_eq!(tables, tables_of(&whole));
+    assert_items_are_the_timeline(&items, &whole);
+    // At 1000 the span ends, then the migration of that time follows.
+    let at_1000: Vec<bool> = items.iter().filter(|i| matches!(i, Item::End(e) if e.time_ns == 1000) || matches!(i, Item::Sched(e) if e.time_ns == 1000)).map(|i| matches!(i, Item::Sched(_))).collect();
+    assert_eq!(at_1000, [false, true]);
+}
+
+#[test]
+fn a_stream_without_scheduler_records_says_it_has_none() {
+    let (mut stream, mut with) = (TimelineStream::in_memory(), TimelineStream::in_memory());
+    for r in mixed() {
+        stream.push(&r).unwrap();
+    }
+    for r in sleeping() {
+        with.push(&r).unwrap();
+    }
+    assert!(!stream.finish().unwrap().has_sched());
+    assert!(with.finish().unwrap().has_sched());
+    assert!(!TimelineItems::of(&Timeline::build(&mixed())).has_sched());
 }

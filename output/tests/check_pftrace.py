@@ -14,7 +14,19 @@ Needs `pip install perfetto protobuf`. Checks that:
 - every track event has a timestamp on CLOCK_MONOTONIC (clock id 3, given
   on the packet or by the sequence's TracePacketDefaults), in time order;
 - every TYPE_SLICE_BEGIN has its TYPE_SLICE_END on the same track, and no
-  END comes without a BEGIN.
+  END comes without a BEGIN;
+- every ftrace bundle names its CPU (under 1024, or Perfetto refuses the
+  trace), and holds only sched_switch, sched_waking and sched_migrate_task
+  events, each with a timestamp and the pid (tid) it ran in, in time order
+  per CPU; their clock is the bundle's default, CLOCK_BOOTTIME, and a
+  clock snapshot must tie it to CLOCK_MONOTONIC, the track events' clock.
+
+From the ftrace events it rebuilds every thread's states as Perfetto's
+trace processor does (with its reading of prev_state when the trace names
+no kernel version, Linux 4.4's layout): a switch-in makes the thread
+Running; a switch-out puts it in the state prev_state says (R, R+, S, D,
+...); a waking of a thread that is not running makes it R, woken by the
+task the event ran in. The idle task (tid 0) is left out.
 
 On success prints one JSON object on stdout and exits 0:
 
@@ -26,11 +38,24 @@ On success prints one JSON object on stdout and exits 0:
                   "ts": 1000, "dur": 500, "args": {"path": {"string": "/"}}}],
       "instants": [{"track": "thread:11", "depth": 1, "name": "note",
                     "ts": 1200, "args": {"n": {"uint": 3}}}],
-      "lost": [{"ts": 2000, "name": "lost 12 events on cpu 3"}]
+      "lost": [{"ts": 2000, "name": "lost 12 events on cpu 3"}],
+      "ftrace": [{"cpu": 0, "ts": 1100, "pid": 11, "event": "sched_switch",
+                  "fields": {"prev_pid": 11, "prev_state": 1, ...}}],
+      "thread_states": [{"tid": 11, "ts": 1100, "dur": 300, "state": "S",
+                         "name": "Sleeping", "waker_tid": null}],
+      "slice_states": [{"track": "thread:11", "name": "request", "ts": 1000,
+                        "dur": 500, "states": {"Sleeping": 300, ...}}]
     }
 
 processes are sorted by pid, threads by tid, slices and instants by
-(track, ts, depth). A track is named "thread:TID" (a thread's track),
+(track, ts, depth), ftrace events by (cpu, ts), thread states by (tid,
+ts). A thread state's dur is null while it lasts to the end of the
+trace; its name is the one ui.perfetto.dev shows ("Running", "Runnable",
+"Runnable (Preempted)", "Sleeping", "Uninterruptible Sleep", ...), and
+waker_tid the tid of the task whose waking made it runnable. slice_states
+gives, for each slice on a thread's track, the nanoseconds of it its
+thread spent in each state (time before the thread's first state is in
+none). A track is named "thread:TID" (a thread's track),
 "process:PID" (a process's own track), "async:PID:NAME" (a track whose
 parent is process PID's track, e.g. "async:10:spans") or "global:NAME".
 Times are the trace's nanoseconds. Each arg is {TYPE: value} with TYPE one
@@ -48,6 +73,9 @@ import sys
 
 LOST_TRACK = "usertrace: lost events"
 CLOCK_MONOTONIC = 3
+CLOCK_BOOTTIME = 6
+MAX_CPUS = 1024
+SCHED_EVENTS = ("sched_switch", "sched_waking", "sched_migrate_task")
 SEQ_INCREMENTAL_STATE_CLEARED = 1
 SEQ_NEEDS_INCREMENTAL_STATE = 2
 
@@ -137,6 +165,14 @@ def check(trace, TrackEvent):
             return f"async:{descriptors[d.parent_uuid].process.pid}:{d.name}"
         return f"global:{d.name}"
 
+    snapshot = {}
+    for packet in trace.packet:
+        if packet.HasField("clock_snapshot"):
+            for c in packet.clock_snapshot.clocks:
+                snapshot.setdefault(c.clock_id, c.timestamp)
+    ftrace, ftrace_violations = ftrace_events(trace, snapshot)
+    violations += ftrace_violations
+
     sequences = {}  # id -> {"cleared", "names", "annotation_names", "clock"}
     open_slices = {}
     last_ts = {}
@@ -159,6 +195,8 @@ def check(trace, TrackEvent):
             for n in packet.interned_data.debug_annotation_names:
                 seq["annotation_names"][n.iid] = n.name
         if not packet.HasField("track_event"):
+            if packet.HasField("ftrace_events") and packet.sequence_flags & SEQ_NEEDS_INCREMENTAL_STATE:
+                violations.append(f"packet {i}: an ftrace bundle says it needs incremental state, which it does not")
             continue
         event = packet.track_event
         uses_interning = event.HasField("name_iid") or any(a.HasField("name_iid") for a in event.debug_annotations)
@@ -219,6 +257,7 @@ def check(trace, TrackEvent):
         for s in stack:
             violations.append(f"{s['track']}: TYPE_SLICE_BEGIN of {s['name']!r} at {s['ts']} has no TYPE_SLICE_END")
 
+    states = thread_states(ftrace)
     key = lambda s: (s["track"], s["ts"], s["depth"])
     summary = {
         "packets": len(trace.packet),
@@ -227,8 +266,132 @@ def check(trace, TrackEvent):
         "slices": sorted(slices, key=key),
         "instants": sorted(instants, key=key),
         "lost": sorted(lost, key=lambda l: l["ts"]),
+        "ftrace": sorted(ftrace, key=lambda e: (e["cpu"], e["ts"])),
+        "thread_states": states,
+        "slice_states": slice_states(sorted(slices, key=key), states),
     }
     return summary, violations
+
+
+def ftrace_events(trace, snapshot):
+    """Every ftrace event, its time on the trace's clock, and what is wrong
+    with them."""
+    events, violations = [], []
+    last = {}
+    for i, packet in enumerate(trace.packet):
+        if not packet.HasField("ftrace_events"):
+            continue
+        bundle = packet.ftrace_events
+        if not bundle.HasField("cpu"):
+            violations.append(f"packet {i}: an ftrace bundle without its cpu")
+            continue
+        if bundle.cpu >= MAX_CPUS:
+            violations.append(f"packet {i}: an ftrace bundle of cpu {bundle.cpu}, which Perfetto refuses")
+        if bundle.HasField("ftrace_clock"):
+            violations.append(f"packet {i}: an ftrace bundle on clock {bundle.ftrace_clock}, not the default CLOCK_BOOTTIME")
+            continue
+        if CLOCK_BOOTTIME not in snapshot or CLOCK_MONOTONIC not in snapshot:
+            violations.append(f"packet {i}: ftrace events on CLOCK_BOOTTIME, but no clock snapshot ties it to CLOCK_MONOTONIC")
+            continue
+        for event in bundle.event:
+            kind = event.WhichOneof("event")
+            if kind not in SCHED_EVENTS:
+                violations.append(f"packet {i}: an unexpected ftrace event {kind}")
+                continue
+            if not event.HasField("timestamp") or not event.HasField("pid"):
+                violations.append(f"packet {i}: a {kind} without its timestamp or pid")
+                continue
+            ts = event.timestamp - snapshot[CLOCK_BOOTTIME] + snapshot[CLOCK_MONOTONIC]
+            if ts < last.get(bundle.cpu, 0):
+                violations.append(f"packet {i}: time goes back on cpu {bundle.cpu} ({ts} after {last[bundle.cpu]})")
+            last[bundle.cpu] = max(ts, last.get(bundle.cpu, 0))
+            fields = {f.name: v for f, v in getattr(event, kind).ListFields()}
+            events.append({"cpu": bundle.cpu, "ts": ts, "pid": event.pid, "event": kind, "fields": fields})
+    return events, violations
+
+
+# Perfetto's TaskState flags (src/trace_processor/types/task_state.h).
+RUNNABLE, S, D, T, t, X, Z = 0, 0x1, 0x2, 0x4, 0x8, 0x10, 0x20
+PARKED, TASK_DEAD, WAKEKILL, WAKING, NOLOAD, IDLE, PREEMPTED = 0x40, 0x80, 0x100, 0x200, 0x400, 0x4000, 0x8000
+LETTERS = [(S, "S"), (D, "D"), (T, "T"), (t, "t"), (X, "X"), (Z, "Z"), (PARKED, "P"), (TASK_DEAD, "x"),
+           (WAKEKILL, "K"), (WAKING, "W"), (NOLOAD, "N"), (IDLE, "I")]
+# ui.perfetto.dev's names (ui/src/components/sql_utils/thread_state.ts).
+NAMES = {"R": "Runnable", "S": "Sleeping", "D": "Uninterruptible Sleep", "T": "Stopped", "t": "Traced",
+         "X": "Exit (Dead)", "Z": "Exit (Zombie)", "x": "Task Dead", "I": "Idle", "K": "Wake Kill",
+         "W": "Waking", "P": "Parked", "N": "No Load", "+": "(Preempted)"}
+
+
+def prev_state(raw):
+    """A sched_switch's prev_state as Perfetto reads it when the trace names
+    no kernel version: Linux 4.4's layout (TaskState's constructor)."""
+    parsed = raw & 0x3F
+    for bit, flag in ((0x40, TASK_DEAD), (0x80, WAKEKILL), (0x100, WAKING), (0x200, PARKED), (0x400, NOLOAD)):
+        if raw & bit:
+            parsed |= flag
+    if parsed == D | NOLOAD:
+        parsed = IDLE
+    if raw & 0x800:
+        parsed |= PREEMPTED
+    if parsed & ~PREEMPTED == RUNNABLE:
+        return "R+" if parsed & PREEMPTED else "R"
+    return "".join(c for flag, c in LETTERS if parsed & flag)
+
+
+def state_name(state):
+    """The name ui.perfetto.dev shows for a state (translateState)."""
+    if state == "Running":
+        return state
+    name = NAMES.get(state[0], state)
+    for c in state[1:]:
+        name += (" " if c == "+" else " + ") + NAMES.get(c, c)
+    return name
+
+
+def thread_states(events):
+    """Every thread's states from its ftrace events, as the trace processor
+    builds its thread_state table."""
+    states = []
+    current = {}  # tid -> the state it is in
+
+    def enter(tid, ts, state, waker=None):
+        if tid == 0:
+            return
+        now = current.get(tid)
+        if now is not None:
+            now["dur"] = ts - now["ts"]
+        current[tid] = {"tid": tid, "ts": ts, "dur": None, "state": state, "name": state_name(state), "waker_tid": waker}
+        states.append(current[tid])
+
+    for e in sorted(events, key=lambda e: e["ts"]):
+        f = e["fields"]
+        if e["event"] == "sched_switch":
+            enter(f.get("prev_pid", 0), e["ts"], prev_state(f.get("prev_state", 0)))
+            enter(f.get("next_pid", 0), e["ts"], "Running")
+        elif e["event"] == "sched_waking":
+            wakee = f.get("pid", 0)
+            if current.get(wakee, {}).get("state") != "Running":
+                enter(wakee, e["ts"], "R", waker=e["pid"])
+    return sorted(states, key=lambda s: (s["tid"], s["ts"]))
+
+
+def slice_states(slices, states):
+    """For each slice on a thread's track, its thread's time in each state."""
+    out = []
+    for s in slices:
+        if not s["track"].startswith("thread:"):
+            continue
+        tid = int(s["track"].split(":", 1)[1])
+        start, end = s["ts"], s["ts"] + s["dur"]
+        spent = {}
+        for st in states:
+            if st["tid"] != tid:
+                continue
+            st_end = end if st["dur"] is None else st["ts"] + st["dur"]
+            overlap = min(end, st_end) - max(start, st["ts"])
+            if overlap > 0:
+                spent[st["name"]] = spent.get(st["name"], 0) + overlap
+        out.append({"track": s["track"], "name": s["name"], "ts": s["ts"], "dur": s["dur"], "states": spent})
+    return out
 
 
 if __name__ == "__main__":

@@ -363,6 +363,37 @@ def test_spans_are_recorded_under_the_process_name(tmp_path: Path) -> None:
     assert all(e["process"] == comm for e in events)
 
 
+def test_record_sched_says_a_traced_sleep_was_blocked(tmp_path: Path) -> None:
+    # The check for Python: a `time.sleep` inside `@traced`, under
+    # `usertrace record --sched`, is a span that `usertrace report` calls
+    # blocked for nearly all of its 300 ms and on a CPU for little of it.
+    cli = usertrace_cli()
+    name = f"pysched{os.getpid()}"
+    jsonl = tmp_path / "sched.jsonl"
+    script = (
+        "import time, usertrace\n"
+        f"p = usertrace.Provider({name!r})\n"
+        "@usertrace.traced(provider=p)\n"
+        "def nap():\n"
+        "    time.sleep(0.3)\n"
+        "t = time.monotonic_ns(); nap(); print('took', time.monotonic_ns() - t)\n"
+    )
+    out = subprocess.run(
+        [cli, "record", "--sched", "-o", str(jsonl), "-e", f"{name}_*", "--", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    took = int(out.stdout.split()[-1])
+    report = subprocess.run([cli, "report", "--format", "json", str(jsonl)], capture_output=True, text=True, check=True)
+    spans = {s["name"]: s for s in json.loads(report.stdout)["spans"]}
+    nap = spans[f"{name}_nap"]
+    assert nap["count"] == 1
+    assert took >= 300_000_000
+    assert nap["blocked"]["total_ns"] >= 280_000_000, nap
+    assert nap["on_cpu"]["total_ns"] < 30_000_000, nap
+    assert nap["on_cpu"]["total_ns"] + nap["runnable"]["total_ns"] + nap["blocked"]["total_ns"] <= took
+
+
 def test_function_tracing_emits_entry_and_exit(provider: usertrace.Provider, ftrace: Ftrace) -> None:
     def inner() -> int:
         return 1

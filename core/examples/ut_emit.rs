@@ -268,7 +268,10 @@ fn sched(name: &str) {
     for tp in spans.iter().chain([&end]) {
         wait_enabled(tp);
     }
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Online CPUs, not our affinity mask: a recorder run under `taskset -c 0`
+    // leaves the last CPU to the spin.
+    // SAFETY: sysconf reads a system value and touches no memory of ours.
+    let cpus = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).unwrap_or(1).max(1);
     let timed = |i: usize, label: &str, body: &mut dyn FnMut()| {
         let start = Instant::now();
         let id = spans[i].begin_span(&[]).unwrap();

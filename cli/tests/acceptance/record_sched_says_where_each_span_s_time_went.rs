@@ -6,7 +6,9 @@
 //! time went: blocked for the sleep, on-CPU for the spin, runnable for a
 //! good part of the contended one; the pipe's reader was woken by `sh`.
 //! The kernel filter keeps the scheduling of ut_emit's threads (and what
-//! they forked), not of the whole machine.
+//! they forked), not of the whole machine. The recording converted to
+//! Perfetto, read with Perfetto's own protos, shows the thread Sleeping
+//! inside the sleep's slice.
 
 use std::collections::HashMap;
 use std::process::Command;
@@ -23,7 +25,12 @@ fn record_sched_says_where_each_span_s_time_went() {
     let dir = std::env::temp_dir().join(&name);
     std::fs::create_dir_all(&dir).unwrap();
     let jsonl = dir.join("rec.jsonl");
-    let out = Command::new(usertrace())
+    // The recorder on CPU 0, so that the spin (pinned by ut_emit to the
+    // last CPU) has a CPU to itself; ut_emit sets its own affinity.
+    let cpu0 = "0".to_owned();
+    let out = Command::new("taskset")
+        .args(["-c", &cpu0])
+        .arg(usertrace())
         .args(["record", "--sched", "-e", &format!("{name}_*"), "-o"])
         .arg(&jsonl)
         .arg("--")
@@ -87,5 +94,20 @@ fn record_sched_says_where_each_span_s_time_went() {
     let pipe = span("pipe_span");
     let wakers = pipe["top_wakers"].as_array().unwrap_or_else(|| panic!("no top_wakers: {pipe}"));
     assert_eq!(wakers.first().map(|w| &w["process"]), Some(&Value::from("sh")), "{pipe}");
+
+    // The timeline, read with Perfetto's own protos (output/tests/check_pftrace.py
+    // rebuilds each thread's states as Perfetto's trace processor does):
+    // the span's thread is Sleeping for nearly all of sleep_span.
+    let pftrace = dir.join("rec.pftrace");
+    usertrace_ok(&["convert", jsonl.to_str().unwrap(), pftrace.to_str().unwrap()]);
+    let python = std::env::var_os("USERTRACE_PERFETTO_PYTHON").expect("USERTRACE_PERFETTO_PYTHON names a python with the `perfetto` package");
+    let checker = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../output/tests/check_pftrace.py");
+    let check = Command::new(python).arg(checker).arg(&pftrace).output().unwrap();
+    assert!(check.status.success(), "check_pftrace: {}", String::from_utf8_lossy(&check.stderr));
+    let summary: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let sleep_name = format!("{name}_sleep_span");
+    let slice = summary["slice_states"].as_array().unwrap().iter().find(|s| s["name"] == sleep_name.as_str()).unwrap_or_else(|| panic!("no {sleep_name} slice: {}", summary["slice_states"]));
+    let sleeping = slice["states"]["Sleeping"].as_u64().unwrap_or(0);
+    assert!(sleeping >= 280 * MS, "the thread Sleeping {sleeping} ns inside sleep_span: {slice}");
     let _ = std::fs::remove_dir_all(&dir);
 }

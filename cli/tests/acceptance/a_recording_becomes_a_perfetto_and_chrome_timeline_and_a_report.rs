@@ -4,24 +4,12 @@
 //! (PyPI `perfetto`, through output/tests/check_pftrace.py), not by ours.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
 use crate::support::*;
-
-/// The Python that has Perfetto's protos: USERTRACE_PERFETTO_PYTHON
-/// (harness/setup makes it; harness/test-all passes it). Never skipped.
-fn perfetto_python() -> PathBuf {
-    let python = std::env::var_os("USERTRACE_PERFETTO_PYTHON")
-        .expect("USERTRACE_PERFETTO_PYTHON must name a python with the `perfetto` package (harness/setup makes one)");
-    PathBuf::from(python)
-}
-
-fn checker() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../output/tests/check_pftrace.py")
-}
 
 struct Recorded {
     pid: u32,
@@ -73,7 +61,7 @@ fn spans_and_fields_reach_perfetto_chrome_and_the_report_exactly() {
     usertrace_ok(&["convert", jsonl.to_str().unwrap(), chrome.to_str().unwrap()]);
 
     // Perfetto, through Perfetto's own decoder.
-    let out = Command::new(perfetto_python()).arg(checker()).arg(&pftrace).output().unwrap();
+    let out = Command::new(perfetto_python()).arg(pftrace_checker()).arg(&pftrace).output().unwrap();
     assert!(out.status.success(), "check_pftrace: {}", String::from_utf8_lossy(&out.stderr));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
 
@@ -175,7 +163,7 @@ fn record_writes_a_perfetto_file_directly_that_perfetto_reads() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(&format!("{name}_outer")), "the report names the spans: {stdout}");
-    let check = Command::new(perfetto_python()).arg(checker()).arg(&pftrace).output().unwrap();
+    let check = Command::new(perfetto_python()).arg(pftrace_checker()).arg(&pftrace).output().unwrap();
     assert!(check.status.success(), "check_pftrace: {}", String::from_utf8_lossy(&check.stderr));
     let summary: Value = serde_json::from_slice(&check.stdout).unwrap();
     assert_eq!(summary["slices"].as_array().unwrap().iter().filter(|s| s["name"] == format!("{name}_outer")).count(), 1);
@@ -199,7 +187,7 @@ fn events_lost_inside_a_span_are_marked_inside_it_and_the_span_still_closes() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     usertrace_ok(&["convert", jsonl.to_str().unwrap(), pftrace.to_str().unwrap()]);
-    let check = Command::new(perfetto_python()).arg(checker()).arg(&pftrace).output().unwrap();
+    let check = Command::new(perfetto_python()).arg(pftrace_checker()).arg(&pftrace).output().unwrap();
     assert!(check.status.success(), "check_pftrace: {}", String::from_utf8_lossy(&check.stderr));
     let summary: Value = serde_json::from_slice(&check.stdout).unwrap();
 
@@ -239,7 +227,7 @@ fn a_span_begun_before_exec_and_ended_by_the_new_program_is_one_slice_under_the_
     let stdout = String::from_utf8_lossy(&out.stdout);
     let pid: u32 = stdout.lines().find_map(|l| l.strip_prefix("ready ")).expect("ut_emit said ready").trim().parse().unwrap();
     usertrace_ok(&["convert", jsonl.to_str().unwrap(), pftrace.to_str().unwrap()]);
-    let check = Command::new(perfetto_python()).arg(checker()).arg(&pftrace).output().unwrap();
+    let check = Command::new(perfetto_python()).arg(pftrace_checker()).arg(&pftrace).output().unwrap();
     assert!(check.status.success(), "check_pftrace: {}", String::from_utf8_lossy(&check.stderr));
     let summary: Value = serde_json::from_slice(&check.stdout).unwrap();
 

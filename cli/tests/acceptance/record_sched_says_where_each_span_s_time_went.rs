@@ -100,9 +100,7 @@ fn record_sched_says_where_each_span_s_time_went() {
     // the span's thread is Sleeping for nearly all of sleep_span.
     let pftrace = dir.join("rec.pftrace");
     usertrace_ok(&["convert", jsonl.to_str().unwrap(), pftrace.to_str().unwrap()]);
-    let python = std::env::var_os("USERTRACE_PERFETTO_PYTHON").expect("USERTRACE_PERFETTO_PYTHON names a python with the `perfetto` package");
-    let checker = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../output/tests/check_pftrace.py");
-    let check = Command::new(python).arg(checker).arg(&pftrace).output().unwrap();
+    let check = Command::new(perfetto_python()).arg(pftrace_checker()).arg(&pftrace).output().unwrap();
     assert!(check.status.success(), "check_pftrace: {}", String::from_utf8_lossy(&check.stderr));
     let summary: Value = serde_json::from_slice(&check.stdout).unwrap();
     let sleep_name = format!("{name}_sleep_span");

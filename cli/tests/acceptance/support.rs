@@ -80,3 +80,16 @@ pub fn perf_fields(rest: &str, names: &[&str]) -> BTreeMap<String, String> {
     }
     out
 }
+
+/// The Python that has Perfetto's protos: USERTRACE_PERFETTO_PYTHON
+/// (harness/setup makes it; harness/test-all passes it). Never skipped.
+pub fn perfetto_python() -> PathBuf {
+    let python = std::env::var_os("USERTRACE_PERFETTO_PYTHON")
+        .expect("USERTRACE_PERFETTO_PYTHON must name a python with the `perfetto` package (harness/setup makes one)");
+    PathBuf::from(python)
+}
+
+/// output/tests/check_pftrace.py: reads a .pftrace with those protos.
+pub fn pftrace_checker() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../output/tests/check_pftrace.py")
+}

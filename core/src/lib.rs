@@ -38,6 +38,9 @@ mod sys;
 mod thread_name;
 mod tracefs;
 pub mod wire;
+// The shared-memory transport's file layout, which the recorder reads too.
+#[doc(hidden)]
+pub mod shm_layout;
 
 pub use errno::Errno;
 pub use eventheader_name::{EventHeaderName, EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};

@@ -250,6 +250,46 @@ pub enum Error {
         /// What the kernel returned.
         errno: Errno,
     },
+    /// An environment variable has a value this crate does not accept
+    /// (kind [`ErrorKind::Unavailable`]: tracing cannot start as configured).
+    InvalidSetting {
+        /// The variable, e.g. `USERTRACE_TRANSPORT`.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What it may be.
+        allowed: &'static str,
+    },
+    /// A shared-memory file or its directory could not be made or mapped
+    /// (kind [`ErrorKind::Kernel`]).
+    SharedMemory {
+        /// What failed, e.g. `"create"`, `"mmap"`.
+        op: &'static str,
+        /// The file or directory.
+        path: String,
+        /// What the system returned.
+        errno: Errno,
+    },
+    /// The shared-memory directory exists but is not safe to use: not a
+    /// directory, another user's, or open to group or others (kind
+    /// [`ErrorKind::PermissionDenied`]).
+    UnsafeDirectory {
+        /// The directory.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A live recorder held the tracepoint's slot past the wait, so the
+    /// enable word stays registered and must not be freed (kind
+    /// [`ErrorKind::EventBusy`]).
+    UnregistrationTimedOut {
+        /// The event's name.
+        event: String,
+        /// The recorder's pid.
+        recorder: u32,
+        /// How long unregistration waited, in milliseconds.
+        waited_ms: u64,
+    },
 }
 
 impl Error {
@@ -275,6 +315,11 @@ impl Error {
             Error::UnknownEvent { .. } => ErrorKind::UnknownEvent,
             Error::EventBusy { .. } => ErrorKind::EventBusy,
             Error::Kernel { .. } => ErrorKind::Kernel,
+            // Existing kinds, so that the bindings' one table stays as it is.
+            Error::InvalidSetting { .. } => ErrorKind::Unavailable,
+            Error::SharedMemory { .. } => ErrorKind::Kernel,
+            Error::UnsafeDirectory { .. } => ErrorKind::PermissionDenied,
+            Error::UnregistrationTimedOut { .. } => ErrorKind::EventBusy,
         }
     }
 }
@@ -355,6 +400,20 @@ impl fmt::Display for Error {
                 write!(f, "event {event} is still registered or traced; unregister it everywhere first")
             }
             Error::Kernel { op, event, errno } => write!(f, "{op} of event {event} failed: {errno}"),
+            Error::InvalidSetting { variable, value, allowed } => {
+                write!(f, "{variable}={} is not valid; use {allowed}, or unset it", value.escape_debug())
+            }
+            Error::SharedMemory { op, path, errno } => write!(f, "shared-memory transport: {op} {path} failed: {errno}"),
+            Error::UnsafeDirectory { path, reason } => write!(
+                f,
+                "shared-memory transport: {path} {reason}; it must be a directory of this user with mode 0700 \
+                 (remove it, or set USERTRACE_TRANSPORT=user_events)"
+            ),
+            Error::UnregistrationTimedOut { event, recorder, waited_ms } => write!(
+                f,
+                "unregistration of event {event}: recorder {recorder} held its enable word for over {waited_ms} ms; \
+                 the word stays registered and is never freed"
+            ),
         }
     }
 }

@@ -132,3 +132,161 @@ pub fn set_thread_name(name: &CStr) -> Result<(), Errno> {
     }
     Ok(())
 }
+
+// The shared-memory transport's calls (`producer::shm`). Each is one libc
+// call and allocates nothing, so that the fork child handler, which may run
+// only async-signal-safe code, can use them too.
+
+/// `open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)`:
+/// a new file only, never one already there, never through a symlink.
+///
+/// References: open(2).
+pub fn create_private_file(path: &CStr) -> Result<OwnedFd, Errno> {
+    let flags = libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC | libc::O_NOFOLLOW;
+    // SAFETY: `path` is a valid NUL-terminated string for the duration of the call.
+    let fd = unsafe { libc::open(path.as_ptr(), flags, 0o600 as libc::c_uint) };
+    if fd < 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: open(2) returned a new descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `open(path, O_RDONLY | O_CLOEXEC)`.
+pub fn open_read_only(path: &CStr) -> Result<OwnedFd, Errno> {
+    // SAFETY: `path` is a valid NUL-terminated string for the duration of the call.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: open(2) returned a new descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `read(fd, buf, len)`.
+pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize, Errno> {
+    // SAFETY: the kernel writes at most `buf.len()` bytes into a valid slice.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        return Err(Errno::last());
+    }
+    Ok(n as usize)
+}
+
+/// `unlink(path)`.
+pub fn unlink(path: &CStr) -> Result<(), Errno> {
+    // SAFETY: `path` is NUL-terminated and only read by the kernel.
+    if unsafe { libc::unlink(path.as_ptr()) } < 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}
+
+/// `ftruncate(fd, len)`: a new tmpfs file's length; untouched pages stay
+/// unallocated.
+pub fn ftruncate(fd: RawFd, len: usize) -> Result<(), Errno> {
+    // SAFETY: plain integer arguments.
+    if unsafe { libc::ftruncate(fd, len as libc::off_t) } < 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}
+
+/// `mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)`: the file,
+/// shared with every process that maps it.
+///
+/// References: mmap(2).
+pub fn mmap_shared(fd: RawFd, len: usize) -> Result<std::ptr::NonNull<u8>, Errno> {
+    // SAFETY: a new mapping at an address the kernel picks overlaps nothing
+    // the program uses; the kernel checks `fd` and `len`.
+    let at = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0) };
+    if at == libc::MAP_FAILED {
+        return Err(Errno::last());
+    }
+    std::ptr::NonNull::new(at.cast()).ok_or(Errno(libc::EFAULT))
+}
+
+/// `munmap(at, len)`.
+///
+/// # Safety
+/// `at` and `len` are a mapping made by [`mmap_shared`], and nothing reads
+/// or writes it after this call.
+pub unsafe fn munmap(at: std::ptr::NonNull<u8>, len: usize) -> Result<(), Errno> {
+    // SAFETY: the caller gives a whole mapping of ours that is no longer used.
+    if unsafe { libc::munmap(at.as_ptr().cast(), len) } < 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}
+
+/// `getpid()`.
+pub fn pid() -> u32 {
+    // SAFETY: getpid(2) has no arguments and cannot fail.
+    unsafe { libc::getpid() as u32 }
+}
+
+/// `gettid()`: the calling thread's id, as the kernel and perf name it.
+pub fn tid() -> u32 {
+    // SAFETY: gettid(2) has no arguments and cannot fail.
+    unsafe { libc::syscall(libc::SYS_gettid) as u32 }
+}
+
+/// `geteuid()`.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid(2) has no arguments and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// `kill(pid, 0)`: whether process `pid` exists. Only `ESRCH` says no: a
+/// process of another user answers `EPERM`, and exists.
+///
+/// References: kill(2), "If sig is 0, then no signal is sent, but existence
+/// and permission checks are still performed".
+pub fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 sends nothing; only the checks run.
+    unsafe { libc::kill(pid, 0) == 0 || Errno::last().0 != libc::ESRCH }
+}
+
+/// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds: perf's default clock
+/// for user_events records is the same one.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(ts.tv_nsec as u64)
+}
+
+/// `sched_getcpu()`: the CPU this thread runs on (0 if it cannot say).
+pub fn current_cpu() -> u32 {
+    // SAFETY: no arguments; it reads the vDSO or makes getcpu(2).
+    let cpu = unsafe { libc::sched_getcpu() };
+    u32::try_from(cpu).unwrap_or(0)
+}
+
+/// `atexit(f)`.
+pub fn at_exit(f: extern "C" fn()) -> Result<(), Errno> {
+    // SAFETY: `f` is a plain function that lives as long as the program.
+    if unsafe { libc::atexit(f) } != 0 {
+        return Err(Errno(libc::ENOMEM));
+    }
+    Ok(())
+}
+
+/// `pthread_atfork(NULL, NULL, child)`: `child` runs in every child of
+/// `fork()` before `fork()` returns there.
+///
+/// # Safety
+/// `child` may run only async-signal-safe code: another thread of the
+/// parent may have held any lock at the fork.
+pub unsafe fn at_fork_in_child(child: unsafe extern "C" fn()) -> Result<(), Errno> {
+    // SAFETY: the caller vouches for what `child` does; the other handlers
+    // are none.
+    match unsafe { libc::pthread_atfork(None, None, Some(child)) } {
+        0 => Ok(()),
+        errno => Err(Errno(errno)),
+    }
+}

@@ -5,6 +5,11 @@
 //! tracefs, and every registration fails with that answer before it gets
 //! here; should a call come anyway, it fails with `ENOSYS`. No descriptor
 //! can be opened, so [`OwnedFd`] has no values at all.
+//!
+//! # Safety
+//! Two functions are `unsafe fn` only to keep Linux's signatures; they do
+//! nothing, so their contracts hold trivially.
+#![allow(unsafe_code)]
 
 use std::ffi::{c_void, CStr, CString};
 use std::path::Path;
@@ -81,5 +86,86 @@ pub fn exec_random() -> Option<u32> {
 
 /// Would name the calling thread: `ENOSYS`.
 pub fn set_thread_name(_name: &CStr) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would create a new private file: `ENOSYS`.
+pub fn create_private_file(_path: &CStr) -> Result<OwnedFd, Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would open `path` read-only: `ENOSYS`.
+pub fn open_read_only(_path: &CStr) -> Result<OwnedFd, Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would read: `ENOSYS`.
+pub fn read(_fd: RawFd, _buf: &mut [u8]) -> Result<usize, Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would remove a file: `ENOSYS`.
+pub fn unlink(_path: &CStr) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would set a file's length: `ENOSYS`.
+pub fn ftruncate(_fd: RawFd, _len: usize) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would map a file: `ENOSYS`.
+pub fn mmap_shared(_fd: RawFd, _len: usize) -> Result<std::ptr::NonNull<u8>, Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would unmap a mapping, of which there are none here: `ENOSYS`.
+///
+/// # Safety
+/// As on Linux: `at` and `len` are a mapping no longer used.
+pub unsafe fn munmap(_at: std::ptr::NonNull<u8>, _len: usize) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// The process id: the transport that needs it never runs here.
+pub fn pid() -> u32 {
+    std::process::id()
+}
+
+/// A thread id: the transport that needs it never runs here.
+pub fn tid() -> u32 {
+    0
+}
+
+/// The effective user id: the transport that needs it never runs here.
+pub fn euid() -> u32 {
+    0
+}
+
+/// Whether a process exists: unknown here, so no.
+pub fn process_exists(_pid: u32) -> bool {
+    false
+}
+
+/// A monotonic clock reading: unused here.
+pub fn monotonic_ns() -> u64 {
+    0
+}
+
+/// The current CPU: unused here.
+pub fn current_cpu() -> u32 {
+    0
+}
+
+/// Would register an exit handler: `ENOSYS`.
+pub fn at_exit(_f: extern "C" fn()) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would register a fork handler: `ENOSYS`.
+///
+/// # Safety
+/// As on Linux.
+pub unsafe fn at_fork_in_child(_child: unsafe extern "C" fn()) -> Result<(), Errno> {
     Err(UNSUPPORTED)
 }

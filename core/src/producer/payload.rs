@@ -2,7 +2,9 @@
 //!
 //! The layout is the kernel's: the 4-byte write index, every fixed-size
 //! field in declaration order, then the variable-length data of strings and
-//! byte slices. A small event (most are) is gathered into one buffer on the
+//! byte slices. [`lay_out`] is that rule after the index, for both
+//! transports: here the index goes first and the pieces go to `writev`; the
+//! shared-memory ring puts a record header first and copies the pieces. A small event (most are) is gathered into one buffer on the
 //! stack and written as one `iovec`: the kernel copies each `iovec` on its
 //! own, and in the guest six of them cost 1.25x one (bindings-java's
 //! BENCHMARKS.md), far more than copying a few dozen bytes here. A larger
@@ -49,7 +51,8 @@ pub fn write_event(
     let mut locs = [0u32; MAX_FIELDS];
     let written = if 4 + len.total() <= GATHER_MAX {
         let mut buffer = GatherBuffer::<GATHER_MAX>::new();
-        lay_out(&mut buffer, &index_bytes, &mut locs, len.fixed, fields, values);
+        buffer.push(&index_bytes);
+        lay_out(&mut buffer, &mut locs, len.fixed, fields, values);
         sys::writev(fd, &[buffer.as_iovec()])
     } else {
         // The compiler zero-fills stack arrays even when they are left
@@ -84,7 +87,8 @@ fn write_scattered<const N: usize>(
 ) -> Result<usize, Errno> {
     // Built in place: returning the iovecs by value would copy them.
     let mut iov = IovecArray::<N>::new();
-    lay_out(&mut iov, index_bytes, locs, fixed_len, fields, values);
+    iov.push(index_bytes);
+    lay_out(&mut iov, locs, fixed_len, fields, values);
     sys::writev(fd, iov.as_slice())
 }
 
@@ -132,17 +136,16 @@ fn data_len(value: &Value<'_>) -> usize {
 }
 
 /// Where [`lay_out`] puts the pieces of one write, in order.
-trait Pieces<'a> {
+pub(crate) trait Pieces<'a> {
     fn push(&mut self, bytes: &'a [u8]);
 }
 
 /// Lays out `values`, already checked against `fields` by
 /// [`validate_values`] (which counted `fixed_len`), as the pieces of one
-/// write. Each variable field's loc word is written into its own slot of
-/// `locs`, which the pieces then borrow.
-fn lay_out<'a>(
+/// payload: what follows the write index. Each variable field's loc word
+/// is written into its own slot of `locs`, which the pieces then borrow.
+pub(crate) fn lay_out<'a>(
     pieces: &mut impl Pieces<'a>,
-    index_bytes: &'a [u8; 4],
     locs: &'a mut [u32; MAX_FIELDS],
     fixed_len: usize,
     fields: &[Field],
@@ -150,7 +153,6 @@ fn lay_out<'a>(
 ) {
     let mut variable_len = 0usize;
     let mut fixed_end = 0usize;
-    pieces.push(index_bytes);
     for ((field, value), slot) in fields.iter().zip(values).zip(locs.iter_mut()) {
         fixed_end += field.ty.fixed_size();
         match (field.ty, value) {
@@ -388,7 +390,8 @@ mod tests {
         let index = 7u32.to_ne_bytes();
         let mut locs = [0u32; MAX_FIELDS];
         let mut iov = IovecArray::<{ iovecs_for(MAX_FIELDS) }>::new();
-        lay_out(&mut iov, &index, &mut locs, len.fixed, fields, values);
+        iov.push(&index);
+        lay_out(&mut iov, &mut locs, len.fixed, fields, values);
         let mut scattered = Vec::new();
         for v in iov.as_slice() {
             // SAFETY: each iovec points at a live slice borrowed by `iov`.
@@ -398,7 +401,8 @@ mod tests {
         if scattered.len() <= GATHER_MAX {
             let mut locs = [0u32; MAX_FIELDS];
             let mut buffer = GatherBuffer::<GATHER_MAX>::new();
-            lay_out(&mut buffer, &index, &mut locs, len.fixed, fields, values);
+            buffer.push(&index);
+            lay_out(&mut buffer, &mut locs, len.fixed, fields, values);
             assert_eq!(buffer.as_slice(), &scattered[..], "gathered and scattered layouts agree");
             assert_eq!(buffer.as_iovec().iov_len, scattered.len());
         }

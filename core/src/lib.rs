@@ -41,6 +41,8 @@ pub mod wire;
 // The shared-memory transport's file layout, which the recorder reads too.
 #[doc(hidden)]
 pub mod shm_layout;
+#[doc(hidden)]
+pub mod descriptor;
 
 pub use errno::Errno;
 pub use eventheader_name::{EventHeaderName, EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};

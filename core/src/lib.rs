@@ -37,6 +37,7 @@ mod status;
 mod sys;
 mod thread_name;
 mod tracefs;
+mod transport;
 pub mod wire;
 // The shared-memory transport's file layout, which the recorder reads too.
 #[doc(hidden)]
@@ -51,7 +52,7 @@ pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
 pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use producer::{
     delete_event, registered_format, validate_name, Definition, DynamicTracepoint, ExternalTracepoint, Field, FieldType, Provider,
-    RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS,
+    RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS, SHM_RING_KIB_ENV,
 };
 // What the C, Python and Java bindings build on, and the macros expand to:
 // public so that they can, hidden because an application has no use for
@@ -60,6 +61,7 @@ pub use producer::{
 pub use producer::{check_field_count, format_string, is_valid_name, wait_for_emits, EmitScope};
 pub use producer::span::{self, Span};
 pub use status::{status, Availability, Status};
+pub use transport::{transport, Transport, TransportChoice, TRANSPORT_ENV};
 pub use thread_name::{kernel_thread_name, set_current_thread_name, THREAD_NAME_MAX_BYTES};
 
 #[doc(hidden)]

@@ -1,6 +1,7 @@
-//! The kernel registration of one event's enable word: the name and fields
-//! it is registered with, the write index the kernel gave, and the calls that
-//! register, unregister and write.
+//! The registration of one event's enable word: the name and fields it is
+//! registered with, the write index the kernel gave (or the shared-memory
+//! slot, see [`crate::transport`]), and the calls that register, unregister
+//! and write.
 //!
 //! It does not own the word. [`Tracepoint`](super::Tracepoint) keeps its
 //! word inline, [`ExternalTracepoint`](super::ExternalTracepoint) in memory
@@ -21,17 +22,23 @@ use std::sync::Mutex;
 use super::data_file;
 use super::definition::Definition;
 use super::field::{format_string, Field};
+use super::in_flight::wait_for_emits;
 use super::payload::write_event;
+use super::shm;
 use super::tracepoint::RegisterOptions;
 use super::value::Value;
 use crate::abi::{UserReg, UserUnreg, USER_EVENT_REG_MULTI_FORMAT};
 use crate::sys::{self, Errno, RawFd};
+use crate::transport::{transport, Transport};
 use crate::Error;
 
 /// Bit the kernel sets while a tracer is attached.
 pub(crate) const KERNEL_BIT: u8 = 0;
 /// In `state`: set once registered; the low 32 bits are the write index.
 const REGISTERED: u64 = 1 << 32;
+/// In `state`, with [`REGISTERED`]: registered through shared memory; the
+/// low 32 bits are the registry slot.
+const SHARED_MEMORY: u64 = 1 << 33;
 
 /// Serialises registration and unregistration (both cold).
 static REGISTRY: Mutex<()> = Mutex::new(());
@@ -112,9 +119,10 @@ impl Registration {
             if self.is_registered() {
                 return Ok(());
             }
-            let result = self
-                .format()
-                .and_then(|format| data_file::with_fd_for_registration(|fd| self.register_with(fd, word, &format)));
+            let result = self.format().and_then(|format| match transport()?.transport {
+                Transport::UserEvents => data_file::with_fd_for_registration(|fd| self.register_with(fd, word, &format)),
+                Transport::SharedMemory => self.register_shared(word, &format),
+            });
             after();
             result
         };
@@ -156,6 +164,39 @@ impl Registration {
         }
     }
 
+    /// Registers `word` in this process's shared-memory registry: a
+    /// recorder finds it there and writes it.
+    fn register_shared(&self, word: &AtomicU32, format: &str) -> Result<(), Error> {
+        let slot = shm::register(&self.name, format, word.as_ptr() as u64)?;
+        // ATOMICS: Release pairs with the load in `write_if_enabled`, as
+        // for the kernel's write index.
+        self.state.store(REGISTERED | SHARED_MEMORY | u64::from(slot), Ordering::Release);
+        Ok(())
+    }
+
+    /// Frees the slot, so that no recorder writes `word` again. Emits stop
+    /// first and are waited for, so none writes a record naming the slot
+    /// after it could be reused. If a recorder holds the slot too long,
+    /// the registration stands, and the error says the word must live on.
+    fn unregister_shared(&self, word: &AtomicU32, state: u64) -> Result<(), Error> {
+        // ATOMICS: SeqCst, against the emits' SeqCst load (see `in_flight`).
+        self.state.store(0, Ordering::SeqCst);
+        // If emits do not drain (a stale count after a fork), a record may
+        // name a reused slot: a wrong event name, never a bad write.
+        let _ = wait_for_emits();
+        match shm::unregister(&self.name, state as u32) {
+            Ok(()) => {
+                // As the kernel does when it unregisters: off until registered again.
+                word.fetch_and(!(1 << KERNEL_BIT), Ordering::Relaxed);
+                Ok(())
+            }
+            Err(e) => {
+                self.state.store(state, Ordering::Release);
+                Err(e)
+            }
+        }
+    }
+
     fn registration_error(&self, errno: Errno, ours: String) -> Error {
         let event = self.name.to_string();
         match errno.0 {
@@ -169,8 +210,12 @@ impl Registration {
     /// Stops the kernel writing `word` (it clears the bit as it goes).
     pub(crate) fn unregister(&self, word: &AtomicU32) -> Result<(), Error> {
         let _guard = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
-        if !self.is_registered() {
+        let state = self.state.load(Ordering::Acquire);
+        if state & REGISTERED == 0 {
             return Ok(());
+        }
+        if state & SHARED_MEMORY != 0 {
+            return self.unregister_shared(word, state);
         }
         data_file::with_fd_for_unregistration(|fd| {
             let unreg = UserUnreg {
@@ -208,6 +253,9 @@ impl Registration {
         let state = self.state.load(Ordering::SeqCst);
         if state & REGISTERED == 0 {
             return Ok(());
+        }
+        if state & SHARED_MEMORY != 0 {
+            return shm::write(state as u32, &self.name, &self.fields, values);
         }
         let Some(fd) = guard.fd() else { return Ok(()) };
         write_event(fd, state as u32, &self.name, &self.fields, values)

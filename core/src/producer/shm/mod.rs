@@ -1,0 +1,236 @@
+//! The shared-memory transport, the producer's half: where the kernel has
+//! no user_events, tracepoints register in a file of this process's, and
+//! events go into a ring per thread that a recorder reads (the protocol is
+//! [`shm_layout`](crate::shm_layout)'s module doc).
+//!
+//! - [`registry`]: `PID.registry`, one slot per registered tracepoint.
+//! - [`ring`]: `PID.TID.ring`, one per thread that emitted while enabled.
+//! - [`path`]: their paths, built without allocating.
+//!
+//! This module sets up the directory, removes what crashed processes left,
+//! and keeps the files to this process: an exit handler removes them, and a
+//! fork child handler gives the child a registry of its own before any of
+//! its code runs, so that it never writes the parent's files.
+//!
+//! The enable word stays where it is; a recorder writes it. So a disabled
+//! check is the same one load, whichever transport registered it.
+//!
+//! # Safety
+//! The fork child handler is `unsafe extern "C"` as `pthread_atfork`
+//! wants; it makes only async-signal-safe calls (see [`after_fork_in_child`]).
+#![allow(unsafe_code)]
+
+mod path;
+mod registry;
+mod ring;
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Once, OnceLock};
+
+use path::ShmPath;
+use registry::Registry;
+
+use super::field::Field;
+use super::value::Value;
+use crate::shm_layout::{self, MAX_DESCRIPTOR_LEN, MAX_RING_DATA_LEN, MIN_RING_DATA_LEN, REGISTRY_SUFFIX, RING_SUFFIX, UNREGISTER_WAIT_MS};
+use crate::sys;
+use crate::Error;
+
+/// Overrides the data area of new rings, in KiB: a power of two, clamped to
+/// what a recorder accepts (4 KiB to 64 MiB).
+pub const SHM_RING_KIB_ENV: &str = "USERTRACE_SHM_RING_KIB";
+
+/// The euid whose directory this process's files are in (a fork child
+/// must not call anything that could allocate to learn it).
+static UID: AtomicU32 = AtomicU32::new(0);
+
+/// Registers `format` (the kernel's format string) with the enable word at
+/// `address`; returns the slot. The caller holds the registration lock.
+pub(crate) fn register(event: &str, format: &str, address: u64) -> Result<u32, Error> {
+    if format.len() > MAX_DESCRIPTOR_LEN {
+        return Err(Error::FormatTooLong { event: event.to_owned(), len: format.len(), max: MAX_DESCRIPTOR_LEN });
+    }
+    let registry = match Registry::current() {
+        Some(registry) => registry,
+        None => open_registry()?,
+    };
+    registry.add(format.as_bytes(), address).ok_or_else(|| Error::TooManyEvents { event: event.to_owned() })
+}
+
+/// Frees `slot`, by the layout's protocol; an error if a live recorder
+/// holds it too long (the word must then stay allocated).
+pub(crate) fn unregister(event: &str, slot: u32) -> Result<(), Error> {
+    // No registry (a fork child that could not make one): nobody can find
+    // the word to write it.
+    let Some(registry) = Registry::current() else { return Ok(()) };
+    registry
+        .remove(slot)
+        .map_err(|recorder| Error::UnregistrationTimedOut { event: event.to_owned(), recorder, waited_ms: UNREGISTER_WAIT_MS })
+}
+
+/// Writes one event for `slot` into this thread's ring.
+#[inline]
+pub(crate) fn write(slot: u32, event: &str, fields: &[Field], values: &[Value<'_>]) -> Result<(), Error> {
+    ring::write(slot, event, fields, values)
+}
+
+/// The first shared-memory registration: the ring size, the directory,
+/// the sweep of stale files, the handlers, then the registry itself.
+#[cold]
+fn open_registry() -> Result<Registry, Error> {
+    ring::set_data_len(ring_data_len()?);
+    let uid = sys::euid();
+    UID.store(uid, Ordering::Relaxed);
+    prepare_directory(uid)?;
+    remove_stale_files(uid);
+    install_handlers()?;
+    let pid = sys::pid();
+    let path = ShmPath::registry(uid, pid);
+    let registry = Registry::create(&path, pid).map_err(|(op, errno)| Error::SharedMemory { op, path: path.display(), errno })?;
+    registry.publish();
+    Ok(registry)
+}
+
+/// `USERTRACE_SHM_RING_KIB`, read once, in bytes.
+fn ring_data_len() -> Result<usize, Error> {
+    static LEN: OnceLock<Result<usize, Error>> = OnceLock::new();
+    LEN.get_or_init(|| parse_ring_kib(std::env::var_os(SHM_RING_KIB_ENV).as_deref())).clone()
+}
+
+pub(crate) fn parse_ring_kib(value: Option<&std::ffi::OsStr>) -> Result<usize, Error> {
+    let Some(value) = value else { return Ok(shm_layout::DEFAULT_RING_DATA_LEN) };
+    let kib = value.to_str().and_then(|v| v.trim().parse::<u64>().ok()).filter(|k| k.is_power_of_two());
+    let Some(kib) = kib else {
+        return Err(Error::InvalidSetting {
+            variable: SHM_RING_KIB_ENV,
+            value: value.to_string_lossy().into_owned(),
+            allowed: "a power of two of KiB (4 to 65536), e.g. 256",
+        });
+    };
+    let bytes = kib.saturating_mul(1024).clamp(MIN_RING_DATA_LEN as u64, MAX_RING_DATA_LEN as u64);
+    Ok(bytes as usize)
+}
+
+/// Makes the directory (0700), or checks that the one there is ours and
+/// private: in world-writable /dev/shm, anyone could have made it first.
+fn prepare_directory(uid: u32) -> Result<(), Error> {
+    let dir = shm_layout::directory(uid);
+    let shown = || dir.display().to_string();
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        // The umask may have taken bits away; 0700 is what the layout says.
+        Ok(()) => {
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => {
+            let errno = sys::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+            return Err(Error::SharedMemory { op: "create directory", path: shown(), errno });
+        }
+    }
+    // Not followed: a symlink there is refused, whatever it points at.
+    let meta = std::fs::symlink_metadata(&dir).map_err(|e| Error::SharedMemory {
+        op: "check directory",
+        path: shown(),
+        errno: sys::Errno(e.raw_os_error().unwrap_or(libc::EIO)),
+    })?;
+    let reason = if !meta.file_type().is_dir() {
+        Some("is not a directory".to_owned())
+    } else if meta.uid() != uid {
+        Some(format!("belongs to uid {}, not {uid}", meta.uid()))
+    } else if meta.mode() & 0o077 != 0 {
+        Some(format!("has mode {:04o}, open to group or others", meta.mode() & 0o7777))
+    } else {
+        None
+    };
+    match reason {
+        Some(reason) => Err(Error::UnsafeDirectory { path: shown(), reason }),
+        None => Ok(()),
+    }
+}
+
+/// Removes the files of processes that no longer exist (crashed, so their
+/// exit handler never ran), and this pid's rings from before an exec. One
+/// `kill(pid, 0)` per file: cheap, and only at the first registration.
+fn remove_stale_files(uid: u32) {
+    let Ok(entries) = std::fs::read_dir(shm_layout::directory(uid)) else { return };
+    let me = sys::pid();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !(name.ends_with(REGISTRY_SUFFIX) || name.ends_with(RING_SUFFIX)) {
+            continue;
+        }
+        let Some(pid) = name.split('.').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid == me || !sys::process_exists(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The exit and fork handlers, once per process (a fork child inherits
+/// both, and the `Once` with them).
+fn install_handlers() -> Result<(), Error> {
+    static INSTALLED: Once = Once::new();
+    let mut result = Ok(());
+    INSTALLED.call_once(|| {
+        result = sys::at_exit(remove_files_at_exit)
+            // SAFETY: `after_fork_in_child` makes only async-signal-safe
+            // calls, as pthread_atfork(3) requires of a child handler.
+            .and_then(|()| unsafe { sys::at_fork_in_child(after_fork_in_child) })
+            .map_err(|errno| Error::SharedMemory { op: "install handlers for", path: "exit and fork".into(), errno });
+    });
+    result
+}
+
+/// At exit: this process's registry goes; so do its rings, unless a
+/// recorder holds the registry, which drains and removes them itself.
+extern "C" fn remove_files_at_exit() {
+    // Nothing here may unwind into libc.
+    let _ = std::panic::catch_unwind(|| {
+        let Some(registry) = Registry::current() else { return };
+        let (uid, pid) = (UID.load(Ordering::Relaxed), sys::pid());
+        let _ = sys::unlink(ShmPath::registry(uid, pid).as_cstr());
+        if registry.recorder() != 0 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(shm_layout::directory(uid)) else { return };
+        let prefix = format!("{pid}.");
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(RING_SUFFIX)) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    });
+}
+
+/// In a fork child, before `fork()` returns there: the parent's rings are
+/// abandoned (the epoch), and the child gets a registry of its own, a copy
+/// of the parent's live slots (the child has copies of their words at the
+/// same addresses), so the parent's registry is never changed by the
+/// child. Async-signal-safe: atomics, stack buffers, and open, ftruncate,
+/// mmap, munmap, unlink, read, getpid.
+unsafe extern "C" fn after_fork_in_child() {
+    ring::abandon_rings_after_fork();
+    let Some(parent) = Registry::current() else { return };
+    let pid = sys::pid();
+    let path = ShmPath::registry(UID.load(Ordering::Relaxed), pid);
+    match Registry::create(&path, pid) {
+        Ok(child) => {
+            child.copy_slots_from(parent);
+            child.publish();
+        }
+        // The child goes without: its tracepoints stay registered as far
+        // as it knows, but no recorder can find them.
+        Err(_) => {
+            registry::forget_current();
+        }
+    }
+    // SAFETY: the parent's mapping is no longer the process's registry,
+    // and the child has no other thread to use it.
+    unsafe { parent.unmap() };
+}
+
+#[cfg(test)]
+mod tests;

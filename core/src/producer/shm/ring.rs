@@ -1,0 +1,222 @@
+//! A thread's ring: the file `PID.TID.ring` this thread writes its records
+//! into and one recorder reads (see [`shm_layout`](crate::shm_layout)).
+//!
+//! Made on the thread's first enabled emit and kept in a thread-local, so
+//! an emit touches no lock and no line another thread writes. A full ring
+//! drops the record and counts it in `lost`: an emit never waits for the
+//! recorder. The thread's exit closes the ring; a fork abandons the rings
+//! of before it (they are the parent's) by the process epoch.
+//!
+//! # Safety
+//! A ring's pointers are into its own live mapping: the header's words at
+//! the layout's offsets (aligned: the mapping is page-aligned and each
+//! offset a multiple of its word's size), and the data area at offsets
+//! masked by its power-of-two length, so every write stays inside. Only
+//! the owning thread writes the data area and `head`; the recorder reads
+//! only what `head` published and writes only `tail`. The mapping is
+//! unmapped once, by the ring's owner, when the thread-local drops it.
+#![allow(unsafe_code)]
+
+use std::cell::RefCell;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+use super::path::ShmPath;
+use super::registry::Registry;
+use crate::producer::field::{Field, MAX_FIELDS};
+use crate::producer::payload::{lay_out, validate_values, Pieces};
+use crate::producer::value::Value;
+use crate::shm_layout::{ring, RecordHeader, DEFAULT_RING_DATA_LEN, RING_HEADER_LEN, RING_MAGIC};
+use crate::sys::{self, Errno};
+use crate::Error;
+
+/// Bumped in every fork child: a ring made under another epoch is the
+/// parent's, and this process must never write it.
+static PROCESS_EPOCH: AtomicU32 = AtomicU32::new(0);
+
+/// The data area of rings made from now on (set from
+/// `USERTRACE_SHM_RING_KIB` at the first shared-memory registration).
+static DATA_LEN: AtomicUsize = AtomicUsize::new(DEFAULT_RING_DATA_LEN);
+
+/// Called in a fork child (async-signal-safe: one atomic add).
+pub(crate) fn abandon_rings_after_fork() {
+    PROCESS_EPOCH.fetch_add(1, Ordering::Relaxed);
+}
+
+pub(crate) fn set_data_len(len: usize) {
+    DATA_LEN.store(len, Ordering::Relaxed);
+}
+
+thread_local! {
+    static RING: RefCell<Option<Ring>> = const { RefCell::new(None) };
+}
+
+/// One record for `slot` with `values` into this thread's ring, made if
+/// need be. A thread whose ring is being used already (a signal handler
+/// that emits inside an emit) or is exiting drops the event.
+pub(crate) fn write(slot: u32, event: &str, fields: &[Field], values: &[Value<'_>]) -> Result<(), Error> {
+    RING.try_with(|cell| {
+        let Ok(mut ring) = cell.try_borrow_mut() else { return Ok(()) };
+        let epoch = PROCESS_EPOCH.load(Ordering::Relaxed);
+        if ring.as_ref().is_some_and(|r| r.epoch != epoch) {
+            // Dropping it unmaps the parent's ring and leaves it alone.
+            *ring = None;
+        }
+        let ring = match &mut *ring {
+            Some(ring) => ring,
+            none => none.insert(Ring::create(epoch)?),
+        };
+        ring.write(slot, event, fields, values)
+    })
+    .unwrap_or(Ok(()))
+}
+
+struct Ring {
+    base: NonNull<u8>,
+    data_len: usize,
+    /// The producer's own copy of `head`: nobody else writes it.
+    head: u64,
+    epoch: u32,
+    uid: u32,
+    pid: u32,
+    tid: u32,
+}
+
+impl Ring {
+    #[cold]
+    #[inline(never)]
+    fn create(epoch: u32) -> Result<Ring, Error> {
+        let (uid, pid, tid) = (sys::euid(), sys::pid(), sys::tid());
+        let data_len = DATA_LEN.load(Ordering::Relaxed);
+        let path = ShmPath::ring(uid, pid, tid);
+        let failed = |op, errno| Error::SharedMemory { op, path: path.display(), errno };
+        // A file of this name is a dead thread's of an earlier image of
+        // this pid (before an exec): replaced, never reused.
+        match sys::unlink(path.as_cstr()) {
+            Ok(()) | Err(Errno(libc::ENOENT)) => {}
+            Err(errno) => return Err(failed("unlink", errno)),
+        }
+        let fd = sys::create_private_file(path.as_cstr()).map_err(|e| failed("create", e))?;
+        let raw = sys::as_raw_fd(&fd);
+        let file_len = RING_HEADER_LEN + data_len;
+        if let Err(errno) = sys::ftruncate(raw, file_len) {
+            let _ = sys::unlink(path.as_cstr());
+            return Err(failed("ftruncate", errno));
+        }
+        let base = match sys::mmap_shared(raw, file_len) {
+            Ok(base) => base,
+            Err(errno) => {
+                let _ = sys::unlink(path.as_cstr());
+                return Err(failed("mmap", errno));
+            }
+        };
+        let ring = Ring { base, data_len, head: 0, epoch, uid, pid, tid };
+        // SAFETY: the magic's 8 bytes start the fresh mapping, which no
+        // one else references yet.
+        unsafe { base.as_ptr().copy_from_nonoverlapping(RING_MAGIC.as_ptr(), RING_MAGIC.len()) };
+        ring.u32_at(ring::PID).store(pid, Ordering::Relaxed);
+        ring.u32_at(ring::TID).store(tid, Ordering::Relaxed);
+        // ATOMICS: Release, last: a recorder that reads the length with
+        // Acquire sees the rest of the header.
+        ring.u64_at(ring::DATA_LEN).store(data_len as u64, Ordering::Release);
+        Ok(ring)
+    }
+
+    fn u32_at(&self, offset: usize) -> &AtomicU32 {
+        // SAFETY: a header offset, in the mapping and aligned (module doc).
+        unsafe { AtomicU32::from_ptr(self.base.as_ptr().add(offset).cast()) }
+    }
+
+    fn u64_at(&self, offset: usize) -> &AtomicU64 {
+        // SAFETY: as for `u32_at`.
+        unsafe { AtomicU64::from_ptr(self.base.as_ptr().add(offset).cast()) }
+    }
+
+    #[inline]
+    fn write(&mut self, slot: u32, event: &str, fields: &[Field], values: &[Value<'_>]) -> Result<(), Error> {
+        let len = validate_values(event, fields, values)?;
+        let payload_len = len.total();
+        let record_len = RecordHeader::len_for(payload_len);
+        // ATOMICS: Acquire pairs with the recorder's Release of `tail`
+        // after it copied the bytes out: the space is free to overwrite.
+        let tail = self.u64_at(ring::TAIL).load(Ordering::Acquire);
+        // A `tail` past `head` (a broken recorder) leaves no room, and
+        // a full ring drops the record rather than wait.
+        let free = (self.data_len as u64).checked_sub(self.head.wrapping_sub(tail));
+        if free.is_none_or(|free| record_len as u64 > free) {
+            self.u64_at(ring::LOST).fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        }
+        let header = RecordHeader {
+            len: record_len as u32,
+            slot,
+            time_ns: sys::monotonic_ns(),
+            cpu: sys::current_cpu(),
+            payload_len: payload_len as u32,
+        };
+        let header = header.to_bytes();
+        let mut cursor = Cursor { ring: self, at: self.head };
+        cursor.push(&header);
+        let mut locs = [0u32; MAX_FIELDS];
+        lay_out(&mut cursor, &mut locs, len.fixed, fields, values);
+        let padding = record_len - header.len() - payload_len;
+        cursor.push(&[0u8; 8][..padding]);
+        debug_assert_eq!(cursor.at, self.head + record_len as u64);
+        self.head += record_len as u64;
+        // ATOMICS: Release after the record's bytes: a recorder that loads
+        // `head` with Acquire reads them whole.
+        self.u64_at(ring::HEAD).store(self.head, Ordering::Release);
+        Ok(())
+    }
+
+    /// The data area's byte `at` (of the bytes ever written), wrapped.
+    fn data_at(&self, at: u64) -> *mut u8 {
+        let offset = (at as usize) & (self.data_len - 1);
+        // SAFETY: the offset is below the data area's length, and the data
+        // area follows the header inside the mapping.
+        unsafe { self.base.as_ptr().add(RING_HEADER_LEN + offset) }
+    }
+}
+
+/// Copies a record's pieces into the ring from `at`, wrapping at its end.
+struct Cursor<'r> {
+    ring: &'r Ring,
+    at: u64,
+}
+
+impl Pieces<'_> for Cursor<'_> {
+    #[inline]
+    fn push(&mut self, bytes: &[u8]) {
+        let offset = (self.at as usize) & (self.ring.data_len - 1);
+        let first = bytes.len().min(self.ring.data_len - offset);
+        // SAFETY: `first` bytes fit before the data area's end, the rest
+        // (less than the record, which fits the ring) after its start; the
+        // space is free (checked against `tail`), so the recorder is not
+        // reading it; a caller's slice never lies in the ring.
+        unsafe {
+            self.ring.data_at(self.at).copy_from_nonoverlapping(bytes.as_ptr(), first);
+            if first < bytes.len() {
+                self.ring.data_at(self.at + first as u64).copy_from_nonoverlapping(bytes[first..].as_ptr(), bytes.len() - first);
+            }
+        }
+        self.at += bytes.len() as u64;
+    }
+}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        let file_len = RING_HEADER_LEN + self.data_len;
+        if self.epoch == PROCESS_EPOCH.load(Ordering::Relaxed) {
+            // ATOMICS: Release after the last `head`: a recorder that sees
+            // CLOSED with Acquire drains what is left, then removes the file.
+            self.u32_at(ring::CLOSED).store(1, Ordering::Release);
+            // Nobody to drain it: the file goes now.
+            if Registry::current().is_none_or(|r| r.recorder() == 0) {
+                let _ = sys::unlink(ShmPath::ring(self.uid, self.pid, self.tid).as_cstr());
+            }
+        }
+        // SAFETY: this ring's whole mapping, which nothing uses once the
+        // thread-local drops it.
+        let _ = unsafe { sys::munmap(self.base, file_len) };
+    }
+}

@@ -33,12 +33,9 @@ pub(crate) const ID: u16 = u16::MAX;
 pub(crate) const PERF_ID: u64 = u64::MAX - 1;
 
 /// The `trace_entry` every tracepoint's format starts with, as tracefs
-/// shows it: ours too.
-pub(crate) const COMMON_FIELDS: &str = "\
-    \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-    \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-    \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-    \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+/// shows it: ours too. It lives in the core, beside the format text the
+/// shared-memory transport builds with it.
+pub(crate) use usertrace::descriptor::COMMON_FIELDS;
 
 /// The format file's text, as tracefs would show it.
 pub(crate) fn format_text() -> String {

@@ -2,7 +2,9 @@
 //! the registration that was asked for, and a later attempt looks again.
 //!
 //! USERTRACE_TRACEFS points at a scratch directory, so this runs the same on
-//! any host, whether or not it has user_events.
+//! any host, whether or not it has user_events. USERTRACE_TRANSPORT forces
+//! the kernel's path: `auto` would register through shared memory here
+//! (see shm_transport_auto_and_invalid_settings.rs).
 
 use std::path::PathBuf;
 
@@ -26,6 +28,7 @@ fn scratch_tracefs() -> PathBuf {
 fn without_user_events_emits_do_nothing_and_status_says_why_and_a_later_call_retries() {
     let dir = scratch_tracefs();
     std::env::set_var("USERTRACE_TRACEFS", &dir);
+    std::env::set_var("USERTRACE_TRANSPORT", "user_events");
 
     // An empty mount point: tracefs is not mounted.
     let status = usertrace::status();

@@ -290,3 +290,20 @@ pub unsafe fn at_fork_in_child(child: unsafe extern "C" fn()) -> Result<(), Errn
         errno => Err(Errno(errno)),
     }
 }
+
+/// `mkdir(path, 0700)`, then `chmod(path, 0700)` past the umask; an
+/// existing entry is `EEXIST`.
+pub fn make_private_directory(path: &Path) -> Result<(), Errno> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let errno = |e: std::io::Error| Errno(e.raw_os_error().unwrap_or(libc::EIO));
+    std::fs::DirBuilder::new().mode(0o700).create(path).map_err(errno)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700)).map_err(errno)
+}
+
+/// `lstat(path)`: whether it is a directory (a symlink is not), its owner
+/// and its mode bits.
+pub fn directory_owner_and_mode(path: &Path) -> Result<(bool, u32, u32), Errno> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
+    Ok((meta.file_type().is_dir(), meta.uid(), meta.mode() & 0o7777))
+}

@@ -169,3 +169,13 @@ pub fn at_exit(_f: extern "C" fn()) -> Result<(), Errno> {
 pub unsafe fn at_fork_in_child(_child: unsafe extern "C" fn()) -> Result<(), Errno> {
     Err(UNSUPPORTED)
 }
+
+/// Would make a private directory: `ENOSYS`.
+pub fn make_private_directory(_path: &Path) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would look at a directory: `ENOSYS`.
+pub fn directory_owner_and_mode(_path: &Path) -> Result<(bool, u32, u32), Errno> {
+    Err(UNSUPPORTED)
+}

@@ -24,7 +24,6 @@ mod path;
 mod registry;
 mod ring;
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Once, OnceLock};
 
@@ -117,35 +116,30 @@ pub(crate) fn parse_ring_kib(value: Option<&std::ffi::OsStr>) -> Result<usize, E
 fn prepare_directory(uid: u32) -> Result<(), Error> {
     let dir = shm_layout::directory(uid);
     let shown = || dir.display().to_string();
-    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-        // The umask may have taken bits away; 0700 is what the layout says.
-        Ok(()) => {
-            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => {
-            let errno = sys::Errno(e.raw_os_error().unwrap_or(libc::EIO));
-            return Err(Error::SharedMemory { op: "create directory", path: shown(), errno });
-        }
+    match sys::make_private_directory(&dir) {
+        Ok(()) | Err(sys::Errno(libc::EEXIST)) => {}
+        Err(errno) => return Err(Error::SharedMemory { op: "create directory", path: shown(), errno }),
     }
     // Not followed: a symlink there is refused, whatever it points at.
-    let meta = std::fs::symlink_metadata(&dir).map_err(|e| Error::SharedMemory {
-        op: "check directory",
-        path: shown(),
-        errno: sys::Errno(e.raw_os_error().unwrap_or(libc::EIO)),
-    })?;
-    let reason = if !meta.file_type().is_dir() {
-        Some("is not a directory".to_owned())
-    } else if meta.uid() != uid {
-        Some(format!("belongs to uid {}, not {uid}", meta.uid()))
-    } else if meta.mode() & 0o077 != 0 {
-        Some(format!("has mode {:04o}, open to group or others", meta.mode() & 0o7777))
-    } else {
-        None
-    };
-    match reason {
+    let (is_dir, owner, mode) =
+        sys::directory_owner_and_mode(&dir).map_err(|errno| Error::SharedMemory { op: "check directory", path: shown(), errno })?;
+    match unsafe_because(is_dir, owner, mode, uid) {
         Some(reason) => Err(Error::UnsafeDirectory { path: shown(), reason }),
         None => Ok(()),
+    }
+}
+
+/// Why a directory with this type, owner and mode is not safe for user
+/// `uid`'s files, if it is not.
+fn unsafe_because(is_dir: bool, owner: u32, mode: u32, uid: u32) -> Option<String> {
+    if !is_dir {
+        Some("is not a directory".to_owned())
+    } else if owner != uid {
+        Some(format!("belongs to uid {owner}, not {uid}"))
+    } else if mode & 0o077 != 0 {
+        Some(format!("has mode {mode:04o}, open to group or others"))
+    } else {
+        None
     }
 }
 

@@ -26,3 +26,15 @@ fn the_ring_size_is_a_power_of_two_of_kib_clamped_to_what_a_recorder_accepts() {
         assert!(matches!(&err, Error::InvalidSetting { variable: SHM_RING_KIB_ENV, value, .. } if value == bad), "{err:?}");
     }
 }
+
+#[test]
+fn only_a_private_directory_of_ours_is_used() {
+    assert_eq!(unsafe_because(true, 1000, 0o700, 1000), None);
+    assert_eq!(unsafe_because(true, 1000, 0o500, 1000), None);
+    assert_eq!(unsafe_because(false, 1000, 0o700, 1000).as_deref(), Some("is not a directory"));
+    assert_eq!(unsafe_because(true, 0, 0o700, 1000).as_deref(), Some("belongs to uid 0, not 1000"));
+    assert_eq!(unsafe_because(true, 1000, 0o750, 1000).as_deref(), Some("has mode 0750, open to group or others"));
+    assert_eq!(unsafe_because(true, 1000, 0o1777, 1000).as_deref(), Some("has mode 1777, open to group or others"));
+    let err = Error::UnsafeDirectory { path: "/dev/shm/usertrace-1000".into(), reason: "is not a directory".into() };
+    assert_eq!(err.kind(), crate::ErrorKind::PermissionDenied);
+}

@@ -16,6 +16,13 @@
 //! with [`Error::Unavailable`], and [`status()`] says user_events are Linux
 //! only.
 //!
+//! Where the kernel has no user_events (tracefs not mounted, or no
+//! `user_events_data`), tracepoints register through shared memory
+//! instead: a registry file and a ring per thread in `/dev/shm`, which a
+//! recorder reads, with the same one-load disabled check.
+//! `USERTRACE_TRANSPORT` (`auto`, `user_events`, `shm`) picks the
+//! transport, and [`transport()`] says which one is in use and why.
+//!
 //! Events known when the program is built are declared with
 //! [`tracepoints!`] and emitted with [`emit!`]; events defined at run time
 //! come from a [`Provider`] as [`DynamicTracepoint`]s.

@@ -11,10 +11,11 @@
 //! # Files
 //! Every file lives in [`directory`]: `/dev/shm/usertrace-UID`, mode 0700,
 //! owned by the producer's user. Files in it are mode 0600.
-//! - `PID.registry`: one per process, [`REGISTRY_LEN`] bytes: a
-//!   [`RegistryHeader`], then [`SLOTS`] slots of [`SLOT_LEN`] bytes, one
-//!   per registered tracepoint.
-//! - `PID.TID.ring`: one per thread that emitted while enabled: a
+//! - `PID.INSTANCE.registry`: one per program image (see
+//!   [`registry_file_name`]), [`REGISTRY_LEN`] bytes: a [`RegistryHeader`],
+//!   then [`SLOTS`] slots of [`SLOT_LEN`] bytes, one per registered
+//!   tracepoint.
+//! - `PID.INSTANCE.TID.ring`: one per thread that emitted while enabled: a
 //!   [`RingHeader`] page, then the data area, a power of two of bytes.
 //!
 //! # The enable word
@@ -52,14 +53,32 @@ pub fn directory(uid: u32) -> std::path::PathBuf {
 /// at all of them.
 pub const DIRECTORY_PREFIX: &str = "/dev/shm/usertrace-";
 
-/// The registry file of process `pid`, inside [`directory`].
-pub fn registry_file_name(pid: u32) -> String {
-    format!("{pid}{REGISTRY_SUFFIX}")
+/// The registry file of process `pid`'s registry `instance`, inside
+/// [`directory`]. An instance is one program image's registry: an exec
+/// (same pid, new image) or a fork child makes a new one, so a recorder
+/// still reading the old image's rings never mistakes the new one's files
+/// for them.
+pub fn registry_file_name(pid: u32, instance: u32) -> String {
+    format!("{pid}.{instance}{REGISTRY_SUFFIX}")
 }
 
-/// The ring file of thread `tid` of process `pid`, inside [`directory`].
-pub fn ring_file_name(pid: u32, tid: u32) -> String {
-    format!("{pid}.{tid}{RING_SUFFIX}")
+/// The ring file of thread `tid` of process `pid`'s registry `instance`,
+/// inside [`directory`].
+pub fn ring_file_name(pid: u32, instance: u32, tid: u32) -> String {
+    format!("{pid}.{instance}.{tid}{RING_SUFFIX}")
+}
+
+/// The pid and instance in a registry file's name, `PID.INSTANCE.registry`.
+pub fn parse_registry_file_name(name: &str) -> Option<(u32, u32)> {
+    let (pid, instance) = name.strip_suffix(REGISTRY_SUFFIX)?.split_once('.')?;
+    Some((pid.parse().ok()?, instance.parse().ok()?))
+}
+
+/// The pid, instance and tid in a ring file's name, `PID.INSTANCE.TID.ring`.
+pub fn parse_ring_file_name(name: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = name.strip_suffix(RING_SUFFIX)?.split('.');
+    let ids = (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
+    parts.next().is_none().then_some(ids)
 }
 
 /// How registry file names end.
@@ -102,6 +121,8 @@ pub mod registry {
     /// `u32` (atomic): bumped by the producer after each slot change, so
     /// that a recorder rereads the slots only when something changed.
     pub const GENERATION: usize = 28;
+    /// `u32`: the instance its file name carries.
+    pub const INSTANCE: usize = 32;
 }
 
 /// Offsets in a slot.
@@ -240,6 +261,8 @@ pub struct RegistryHeader {
     pub recorder: u32,
     /// The slot generation (see [`registry::GENERATION`]).
     pub generation: u32,
+    /// The instance (see [`registry_file_name`]).
+    pub instance: u32,
 }
 
 impl RegistryHeader {
@@ -260,6 +283,7 @@ impl RegistryHeader {
             start_time: u64_at(bytes, registry::START_TIME),
             recorder: u32_at(bytes, registry::RECORDER),
             generation: u32_at(bytes, registry::GENERATION),
+            instance: u32_at(bytes, registry::INSTANCE),
         })
     }
 }
@@ -431,6 +455,16 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_names_read_back_into_their_ids() {
+        assert_eq!(parse_registry_file_name(&registry_file_name(12, 34)), Some((12, 34)));
+        assert_eq!(parse_ring_file_name(&ring_file_name(12, 34, 56)), Some((12, 34, 56)));
+        assert_eq!(parse_ring_file_name("12.34.ring"), None);
+        assert_eq!(parse_ring_file_name("1.2.3.4.ring"), None);
+        assert_eq!(parse_registry_file_name("12.registry"), None);
+        assert_eq!(parse_registry_file_name("x.1.registry"), None);
+    }
 
     #[test]
     fn a_record_header_reads_back_what_was_written() {

@@ -46,8 +46,13 @@ pub fn dir() -> PathBuf {
     shm_layout::directory(euid())
 }
 
+/// The registry file of `pid` (its one instance), or a path that does not
+/// exist if it has none.
 pub fn registry_path(pid: u32) -> PathBuf {
-    dir().join(shm_layout::registry_file_name(pid))
+    let found = std::fs::read_dir(dir()).into_iter().flatten().flatten().map(|e| e.path()).find(|p| {
+        p.file_name().and_then(|n| n.to_str()).and_then(shm_layout::parse_registry_file_name).is_some_and(|(p, _)| p == pid)
+    });
+    found.unwrap_or_else(|| dir().join(format!("{pid}.none{}", shm_layout::REGISTRY_SUFFIX)))
 }
 
 /// The enable word at `word`, as the recorder would set it.

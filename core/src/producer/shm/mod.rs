@@ -32,7 +32,7 @@ use registry::Registry;
 
 use super::field::Field;
 use super::value::Value;
-use crate::shm_layout::{self, MAX_DESCRIPTOR_LEN, MAX_RING_DATA_LEN, MIN_RING_DATA_LEN, REGISTRY_SUFFIX, RING_SUFFIX, UNREGISTER_WAIT_MS};
+use crate::shm_layout::{self, MAX_DESCRIPTOR_LEN, MAX_RING_DATA_LEN, MIN_RING_DATA_LEN, RING_SUFFIX, UNREGISTER_WAIT_MS};
 use crate::sys;
 use crate::Error;
 
@@ -85,8 +85,9 @@ fn open_registry() -> Result<Registry, Error> {
     remove_stale_files(uid);
     install_handlers()?;
     let pid = sys::pid();
-    let path = ShmPath::registry(uid, pid);
-    let registry = Registry::create(&path, pid).map_err(|(op, errno)| Error::SharedMemory { op, path: path.display(), errno })?;
+    let instance = Registry::new_instance();
+    let path = ShmPath::registry(uid, pid, instance);
+    let registry = Registry::create(&path, pid, instance).map_err(|(op, errno)| Error::SharedMemory { op, path: path.display(), errno })?;
     registry.publish();
     Ok(registry)
 }
@@ -143,23 +144,32 @@ fn unsafe_because(is_dir: bool, owner: u32, mode: u32, uid: u32) -> Option<Strin
     }
 }
 
-/// Removes the files of processes that no longer exist (crashed, so their
-/// exit handler never ran), and this pid's rings from before an exec. One
-/// `kill(pid, 0)` per file: cheap, and only at the first registration.
+/// Removes the files that nobody will read: those of processes that no
+/// longer exist (crashed, so their exit handler never ran) and this pid's
+/// from before an exec (an exec runs no exit handler), unless a recorder
+/// holds their registry, which then reads what is left and removes them.
+/// One `kill(pid, 0)` per file: cheap, and only at the first registration.
 fn remove_stale_files(uid: u32) {
-    let Ok(entries) = std::fs::read_dir(shm_layout::directory(uid)) else { return };
+    let dir = shm_layout::directory(uid);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
     let me = sys::pid();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if !(name.ends_with(REGISTRY_SUFFIX) || name.ends_with(RING_SUFFIX)) {
-            continue;
-        }
-        let Some(pid) = name.split('.').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if pid == me || !sys::process_exists(pid) {
+        let ids = shm_layout::parse_registry_file_name(name).or_else(|| shm_layout::parse_ring_file_name(name).map(|(p, i, _)| (p, i)));
+        let Some((pid, instance)) = ids else { continue };
+        if (pid == me || !sys::process_exists(pid)) && !recorder_holds(&dir.join(shm_layout::registry_file_name(pid, instance))) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+/// Whether the registry file at `path` names a recorder that still runs.
+fn recorder_holds(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::FileExt;
+    let mut word = [0u8; 4];
+    let read = std::fs::File::open(path).and_then(|f| f.read_exact_at(&mut word, shm_layout::registry::RECORDER as u64));
+    read.is_ok() && matches!(u32::from_ne_bytes(word), r if r != 0 && sys::process_exists(r))
 }
 
 /// The exit and fork handlers, once per process (a fork child inherits
@@ -177,19 +187,21 @@ fn install_handlers() -> Result<(), Error> {
     result
 }
 
-/// At exit: this process's registry goes; so do its rings, unless a
-/// recorder holds the registry, which drains and removes them itself.
+/// At exit: this process's registry and rings go, unless a recorder holds
+/// the registry: it needs the slots to read what is left in the rings, and
+/// removes both once it has.
 extern "C" fn remove_files_at_exit() {
     // Nothing here may unwind into libc.
     let _ = std::panic::catch_unwind(|| {
         let Some(registry) = Registry::current() else { return };
         let (uid, pid) = (UID.load(Ordering::Relaxed), sys::pid());
-        let _ = sys::unlink(ShmPath::registry(uid, pid).as_cstr());
         if registry.recorder() != 0 {
             return;
         }
+        let instance = registry.instance();
+        let _ = sys::unlink(ShmPath::registry(uid, pid, instance).as_cstr());
         let Ok(entries) = std::fs::read_dir(shm_layout::directory(uid)) else { return };
-        let prefix = format!("{pid}.");
+        let prefix = format!("{pid}.{instance}.");
         for entry in entries.flatten() {
             let name = entry.file_name();
             if name.to_str().is_some_and(|n| n.starts_with(&prefix) && n.ends_with(RING_SUFFIX)) {
@@ -209,8 +221,9 @@ unsafe extern "C" fn after_fork_in_child() {
     ring::abandon_rings_after_fork();
     let Some(parent) = Registry::current() else { return };
     let pid = sys::pid();
-    let path = ShmPath::registry(UID.load(Ordering::Relaxed), pid);
-    match Registry::create(&path, pid) {
+    let instance = Registry::new_instance();
+    let path = ShmPath::registry(UID.load(Ordering::Relaxed), pid, instance);
+    match Registry::create(&path, pid, instance) {
         Ok(child) => {
             child.copy_slots_from(parent);
             child.publish();

@@ -9,8 +9,8 @@ use std::ffi::CStr;
 
 use crate::shm_layout::{DIRECTORY_PREFIX, REGISTRY_SUFFIX, RING_SUFFIX};
 
-/// Longer than the longest path: the prefix (19), three u32s (30), a `/`,
-/// a `.` and the longest suffix (9), and the NUL.
+/// Longer than the longest path: the prefix (19), four u32s (40), a `/`,
+/// two `.` and the longest suffix (9), and the NUL.
 const CAPACITY: usize = 80;
 
 /// A NUL-terminated path in a stack buffer.
@@ -28,20 +28,24 @@ impl ShmPath {
         path
     }
 
-    /// `/dev/shm/usertrace-UID/PID.registry`.
-    pub(crate) fn registry(uid: u32, pid: u32) -> ShmPath {
+    /// `/dev/shm/usertrace-UID/PID.INSTANCE.registry`.
+    pub(crate) fn registry(uid: u32, pid: u32, instance: u32) -> ShmPath {
         let mut path = ShmPath::directory(uid);
         path.push(b"/");
         path.push_u32(pid);
+        path.push(b".");
+        path.push_u32(instance);
         path.push(REGISTRY_SUFFIX.as_bytes());
         path
     }
 
-    /// `/dev/shm/usertrace-UID/PID.TID.ring`.
-    pub(crate) fn ring(uid: u32, pid: u32, tid: u32) -> ShmPath {
+    /// `/dev/shm/usertrace-UID/PID.INSTANCE.TID.ring`.
+    pub(crate) fn ring(uid: u32, pid: u32, instance: u32, tid: u32) -> ShmPath {
         let mut path = ShmPath::directory(uid);
         path.push(b"/");
         path.push_u32(pid);
+        path.push(b".");
+        path.push_u32(instance);
         path.push(b".");
         path.push_u32(tid);
         path.push(RING_SUFFIX.as_bytes());
@@ -91,9 +95,9 @@ mod tests {
     #[test]
     fn paths_are_the_names_the_layout_gives() {
         assert_eq!(ShmPath::directory(1000).display(), directory(1000).display().to_string());
-        let registry = directory(0).join(registry_file_name(4_294_967_295));
-        assert_eq!(ShmPath::registry(0, u32::MAX).display(), registry.display().to_string());
-        let ring = directory(u32::MAX).join(ring_file_name(u32::MAX, u32::MAX));
-        assert_eq!(ShmPath::ring(u32::MAX, u32::MAX, u32::MAX).display(), ring.display().to_string());
+        let registry = directory(0).join(registry_file_name(4_294_967_295, 7));
+        assert_eq!(ShmPath::registry(0, u32::MAX, 7).display(), registry.display().to_string());
+        let ring = directory(u32::MAX).join(ring_file_name(u32::MAX, u32::MAX, u32::MAX));
+        assert_eq!(ShmPath::ring(u32::MAX, u32::MAX, u32::MAX, u32::MAX).display(), ring.display().to_string());
     }
 }

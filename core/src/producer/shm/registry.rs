@@ -51,7 +51,7 @@ impl Registry {
     /// replacing a file of that name. Allocates nothing and makes only
     /// async-signal-safe calls: the fork child uses it. On failure, says
     /// which call failed.
-    pub(crate) fn create(path: &ShmPath, pid: u32) -> Result<Registry, (&'static str, Errno)> {
+    pub(crate) fn create(path: &ShmPath, pid: u32, instance: u32) -> Result<Registry, (&'static str, Errno)> {
         let path = path.as_cstr();
         // A file of this pid is stale: a crashed process's, or this
         // process's before an exec. Never reused: O_EXCL makes a new one.
@@ -66,12 +66,18 @@ impl Registry {
         // The mapping stays after the descriptor closes.
         drop(fd);
         let registry = Registry(base);
-        // SAFETY: the header's first 8 bytes are inside the fresh mapping,
-        // which nothing else in this process references yet.
-        unsafe { base.as_ptr().copy_from_nonoverlapping(REGISTRY_MAGIC.as_ptr(), REGISTRY_MAGIC.len()) };
         registry.u32_at(registry::PID).store(pid, Ordering::Relaxed);
         registry.u32_at(registry::SLOT_COUNT).store(SLOTS as u32, Ordering::Relaxed);
         registry.u64_at(registry::START_TIME).store(start_time(), Ordering::Relaxed);
+        registry.u32_at(registry::INSTANCE).store(instance, Ordering::Relaxed);
+        // The magic last, after a Release fence: a recorder that finds the
+        // file between its creation and here sees no magic and looks again
+        // later, rather than a pid with no start time, which would read as
+        // a process that is gone.
+        std::sync::atomic::fence(Ordering::Release);
+        // SAFETY: the header's first 8 bytes are inside the fresh mapping,
+        // which nothing else in this process references yet.
+        unsafe { base.as_ptr().copy_from_nonoverlapping(REGISTRY_MAGIC.as_ptr(), REGISTRY_MAGIC.len()) };
         Ok(registry)
     }
 
@@ -94,6 +100,17 @@ impl Registry {
 
     fn state(&self, index: usize) -> &AtomicU32 {
         self.u32_at(Self::slot_offset(index) + slot::STATE)
+    }
+
+    /// The instance its file name carries.
+    pub(crate) fn instance(&self) -> u32 {
+        self.u32_at(registry::INSTANCE).load(Ordering::Relaxed)
+    }
+
+    /// A new instance number: the low bits of the monotonic clock, which
+    /// differ between two images of one pid (async-signal-safe).
+    pub(crate) fn new_instance() -> u32 {
+        sys::monotonic_ns() as u32
     }
 
     /// The pid of the recorder holding this registry, or 0.
@@ -188,6 +205,11 @@ impl Registry {
             unsafe { self.0.as_ptr().add(at + 4).copy_from_nonoverlapping(from.0.as_ptr().add(at + 4), SLOT_LEN - 4) };
             self.state(index).store(slot::STATE_LIVE, Ordering::Release);
         }
+        // The parent's recorder records the child too (as the kernel copies
+        // a parent's enablers into its child): so the child's files are left
+        // for it at exit, even if the child exits before it is found.
+        // ATOMICS: Release, before the generation's Release that publishes it.
+        self.u32_at(registry::RECORDER).store(from.recorder(), Ordering::Release);
         self.bump_generation();
     }
 

@@ -79,6 +79,8 @@ struct Ring {
     epoch: u32,
     uid: u32,
     pid: u32,
+    /// Its registry's instance, which its file name carries.
+    instance: u32,
     tid: u32,
 }
 
@@ -87,8 +89,10 @@ impl Ring {
     #[inline(never)]
     fn create(epoch: u32) -> Result<Ring, Error> {
         let (uid, pid, tid) = (sys::euid(), sys::pid(), sys::tid());
+        // An emit comes after a registration, which made the registry.
+        let instance = Registry::current().map_or(0, |r| r.instance());
         let data_len = DATA_LEN.load(Ordering::Relaxed);
-        let path = ShmPath::ring(uid, pid, tid);
+        let path = ShmPath::ring(uid, pid, instance, tid);
         let failed = |op, errno| Error::SharedMemory { op, path: path.display(), errno };
         // A file of this name is a dead thread's of an earlier image of
         // this pid (before an exec): replaced, never reused.
@@ -110,7 +114,7 @@ impl Ring {
                 return Err(failed("mmap", errno));
             }
         };
-        let ring = Ring { base, data_len, head: 0, epoch, uid, pid, tid };
+        let ring = Ring { base, data_len, head: 0, epoch, uid, pid, instance, tid };
         // SAFETY: the magic's 8 bytes start the fresh mapping, which no
         // one else references yet.
         unsafe { base.as_ptr().copy_from_nonoverlapping(RING_MAGIC.as_ptr(), RING_MAGIC.len()) };
@@ -212,7 +216,7 @@ impl Drop for Ring {
             self.u32_at(ring::CLOSED).store(1, Ordering::Release);
             // Nobody to drain it: the file goes now.
             if Registry::current().is_none_or(|r| r.recorder() == 0) {
-                let _ = sys::unlink(ShmPath::ring(self.uid, self.pid, self.tid).as_cstr());
+                let _ = sys::unlink(ShmPath::ring(self.uid, self.pid, self.instance, self.tid).as_cstr());
             }
         }
         // SAFETY: this ring's whole mapping, which nothing uses once the

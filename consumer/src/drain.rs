@@ -37,6 +37,7 @@ use super::processes::ProcessInfo;
 use super::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MISC_COMM_EXEC, PERF_RECORD_SAMPLE};
 use super::ring::Ring;
 use super::sched_scope::{is_sched, SchedScope};
+use super::shm::{Item as ShmItem, ShmSource};
 use super::select::{load_with_text, scan};
 use super::sys;
 
@@ -173,6 +174,11 @@ pub(crate) struct Drain {
     pub attached: Vec<Attached>,
     /// With `--sched`: whose scheduling the scheduler tracepoints keep.
     pub sched: Option<SchedScope>,
+    /// Producers on the shared-memory transport, read with the rings.
+    pub shm: ShmSource,
+    /// Whether the last read of the shared-memory rings found records: it
+    /// has no wakeup, so the drain then waits less.
+    pub shm_busy: bool,
 }
 
 impl Drain {
@@ -213,7 +219,30 @@ impl Drain {
             self.attached.push(Attached { format, ids, window: attachment.window, time_ns: sys::monotonic_ns() });
             self.attachments.push(attachment);
         }
+        self.attach_shm();
         Ok(())
+    }
+
+    /// Takes shared-memory producers that appeared and attaches their
+    /// matching tracepoints. Each new process is a new registry (unlike a
+    /// user_events tracepoint, which covers every process once attached),
+    /// so this runs at every rescan interval whatever the patterns.
+    fn attach_shm(&mut self) {
+        let new = self.shm.attach_new();
+        self.take_shm_formats(new);
+    }
+
+    /// Describes formats made for shared-memory producers, and tells the
+    /// session's thread of them.
+    fn take_shm_formats(&mut self, formats: Vec<super::shm::NewFormat>) {
+        for new in formats {
+            if let Some(archive) = &mut self.archive {
+                archive.describe_tracepoint(&[new.perf_id], &sys::tracepoint_attr(new.format.id), &new.format, &new.text);
+            }
+            // Its enable words were written before any event of it could be:
+            // nothing written after they flipped can be missed.
+            self.attached.push(Attached { format: new.format, ids: vec![new.perf_id], window: Window::Held, time_ns: sys::monotonic_ns() });
+        }
     }
 
     /// The drain thread's loop: a round per wakeup (data, an announced
@@ -244,6 +273,10 @@ impl Drain {
                 if let Err(e) = self.wait_and_attach() {
                     let _ = rounds.send(Err(e));
                 }
+            } else {
+                // Producers that wrote and exited since the last look (fork
+                // children) are read in this last round.
+                self.attach_shm();
             }
             let mut round = Round { attached: std::mem::take(&mut self.attached), ..Round::default() };
             self.described.next_round();
@@ -311,12 +344,16 @@ impl Drain {
         fds.extend(self.attach_requests.as_ref().map(|r| r.as_fd()));
         // The stop flag is looked at between waits: a short one keeps the
         // end of a recording prompt.
-        let wait = self.rescan_interval.min(Duration::from_millis(50)).as_millis() as i32;
+        let wait = if self.shm_busy { 1 } else { self.rescan_interval.min(Duration::from_millis(50)).as_millis() as i32 };
         sys::poll_readable(&fds, wait).map_err(|e| Error::Perf { op: "poll", cpu: 0, errno: e })?;
         drop(fds);
         let announced = self.attach_requests.as_ref().is_some_and(|r| r.drain() > 0);
-        if announced || (self.rescan && self.last_scan.elapsed() >= self.rescan_interval) {
+        let due = self.last_scan.elapsed() >= self.rescan_interval;
+        if announced || (self.rescan && due) {
             self.attach_new()?;
+        } else if due {
+            self.last_scan = Instant::now();
+            self.attach_shm();
         }
         Ok(())
     }
@@ -364,36 +401,67 @@ impl Drain {
         }
     }
 
-    /// Copies every ring's published records into `round`.
+    /// Copies every ring's published records into `round`: the perf rings,
+    /// then the shared-memory ones.
     fn read_rings(&mut self, round: &mut Round) {
         for r in &mut self.rings {
             let cpu = r.cpu;
             for sideband in [true, false] {
                 let ring = if sideband { &mut r.sideband_ring } else { &mut r.events_ring };
-                let (described, archive, sched) = (&mut self.described, &mut self.archive, &mut self.sched);
-                let result = ring.drain(|bytes| {
-                    if let Some(scope) = sched.as_mut() {
-                        scope.observe(bytes);
-                    }
-                    if let Some(info) = description_needed(bytes, described) {
-                        let time = sample_time(bytes);
-                        if let (Some(archive), Some(pid)) = (archive.as_mut(), pid_of(bytes)) {
-                            archive.process(pid, time, cpu, &info);
-                        }
-                        round.described.push((round.bytes.len(), info));
-                    }
-                    if let Some(archive) = archive.as_mut() {
-                        archive.copy(bytes);
-                    }
-                    round.bytes.extend_from_slice(bytes);
-                });
+                let mut taker = RecordTaker { described: &mut self.described, archive: &mut self.archive, sched: &mut self.sched, round: &mut *round };
+                let result = ring.drain(|bytes| taker.take(bytes, cpu));
                 if result.is_err() {
                     round.broken_rings += 1;
                 }
                 round.segments.push(Segment { cpu, sideband, end: round.bytes.len() });
             }
         }
+        let before = round.bytes.len();
+        let malformed = self.shm.malformed;
+        let mut taker = RecordTaker { described: &mut self.described, archive: &mut self.archive, sched: &mut self.sched, round: &mut *round };
+        let new = self.shm.read(|item| match item {
+            ShmItem::Record(bytes) => taker.take(bytes, sample_cpu(bytes).unwrap_or(0)),
+            ShmItem::EndOfRing { cpu } => {
+                let end = taker.round.bytes.len();
+                taker.round.segments.push(Segment { cpu, sideband: false, end });
+            }
+        });
+        round.broken_rings += self.shm.malformed - malformed;
+        self.shm_busy = round.bytes.len() > before;
+        self.take_shm_formats(new);
     }
+}
+
+/// What happens to each record read, whichever ring it came from.
+struct RecordTaker<'a> {
+    described: &'a mut Described,
+    archive: &'a mut Option<Archive>,
+    sched: &'a mut Option<SchedScope>,
+    round: &'a mut Round,
+}
+
+impl RecordTaker<'_> {
+    fn take(&mut self, bytes: &[u8], cpu: u32) {
+        if let Some(scope) = self.sched.as_mut() {
+            scope.observe(bytes);
+        }
+        if let Some(info) = description_needed(bytes, self.described) {
+            let time = sample_time(bytes);
+            if let (Some(archive), Some(pid)) = (self.archive.as_mut(), pid_of(bytes)) {
+                archive.process(pid, time, cpu, &info);
+            }
+            self.round.described.push((self.round.bytes.len(), info));
+        }
+        if let Some(archive) = self.archive.as_mut() {
+            archive.copy(bytes);
+        }
+        self.round.bytes.extend_from_slice(bytes);
+    }
+}
+
+/// A sample's CPU (after id, pid, tid and time).
+fn sample_cpu(record: &[u8]) -> Option<u32> {
+    (u32_at(record, 0)? == PERF_RECORD_SAMPLE).then(|| u32_at(record, HEADER_LEN + 24)).flatten()
 }
 
 fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {

@@ -36,6 +36,7 @@ pub mod record;
 mod ring;
 mod sched_scope;
 mod select;
+mod shm;
 mod session;
 mod sys;
 mod threads;

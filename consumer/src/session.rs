@@ -50,6 +50,7 @@ use super::ring::Ring;
 use usertrace::Pattern;
 
 use super::sched_scope::{SchedScope, SCHED_PATTERNS};
+use super::shm::ShmSource;
 use super::select::systems_of;
 use super::threads::ThreadTable;
 use usertrace::Errno;
@@ -281,7 +282,14 @@ impl Session {
         }
         let tracefs = match &options.tracefs {
             Some(t) => t.clone(),
-            None => find_tracefs()?,
+            // Without user_events, producers use shared memory, which needs
+            // no tracefs: the session records them alone (and the scheduler
+            // tracepoints, if asked for, are found missing).
+            None => match find_tracefs() {
+                Ok(t) => t,
+                Err(Error::Unavailable(status)) if !options.sched => status.tracefs.clone().unwrap_or_else(|| "/sys/kernel/tracing".into()),
+                Err(e) => return Err(e),
+            },
         };
         let cpus = sys::online_cpus().map_err(|error| Error::Io { path: "/sys/devices/system/cpu/online".into(), error })?;
         let pages = options.ring_pages.max(1).next_power_of_two();
@@ -339,6 +347,7 @@ impl Session {
         };
 
         let systems = systems_of(&patterns);
+        let shm_patterns = patterns.clone();
         let rescan = patterns.iter().any(|p| p.is_glob()) || options.wait_for_exact;
         let mut drain = Drain {
             tracefs,
@@ -356,11 +365,14 @@ impl Session {
             described: Described::default(),
             attached: Vec::new(),
             sched: options.sched.then(SchedScope::default),
+            shm: ShmSource::new(shm_patterns),
+            shm_busy: false,
         };
         drain.attach_new()?;
         if !options.wait_for_exact {
             for p in drain.patterns.iter().filter(|p| !p.is_glob()) {
-                if !drain.attachments.iter().any(|a| p.matches(&a.format.system, &a.format.name)) {
+                let attached = drain.attachments.iter().map(|a| &a.format).chain(drain.shm.formats());
+                if !attached.into_iter().any(|f| p.matches(&f.system, &f.name)) {
                     return Err(Error::UnknownEvent { name: p.as_str().to_owned() });
                 }
             }

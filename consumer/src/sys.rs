@@ -323,6 +323,52 @@ pub fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
     Some(cpus)
 }
 
+/// Writes `value` into the 4-byte word at `address` in process `pid`, as
+/// ptrace would: the kernel allows it only to a caller with ptrace rights
+/// over `pid` (PTRACE_MODE_ATTACH_REALCREDS), what `perf record -p` needs.
+pub fn write_process_word(pid: u32, address: u64, value: u32) -> Result<(), Errno> {
+    let bytes = value.to_ne_bytes();
+    let local = libc::iovec { iov_base: bytes.as_ptr() as *mut libc::c_void, iov_len: 4 };
+    let remote = libc::iovec { iov_base: address as usize as *mut libc::c_void, iov_len: 4 };
+    // SAFETY: `local` points at 4 readable bytes that outlive the call;
+    // `remote` names memory in another process, which the kernel checks.
+    let written = unsafe { libc::process_vm_writev(pid as libc::pid_t, &local, 1, &remote, 1, 0) };
+    match written {
+        4 => Ok(()),
+        -1 => Err(last_errno()),
+        _ => Err(Errno(libc::EFAULT)),
+    }
+}
+
+/// Reads the 4-byte word at `address` in process `pid`; the same rights
+/// as [`write_process_word`].
+pub fn read_process_word(pid: u32, address: u64) -> Result<u32, Errno> {
+    let mut bytes = [0u8; 4];
+    let local = libc::iovec { iov_base: bytes.as_mut_ptr().cast(), iov_len: 4 };
+    let remote = libc::iovec { iov_base: address as usize as *mut libc::c_void, iov_len: 4 };
+    // SAFETY: `local` points at 4 writable bytes that outlive the call;
+    // `remote` names memory in another process, which the kernel checks.
+    let read = unsafe { libc::process_vm_readv(pid as libc::pid_t, &local, 1, &remote, 1, 0) };
+    match read {
+        4 => Ok(u32::from_ne_bytes(bytes)),
+        -1 => Err(last_errno()),
+        _ => Err(Errno(libc::EFAULT)),
+    }
+}
+
+/// Whether process `pid` exists (a zombie counts until it is reaped).
+pub fn process_exists(pid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let result = unsafe { libc::kill(pid as libc::pid_t, 0) };
+    result == 0 || last_errno().0 != libc::ESRCH
+}
+
+/// This process's effective user id.
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

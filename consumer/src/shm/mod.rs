@@ -1,0 +1,436 @@
+//! The recorder's side of the shared-memory transport: producers on a
+//! kernel without user_events, found in `/dev/shm/usertrace-UID`, their
+//! tracepoints attached by writing their enable words, their rings read
+//! into the same rounds as the perf rings.
+//!
+//! Each event read from a ring becomes the perf SAMPLE the kernel would
+//! have written for a user_events hit (same sample layout, `trace_entry`
+//! and payload), under a tracepoint id and perf id of our own, and each
+//! rise in a ring's loss count becomes a LOST record. From there on the
+//! session cannot tell the transports apart: the same orderer puts these
+//! samples in one time order with the kernel's sideband (both clocks are
+//! CLOCK_MONOTONIC), the same thread table names them, and the archive
+//! writes them with a format text that perf reads.
+//!
+//! The layout and the protocol are `usertrace::shm_layout`'s. Everything a
+//! producer wrote is checked before use, and what one read copies is
+//! bounded by its ring's size: a producer can make us neither block nor
+//! allocate without bound.
+
+mod producer;
+mod ring;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use usertrace::shm_layout::{parse_registry_file_name, parse_ring_file_name, DIRECTORY_PREFIX};
+use usertrace::Pattern;
+
+use crate::format::EventFormat;
+use crate::record::{PERF_RECORD_LOST, PERF_RECORD_SAMPLE};
+use crate::sys;
+use producer::{KnownSlot, Producer, Refusal};
+use ring::ShmRing;
+
+/// The system the events show under, as user_events would name it.
+const SYSTEM: &str = "user_events";
+/// Tracepoint ids of our own count down from here: far above what any
+/// kernel hands out, below `usertrace:process`'s `u16::MAX`.
+const FIRST_ID: u16 = u16::MAX - 1;
+/// Perf ids of our own count down from here, below the archive's own.
+const FIRST_PERF_ID: u64 = u64::MAX - 16;
+
+/// A format the session attached through shared memory.
+#[derive(Clone)]
+pub(crate) struct Attached {
+    pub(crate) format: Arc<EventFormat>,
+    pub(crate) perf_id: u64,
+}
+
+/// What [`ShmSource::attach_new`] found that the session must know of.
+pub(crate) struct NewFormat {
+    pub(crate) format: Arc<EventFormat>,
+    pub(crate) perf_id: u64,
+    /// The format file's text, for the archive.
+    pub(crate) text: String,
+}
+
+/// Something read from the rings, in ring order.
+pub(crate) enum Item<'a> {
+    /// A perf record (SAMPLE or LOST) built from a ring's bytes.
+    Record(&'a [u8]),
+    /// The end of one ring's records; they were written on `cpu` last.
+    EndOfRing { cpu: u32 },
+}
+
+/// Every producer the recorder holds, and the formats it made for them.
+pub(crate) struct ShmSource {
+    recorder: u32,
+    /// The session's patterns: which tracepoints to attach.
+    patterns: Vec<Pattern>,
+    /// Directories to look in: ours, or every user's when we are root.
+    all_users: bool,
+    producers: Vec<Producer>,
+    /// Registries looked at and not taken, by path, with why; not retried.
+    refused: HashMap<PathBuf, String>,
+    /// Formats by descriptor: the same tracepoint in two processes is one
+    /// format, as one user_events event would be.
+    formats: HashMap<String, Attached>,
+    next_id: u16,
+    next_perf_id: u64,
+    /// Malformed records and rings seen.
+    pub(crate) malformed: u64,
+    /// When the session began, CLOCK_MONOTONIC.
+    started_ns: u64,
+    scratch: Vec<u8>,
+    record: Vec<u8>,
+}
+
+impl ShmSource {
+    pub(crate) fn new(patterns: Vec<Pattern>) -> ShmSource {
+        ShmSource {
+            recorder: std::process::id(),
+            patterns,
+            all_users: sys::effective_uid() == 0,
+            producers: Vec::new(),
+            refused: HashMap::new(),
+            formats: HashMap::new(),
+            next_id: FIRST_ID,
+            next_perf_id: FIRST_PERF_ID,
+            malformed: 0,
+            started_ns: sys::monotonic_ns(),
+            scratch: Vec::new(),
+            record: Vec::new(),
+        }
+    }
+
+    /// Every format attached so far.
+    pub(crate) fn formats(&self) -> impl Iterator<Item = &Arc<EventFormat>> {
+        self.formats.values().map(|a| &a.format)
+    }
+
+    fn directories(&self) -> Vec<PathBuf> {
+        if !self.all_users {
+            return vec![usertrace::shm_layout::directory(sys::effective_uid())];
+        }
+        let (parent, prefix) = DIRECTORY_PREFIX.rsplit_once('/').expect("an absolute prefix");
+        let Ok(entries) = std::fs::read_dir(parent) else { return Vec::new() };
+        entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with(prefix)).map(|e| e.path()).collect()
+    }
+
+    /// Takes registries that appeared, drops producers that are gone, and
+    /// attaches every live slot that matches `patterns`; returns the formats
+    /// made for the first time.
+    pub(crate) fn attach_new(&mut self) -> Vec<NewFormat> {
+        for dir in self.directories() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if entry.file_name().to_str().and_then(parse_registry_file_name).is_none()
+                    || self.producers.iter().any(|p| p.path == path)
+                    || self.refused.contains_key(&path)
+                {
+                    continue;
+                }
+                match Producer::open(&path) {
+                    Ok(producer) => self.producers.push(producer),
+                    Err(Refusal::Held { recorder }) => {
+                        self.refused.insert(path, format!("recorded by another usertrace (pid {recorder})"));
+                    }
+                    Err(Refusal::Unfinished) => {}
+                    Err(Refusal::Malformed(why)) => {
+                        self.refused.insert(path, why);
+                    }
+                }
+            }
+        }
+        // A new producer's slots are read at once: its rings may already
+        // hold records (a fork child that wrote before we looked). A known
+        // one's are read after its rings, in `read`: records written before
+        // a slot changed are then decoded by what the slot was.
+        let mut new = Vec::new();
+        let mut index = 0;
+        while index < self.producers.len() {
+            if self.producers[index].generation_read() {
+                self.producers[index].slots_due = true;
+            } else if let Err(refusal) = self.attach_slots(index, &mut new) {
+                let gone = self.producers.swap_remove(index);
+                self.refused.insert(gone.path, refusal);
+                continue;
+            }
+            index += 1;
+        }
+        new
+    }
+
+    /// Whether every ring of producer `index` has been read to its end.
+    fn drained(&self, index: usize) -> bool {
+        self.producers[index].rings.iter().all(ShmRing::is_empty)
+    }
+
+    /// Attaches the changed slots of producer `index` that match; takes
+    /// the producer at its first match. Err: another recorder holds it.
+    fn attach_slots(&mut self, index: usize, new: &mut Vec<NewFormat>) -> Result<(), String> {
+        self.producers[index].slots_due = false;
+        let changed = self.producers[index].changed_slots();
+        for (slot_index, slot) in changed {
+            let Ok(slot) = slot else {
+                self.malformed += 1;
+                continue;
+            };
+            let Ok((name, fields)) = usertrace::descriptor::parse_descriptor(&slot.descriptor) else {
+                self.malformed += 1;
+                continue;
+            };
+            let matches = self.patterns.iter().any(|p| p.matches(SYSTEM, &name));
+            if matches && !self.producers[index].held {
+                if let Err(Refusal::Held { recorder }) = self.producers[index].claim(self.recorder) {
+                    return Err(format!("recorded by another usertrace (pid {recorder})"));
+                }
+            }
+            let producer = &self.producers[index];
+            if !matches {
+                // A recorder that died may have left it on: off, so the
+                // producer does not fill a ring that nobody reads. (Only
+                // in a producer we hold: another recorder's are its own.)
+                if producer.held && sys::read_process_word(producer.pid, slot.enable_address).is_ok_and(|w| w & 1 != 0) {
+                    let _ = producer.write_enable(slot_index, slot.enable_address, 0);
+                }
+                self.producers[index].slots[slot_index] = Some(KnownSlot { slot, attached: None, enabled: false });
+                continue;
+            }
+            // Without ptrace rights over it the kernel refuses the writes:
+            // the rule `perf record -p` follows. Its events are not ours.
+            // (One that has exited is read, never written: the files'
+            // owner-only mode is then the rule.)
+            let alive = producer.is_alive();
+            if let Err(errno) = if alive { producer.check_rights(slot.enable_address) } else { Ok(()) } {
+                self.refused.insert(producer.path.clone(), format!("its memory is not ours to write ({errno})"));
+                continue;
+            }
+            let attached = match self.formats.get(&slot.descriptor) {
+                Some(a) => a.clone(),
+                None => {
+                    let id = self.next_id;
+                    let text = usertrace::descriptor::tracefs_format(SYSTEM, &name, id, &fields);
+                    let Ok(format) = EventFormat::parse(SYSTEM, &text) else {
+                        self.malformed += 1;
+                        continue;
+                    };
+                    self.next_id -= 1;
+                    let attached = Attached { format: Arc::new(format), perf_id: self.next_perf_id };
+                    self.next_perf_id -= 1;
+                    self.formats.insert(slot.descriptor.clone(), attached.clone());
+                    new.push(NewFormat { format: attached.format.clone(), perf_id: attached.perf_id, text });
+                    attached
+                }
+            };
+            // A process that has exited is only read (a fork child that
+            // wrote and left before we looked).
+            let enabled = alive && producer.write_enable(slot_index, slot.enable_address, 1).is_ok();
+            self.producers[index].slots[slot_index] = Some(KnownSlot { slot, attached: Some(attached), enabled });
+        }
+        Ok(())
+    }
+
+    /// Reads every held producer's rings, in turn, into perf records; then
+    /// applies the slot changes a rescan found, and lets go of producers
+    /// that are gone and read to the end. Returns the formats made anew.
+    pub(crate) fn read(&mut self, mut each: impl FnMut(Item<'_>)) -> Vec<NewFormat> {
+        self.map_new_rings();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut record = std::mem::take(&mut self.record);
+        for producer in self.producers.iter_mut().filter(|p| p.held) {
+            let pid = producer.pid;
+            let mut finished = Vec::new();
+            for (ring_index, ring) in producer.rings.iter_mut().enumerate() {
+                // Closed is read before the records: whatever the thread wrote
+                // before closing is then among them.
+                let closed = ring.closed();
+                if ring.take(&mut scratch).is_err() {
+                    self.malformed += 1;
+                }
+                for item in ring::records(&scratch) {
+                    let Ok((header, payload)) = item else {
+                        self.malformed += 1;
+                        break;
+                    };
+                    let Some(attached) = producer.slots.get(header.slot as usize).and_then(|s| s.as_ref()).and_then(|s| s.attached.as_ref()) else {
+                        // A slot we did not attach (or no longer know).
+                        continue;
+                    };
+                    // Written for an earlier recording (a stale file, a ring
+                    // a recorder that died left full): not part of this one.
+                    if header.time_ns < self.started_ns {
+                        continue;
+                    }
+                    ring.last_cpu = header.cpu;
+                    sample(&mut record, attached, pid, ring.tid, header.time_ns, header.cpu, payload);
+                    each(Item::Record(&record));
+                }
+                let lost = ring.new_losses();
+                if lost > 0 {
+                    let perf_id = self.formats.values().next().map_or(FIRST_PERF_ID, |a| a.perf_id);
+                    lost_record(&mut record, perf_id, pid, ring.tid, sys::monotonic_ns(), ring.last_cpu, lost);
+                    each(Item::Record(&record));
+                }
+                each(Item::EndOfRing { cpu: ring.last_cpu });
+                if closed {
+                    finished.push(ring_index);
+                }
+            }
+            for ring_index in finished.into_iter().rev() {
+                // The thread is gone and its ring read to the end.
+                producer.rings.swap_remove(ring_index).remove_file();
+            }
+        }
+        self.scratch = scratch;
+        self.record = record;
+        let mut new = Vec::new();
+        let mut index = 0;
+        while index < self.producers.len() {
+            let producer = &self.producers[index];
+            if !producer.slots_due {
+                index += 1;
+                continue;
+            }
+            if !producer.is_alive() && self.drained(index) {
+                // Gone, and everything it wrote read: its files are litter.
+                self.producers.swap_remove(index).remove_files();
+                continue;
+            }
+            if let Err(refusal) = self.attach_slots(index, &mut new) {
+                let gone = self.producers.swap_remove(index);
+                self.refused.insert(gone.path, refusal);
+                continue;
+            }
+            index += 1;
+        }
+        new
+    }
+
+    /// Maps the rings of held producers that appeared since the last read.
+    fn map_new_rings(&mut self) {
+        if self.producers.is_empty() {
+            return;
+        }
+        let mut dirs: Vec<PathBuf> = self.producers.iter().filter(|p| p.held).filter_map(|p| p.path.parent().map(Path::to_owned)).collect();
+        dirs.sort();
+        dirs.dedup();
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some((pid, instance, _tid)) = name.to_str().and_then(parse_ring_file_name) else { continue };
+                let path = entry.path();
+                let Some(producer) =
+                    self.producers.iter_mut().find(|p| p.held && p.pid == pid && p.instance == instance && p.path.parent() == Some(dir.as_path()))
+                else {
+                    continue;
+                };
+                if producer.rings.iter().any(|r| r.path == path) {
+                    continue;
+                }
+                let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { continue };
+                // One that does not check out may be half made (its length
+                // is written last): looked at again next time, not counted.
+                if let Ok(ring) = ShmRing::map(&file, &path, pid) {
+                    producer.rings.push(ring);
+                }
+            }
+        }
+    }
+
+    /// Ends the recording: clears every enable word it set and gives every
+    /// registry back, so producers stop writing rings nobody reads.
+    pub(crate) fn finish(&mut self) {
+        for producer in &self.producers {
+            for (index, known) in producer.slots.iter().enumerate() {
+                if let Some(known) = known.as_ref().filter(|k| k.enabled) {
+                    let _ = producer.write_enable(index, known.slot.enable_address, 0);
+                }
+            }
+            producer.release(self.recorder);
+        }
+        self.producers.clear();
+    }
+}
+
+impl Drop for ShmSource {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// The SAMPLE the kernel would have written for this event, with the
+/// session's sample layout (IDENTIFIER, TID, TIME, CPU, RAW) into `out`.
+fn sample(out: &mut Vec<u8>, attached: &Attached, pid: u32, tid: u32, time_ns: u64, cpu: u32, payload: &[u8]) {
+    let raw_len = usertrace::wire::TRACE_ENTRY_LEN + payload.len();
+    // RAW's u32 size and its bytes together end 8-aligned, as the kernel pads.
+    let padded = (4 + raw_len).next_multiple_of(8) - 4;
+    let size = crate::record::HEADER_LEN + 8 + 8 + 8 + 8 + 4 + padded;
+    out.clear();
+    out.extend_from_slice(&PERF_RECORD_SAMPLE.to_ne_bytes());
+    // PERF_RECORD_MISC_USER, as for a user_events hit.
+    out.extend_from_slice(&2u16.to_ne_bytes());
+    out.extend_from_slice(&(size.min(u16::MAX as usize) as u16).to_ne_bytes());
+    out.extend_from_slice(&attached.perf_id.to_ne_bytes());
+    out.extend_from_slice(&pid.to_ne_bytes());
+    out.extend_from_slice(&tid.to_ne_bytes());
+    out.extend_from_slice(&time_ns.to_ne_bytes());
+    out.extend_from_slice(&cpu.to_ne_bytes());
+    out.extend_from_slice(&0u32.to_ne_bytes());
+    out.extend_from_slice(&(padded as u32).to_ne_bytes());
+    // trace_entry: common_type, flags, preempt count, common_pid (the tid).
+    out.extend_from_slice(&(attached.format.id as u16).to_ne_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&(tid as i32).to_ne_bytes());
+    out.extend_from_slice(payload);
+    out.resize(size, 0);
+}
+
+/// A LOST record of `lost` events, with the sample_id trailer the kernel
+/// appends (pid, tid, time, cpu, res, id).
+fn lost_record(out: &mut Vec<u8>, perf_id: u64, pid: u32, tid: u32, time_ns: u64, cpu: u32, lost: u64) {
+    let size = crate::record::HEADER_LEN + 16 + 32;
+    out.clear();
+    out.extend_from_slice(&PERF_RECORD_LOST.to_ne_bytes());
+    out.extend_from_slice(&0u16.to_ne_bytes());
+    out.extend_from_slice(&(size as u16).to_ne_bytes());
+    out.extend_from_slice(&perf_id.to_ne_bytes());
+    out.extend_from_slice(&lost.to_ne_bytes());
+    out.extend_from_slice(&pid.to_ne_bytes());
+    out.extend_from_slice(&tid.to_ne_bytes());
+    out.extend_from_slice(&time_ns.to_ne_bytes());
+    out.extend_from_slice(&cpu.to_ne_bytes());
+    out.extend_from_slice(&0u32.to_ne_bytes());
+    out.extend_from_slice(&perf_id.to_ne_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{parse, Record};
+
+    #[test]
+    fn an_event_becomes_the_sample_the_kernel_would_have_written() {
+        let text = usertrace::descriptor::tracefs_format(SYSTEM, "ev", 65000, &[usertrace::Field::new("a", usertrace::FieldType::U32)]);
+        let format = Arc::new(EventFormat::parse(SYSTEM, &text).expect("our own format text parses"));
+        let attached = Attached { format: format.clone(), perf_id: 77 };
+        let mut out = Vec::new();
+        sample(&mut out, &attached, 10, 11, 12345, 1, &7u32.to_ne_bytes());
+        let Ok(Record::Sample { sample, raw }) = parse(&out) else { panic!("not a sample: {out:?}") };
+        assert_eq!((sample.id, sample.pid, sample.tid, sample.time, sample.cpu), (77, 10, 11, 12345, 1));
+        let fields = crate::decode(&format, raw).expect("decodes");
+        assert_eq!(fields, vec![("a", crate::FieldValue::Unsigned(7))]);
+    }
+
+    #[test]
+    fn a_loss_becomes_a_lost_record() {
+        let mut out = Vec::new();
+        lost_record(&mut out, 77, 10, 11, 12345, 1, 5);
+        let Ok(Record::Lost { id, lost, sample }) = parse(&out) else { panic!("not a lost record") };
+        assert_eq!((id, lost, sample.time, sample.cpu), (77, 5, 12345, 1));
+    }
+}

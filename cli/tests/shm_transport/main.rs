@@ -1,0 +1,22 @@
+//! `usertrace` on this host as it comes: its kernel lacks user_events, so
+//! every producer takes the shared-memory transport (`auto`), and the
+//! recorder finds it in /dev/shm, writes its enable words and reads its
+//! rings beside the perf sideband. Runs natively in `cargo test`; the guest
+//! keeps the user_events path.
+//!
+//! Some tests are the guest's own acceptance tests, run unchanged: the same
+//! command lines and the same expectations hold on either transport.
+
+#[path = "../acceptance/support.rs"]
+#[allow(dead_code)]
+mod support;
+
+#[path = "../acceptance/record_runs_the_command_and_prints_json_with_names.rs"]
+mod record_runs_the_command_and_prints_json_with_names;
+#[path = "../acceptance/stat_counts_each_event_exactly.rs"]
+mod stat_counts_each_event_exactly;
+
+mod every_field_type_arrives_with_its_exact_value;
+mod a_producer_started_before_the_recorder_is_found_and_loses_nothing;
+mod a_fork_storm_of_200_children_arrives_under_each_child_s_name;
+mod sixty_four_threads_received_plus_lost_is_emitted;

@@ -164,7 +164,16 @@ pub struct StatusLine {
     pub tracefs: Option<String>,
     pub tried: Vec<String>,
     pub user_events: UserEventsStatus,
+    pub transport: TransportStatus,
     pub recording: RecordingStatus,
+}
+
+/// Which transport a program started here would use, and why.
+#[derive(Serialize)]
+pub struct TransportStatus {
+    /// `user_events`, `shm`, or `invalid` (USERTRACE_TRANSPORT is unusable).
+    pub name: &'static str,
+    pub reason: String,
 }
 
 #[derive(Serialize)]

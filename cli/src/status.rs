@@ -17,7 +17,7 @@ use serde::Serialize;
 use usertrace::{Availability, Status};
 
 use crate::args::Format;
-use crate::json::{print_line, RecordingStatus, StatusLine, UserEventsStatus};
+use crate::json::{print_line, RecordingStatus, StatusLine, TransportStatus, UserEventsStatus};
 use crate::stdout::outln;
 
 /// CAP_PERFMON's bit in /proc/self/status's CapEff (Linux 5.8+).
@@ -49,7 +49,7 @@ pub fn run(args: &StatusArgs) -> ExitCode {
     let status = usertrace::status();
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_owned();
     let config = KernelConfig::read(&config_paths(&kernel));
-    let findings = Findings::new(&status, kernel, config, perf_permission());
+    let findings = Findings::new(&status, kernel, config, perf_permission(), transport());
     match args.format {
         Format::Text => {
             for line in findings.text_lines() {
@@ -62,6 +62,15 @@ pub fn run(args: &StatusArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// The transport a program started here would take (the core's choice,
+/// under this process's USERTRACE_TRANSPORT), and why.
+fn transport() -> TransportStatus {
+    match usertrace::transport() {
+        Ok(choice) => TransportStatus { name: choice.transport.name(), reason: choice.reason },
+        Err(error) => TransportStatus { name: "invalid", reason: error.to_string() },
     }
 }
 
@@ -228,14 +237,15 @@ struct KernelConfigJson {
 }
 
 impl Findings {
-    fn new(status: &Status, kernel: String, config: KernelConfig, permission: Permission) -> Findings {
+    fn new(status: &Status, kernel: String, config: KernelConfig, permission: Permission, transport: TransportStatus) -> Findings {
         let verdict = Verdict::new(status, &kernel, &config);
         let line = StatusLine {
             kernel,
             tracefs: status.tracefs.as_ref().map(|p| p.display().to_string()),
             tried: status.tried.iter().map(|p| p.display().to_string()).collect(),
             user_events: UserEventsStatus { available: status.is_available(), state: verdict.state, message: verdict.message },
-            recording: recording(verdict.recordable, permission),
+            recording: if transport.name == "shm" { recording_shm(permission) } else { recording(verdict.recordable, permission) },
+            transport,
         };
         Findings { line, config }
     }
@@ -249,6 +259,7 @@ impl Findings {
             format!("tracefs:      {}", line.tracefs.as_deref().unwrap_or("not found")),
             format!("tried:        {}", line.tried.join(", ")),
             format!("recording:    {}", line.recording.message),
+            format!("transport:    {}: {}", line.transport.name, line.transport.reason),
         ]
     }
 
@@ -318,8 +329,8 @@ fn lacks_user_events(kernel: &str, says: &str) -> String {
     format!(
         "user_events is not available: this kernel ({kernel}) lacks user_events ({says}), so mounting tracefs \
          or granting access will not help; kernels that have it: Ubuntu 24.04 and later, Azure Linux, WSL2, \
-         or any Linux 6.4 or later built with CONFIG_USER_EVENTS=y; boot one of those (until then each \
-         tracepoint is a no-op that costs one load)"
+         or any Linux 6.4 or later built with CONFIG_USER_EVENTS=y; boot one of those, or record through \
+         shared memory (see transport)"
     )
 }
 
@@ -335,6 +346,21 @@ fn recording(recordable: bool, permission: Permission) -> RecordingStatus {
         }
     };
     RecordingStatus { allowed: recordable && allowed, perf_event_paranoid: paranoid, cap_perfmon, message }
+}
+
+/// Recording where producers use shared memory: no user_events needed,
+/// only perf's sideband (for names) and ptrace rights over the producers.
+fn recording_shm(permission: Permission) -> RecordingStatus {
+    let Permission { allowed, paranoid, cap_perfmon, detail } = permission;
+    let message = if allowed {
+        format!(
+            "allowed through shared memory: `usertrace record` finds producers in /dev/shm/usertrace-UID and writes their \
+             enable words where the kernel gives it ptrace rights over them (as `perf record -p` needs); {detail}"
+        )
+    } else {
+        format!("not allowed: shared memory would serve, but perf's task records (for names) are refused: {detail}")
+    };
+    RecordingStatus { allowed, perf_event_paranoid: paranoid, cap_perfmon, message }
 }
 
 fn join(paths: &[PathBuf]) -> String {
@@ -360,7 +386,7 @@ mod tests {
     }
 
     fn findings(status: &Status, value: Option<ConfigValue>) -> Findings {
-        Findings::new(status, KERNEL.to_owned(), config(value), permission(Some(2), true))
+        Findings::new(status, KERNEL.to_owned(), config(value), permission(Some(2), true), TransportStatus { name: "user_events", reason: "a test".into() })
     }
 
     fn scratch(name: &str) -> PathBuf {
@@ -423,7 +449,7 @@ mod tests {
             "user_events:  user_events is not available: this kernel ({KERNEL}) lacks user_events (/proc/config.gz says \
              `# CONFIG_USER_EVENTS is not set`), so mounting tracefs or granting access will not help; kernels that have \
              it: Ubuntu 24.04 and later, Azure Linux, WSL2, or any Linux 6.4 or later built with CONFIG_USER_EVENTS=y; \
-             boot one of those (until then each tracepoint is a no-op that costs one load)"
+             boot one of those, or record through shared memory (see transport)"
         );
         // Whatever the probe met: no mount, a mount without user_events_data,
         // a tracefs root this user may not look into.

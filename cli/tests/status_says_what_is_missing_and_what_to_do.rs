@@ -19,8 +19,9 @@ fn status_names_the_missing_piece_and_exits_non_zero() {
     assert!(first.contains("CONFIG_USER_EVENTS"), "{text}");
     assert!(text.contains(&format!("tracefs:      {}", dir.display())), "{text}");
     assert!(text.lines().any(|l| l.starts_with("config:       ")), "{text}");
-    // Nothing to record without user_events, whatever perf would allow.
-    assert!(text.contains("\nrecording:    not possible until user_events is available"), "{text}");
+    // Without user_events_data in that tracefs, programs take shared memory.
+    assert!(text.contains("\ntransport:    shm: "), "{text}");
+    assert!(text.contains("\nrecording:    allowed through shared memory") || text.contains("\nrecording:    not allowed: shared memory"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 
     let out = Command::new(env!("CARGO_BIN_EXE_usertrace")).args(["status", "extra"]).output().unwrap();

@@ -121,7 +121,12 @@ pub(crate) fn choose(setting: Setting, probe: impl FnOnce() -> Status) -> (Trans
         Availability::Available => (auto(Transport::UserEvents, status.to_string()), true),
         // The kernel has no user_events to offer here.
         Availability::TracefsNotMounted | Availability::UserEventsMissing if sys::OS_HAS_USER_EVENTS => (
-            auto(Transport::SharedMemory, format!("{status}; events go through shared memory in /dev/shm instead")),
+            // The verdict's name, not its advice: `status()` says what to do
+            // about user_events; this says only why it was not chosen.
+            auto(
+                Transport::SharedMemory,
+                format!("user_events is not available ({}); events go through shared memory in /dev/shm instead", status.availability.name()),
+            ),
             true,
         ),
         // Off Linux there is no shared-memory recorder either; and a

@@ -15,11 +15,15 @@ fn auto_chooses_by_what_the_kernel_offers_and_says_why() {
     let status = usertrace::status();
     let choice = usertrace::transport().unwrap();
     assert!(choice.reason.starts_with("USERTRACE_TRANSPORT=auto: "), "{choice}");
-    assert!(choice.reason.contains(&status.to_string()), "{choice}");
     let expected = match status.availability {
         Availability::Available | Availability::PermissionDenied | Availability::OpenFailed => Transport::UserEvents,
         Availability::TracefsNotMounted | Availability::UserEventsMissing => Transport::SharedMemory,
     };
+    let why = match expected {
+        Transport::SharedMemory => format!("user_events is not available ({})", status.availability.name()),
+        Transport::UserEvents => status.to_string(),
+    };
+    assert!(choice.reason.contains(&why), "{choice}");
     assert_eq!(choice.transport, expected, "{choice}");
     if expected == Transport::SharedMemory {
         // And registration goes there.

@@ -29,6 +29,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=os.environ.get("USERTRACE_REQUIRE_KERNEL") == "1",
         help="run the tests that need user_events, and fail them without it",
     )
+    parser.addoption(
+        "--shm",
+        action="store_true",
+        default=False,
+        help="run only the tests that need a recorder (marked `recorder`), on a host without user_events:"
+        " the producers then take shared memory",
+    )
 
 
 def kernel_mode(config: pytest.Config) -> bool:
@@ -39,7 +46,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     drop = "host" if kernel_mode(config) else "kernel"
     kept, deselected = [], []
     for item in items:
-        (deselected if item.get_closest_marker(drop) else kept).append(item)
+        if config.getoption("--shm"):
+            keep = item.get_closest_marker("recorder") is not None
+        else:
+            keep = not item.get_closest_marker(drop)
+        (kept if keep else deselected).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = kept
@@ -47,7 +58,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
 
 @pytest.fixture(autouse=True)
 def _require_kernel(request: pytest.FixtureRequest) -> None:
-    if request.node.get_closest_marker("kernel"):
+    if request.node.get_closest_marker("kernel") and not request.config.getoption("--shm"):
         status = usertrace.status()
         assert status.available, f"this test needs user_events: {status}"
 

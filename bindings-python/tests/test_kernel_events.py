@@ -312,6 +312,7 @@ def test_a_span_whose_end_event_nobody_traces_ends_silently(provider: usertrace.
     assert ftrace.sequence(tp, tp.end_event) == [(tp.name, threading.get_native_id(), {"span_begin": span.id})]
 
 
+@pytest.mark.recorder
 def test_spans_are_recorded_under_the_process_name(tmp_path: Path) -> None:
     # A fresh interpreter under `usertrace record`: every event of its spans,
     # with their values and ids, in order, under its command name and pid.
@@ -456,6 +457,7 @@ def recorded_events(json_lines: str) -> List[Dict[str, Any]]:
     return [line for line in lines if line.get("type", "event") == "event"]
 
 
+@pytest.mark.recorder
 def test_usertrace_record_shows_the_exact_values_under_the_process_name() -> None:
     # The recorder launches a fresh interpreter; its provider announces the
     # event on registration and waits for the recorder to attach, so the
@@ -484,6 +486,7 @@ def test_usertrace_record_shows_the_exact_values_under_the_process_name() -> Non
     }
 
 
+@pytest.mark.recorder
 def test_threads_are_recorded_under_their_threading_names() -> None:
     # CPython before 3.14 keeps a Thread's name from the OS; the binding
     # gives it on the thread's first traced event, cut to the kernel's 15

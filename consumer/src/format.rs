@@ -67,7 +67,7 @@ pub struct EventFormat {
     pub name: String,
     /// The tracepoint id perf wants as `config`.
     pub id: u64,
-    /// The event's own fields, without `common_*`.
+    /// The event's own fields, without the trace_entry's `common_*`.
     pub fields: Vec<FormatField>,
 }
 
@@ -86,7 +86,10 @@ impl EventFormat {
                 id = Some(rest.trim().parse::<u64>().map_err(|_| FormatError::MissingId)?);
             } else if line.starts_with("field:") {
                 let field = parse_field(line, index + 1)?;
-                if !field.name.starts_with("common_") {
+                // The trace_entry's fields are those inside its 8 bytes: a
+                // producer's own field may be named `common_x` too (the
+                // descriptor fuzz target's first finding).
+                if !(field.name.starts_with("common_") && field.offset < usertrace::wire::TRACE_ENTRY_LEN) {
                     fields.push(field);
                 }
             }
@@ -169,6 +172,15 @@ fn field_kind(type_name: &str, size: usize, signed: bool, is_array: bool) -> Fie
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_of_its_own_named_common_is_kept() {
+        let text = "name: ev\nID: 7\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+                    \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+                    \tfield:u32 common_x;\toffset:8;\tsize:4;\tsigned:0;\n";
+        let format = EventFormat::parse("user_events", text).unwrap();
+        assert_eq!(format.fields.iter().map(|f| (f.name.as_str(), f.offset)).collect::<Vec<_>>(), vec![("common_x", 8)]);
+    }
 
     /// A format as the 6.12 guest prints it for the core's every type.
     pub(crate) const ALL_TYPES: &str = "name: ut_all

@@ -250,6 +250,42 @@ impl RecordHeader {
     }
 }
 
+/// The records in bytes copied from a ring, each checked; a malformed
+/// one ends the walk (nothing after it can be framed) with its error.
+pub fn records(bytes: &[u8]) -> Records<'_> {
+    Records { bytes, at: 0, failed: false }
+}
+
+/// The iterator of [`records`]: each record's header and payload.
+#[derive(Debug, Clone)]
+pub struct Records<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    failed: bool,
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Result<(RecordHeader, &'a [u8]), LayoutError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.at >= self.bytes.len() {
+            return None;
+        }
+        let rest = &self.bytes[self.at..];
+        match RecordHeader::parse(rest, rest.len()) {
+            Ok(header) => {
+                let payload = &rest[RECORD_HEADER_LEN..RECORD_HEADER_LEN + header.payload_len as usize];
+                self.at += header.len as usize;
+                Some(Ok((header, payload)))
+            }
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
 /// A registry header, as read from a copy of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegistryHeader {
@@ -487,6 +523,35 @@ mod tests {
         );
         let past_slots = RecordHeader { slot: SLOTS as u32, ..header };
         assert_eq!(RecordHeader::parse(&past_slots.to_bytes(), 64), Err(LayoutError::BadSlot { slot: SLOTS }));
+    }
+
+    fn record(slot: u32, time_ns: u64, payload: &[u8]) -> Vec<u8> {
+        let len = RecordHeader::len_for(payload.len());
+        let mut out = RecordHeader { len: len as u32, slot, time_ns, cpu: 1, payload_len: payload.len() as u32 }.to_bytes().to_vec();
+        out.extend_from_slice(payload);
+        out.resize(len, 0);
+        out
+    }
+
+    #[test]
+    fn records_walks_back_to_back_records_with_their_payloads() {
+        let mut bytes = record(2, 10, &[7, 0, 0, 0]);
+        bytes.extend(record(3, 11, b"hello"));
+        let walked: Vec<_> = records(&bytes).map(|r| r.map(|(h, p)| (h.slot, h.time_ns, p.to_vec()))).collect();
+        assert_eq!(walked, vec![Ok((2, 10, vec![7, 0, 0, 0])), Ok((3, 11, b"hello".to_vec()))]);
+    }
+
+    #[test]
+    fn a_record_claiming_more_than_was_copied_ends_the_walk_with_an_error() {
+        let mut bytes = record(2, 10, &[1, 2, 3, 4]);
+        let mut bad = record(2, 11, &[1]);
+        bad[0..4].copy_from_slice(&4096u32.to_ne_bytes());
+        bytes.extend(bad);
+        bytes.extend(record(2, 12, &[9]));
+        let walked: Vec<_> = records(&bytes).collect();
+        assert_eq!(walked.len(), 2);
+        assert!(walked[0].is_ok());
+        assert!(matches!(walked[1], Err(LayoutError::BadRecordLength { len: 4096, .. })));
     }
 
     #[test]

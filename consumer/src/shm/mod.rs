@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use usertrace::shm_layout::{parse_registry_file_name, parse_ring_file_name, DIRECTORY_PREFIX};
+use usertrace::shm_layout::{parse_registry_file_name, parse_ring_file_name, records, DIRECTORY_PREFIX};
 use usertrace::Pattern;
 
 use crate::format::EventFormat;
@@ -251,7 +251,7 @@ impl ShmSource {
                 if ring.take(&mut scratch).is_err() {
                     self.malformed += 1;
                 }
-                for item in ring::records(&scratch) {
+                for item in records(&scratch) {
                     let Ok((header, payload)) = item else {
                         self.malformed += 1;
                         break;

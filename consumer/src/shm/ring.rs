@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use memmap2::{MmapMut, MmapOptions};
-use usertrace::shm_layout::{ring, LayoutError, RecordHeader, RingHeader, RING_HEADER_LEN};
+use usertrace::shm_layout::{ring, LayoutError, RingHeader, RING_HEADER_LEN};
 
 use crate::ring::published_ranges;
 
@@ -131,64 +131,5 @@ impl ShmRing {
         let new = lost.saturating_sub(self.lost_seen);
         self.lost_seen = self.lost_seen.max(lost);
         new
-    }
-}
-
-/// The records in bytes copied from a ring, each checked; a malformed one
-/// ends the walk (nothing after it can be framed) with its error.
-pub(crate) fn records(bytes: &[u8]) -> impl Iterator<Item = Result<(RecordHeader, &[u8]), LayoutError>> {
-    let mut at = 0usize;
-    let mut failed = false;
-    std::iter::from_fn(move || {
-        if failed || at >= bytes.len() {
-            return None;
-        }
-        let rest = &bytes[at..];
-        match RecordHeader::parse(rest, rest.len()) {
-            Ok(header) => {
-                let start = usertrace::shm_layout::RECORD_HEADER_LEN;
-                let payload = &rest[start..start + header.payload_len as usize];
-                at += header.len as usize;
-                Some(Ok((header, payload)))
-            }
-            Err(e) => {
-                failed = true;
-                Some(Err(e))
-            }
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn record(slot: u32, time_ns: u64, payload: &[u8]) -> Vec<u8> {
-        let len = RecordHeader::len_for(payload.len());
-        let mut out = RecordHeader { len: len as u32, slot, time_ns, cpu: 1, payload_len: payload.len() as u32 }.to_bytes().to_vec();
-        out.extend_from_slice(payload);
-        out.resize(len, 0);
-        out
-    }
-
-    #[test]
-    fn records_walks_back_to_back_records_with_their_payloads() {
-        let mut bytes = record(2, 10, &[7, 0, 0, 0]);
-        bytes.extend(record(3, 11, b"hello"));
-        let walked: Vec<_> = records(&bytes).map(|r| r.map(|(h, p)| (h.slot, h.time_ns, p.to_vec()))).collect();
-        assert_eq!(walked, vec![Ok((2, 10, vec![7, 0, 0, 0])), Ok((3, 11, b"hello".to_vec()))]);
-    }
-
-    #[test]
-    fn a_record_claiming_more_than_was_copied_ends_the_walk_with_an_error() {
-        let mut bytes = record(2, 10, &[1, 2, 3, 4]);
-        let mut bad = record(2, 11, &[1]);
-        bad[0..4].copy_from_slice(&4096u32.to_ne_bytes());
-        bytes.extend(bad);
-        bytes.extend(record(2, 12, &[9]));
-        let walked: Vec<_> = records(&bytes).collect();
-        assert_eq!(walked.len(), 2);
-        assert!(walked[0].is_ok());
-        assert!(matches!(walked[1], Err(LayoutError::BadRecordLength { len: 4096, .. })));
     }
 }

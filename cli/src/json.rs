@@ -148,6 +148,11 @@ pub struct ListedEvent<'a> {
     pub id: u64,
     pub fields: Vec<ListedField<'a>>,
     pub used_by: Vec<&'a str>,
+    /// `user_events`, or `shm` for a tracepoint registered in shared memory.
+    pub transport: &'static str,
+    /// For `shm`: the processes that have it registered (the kernel's
+    /// listing does not say).
+    pub pids: Vec<u32>,
 }
 
 #[derive(Serialize)]

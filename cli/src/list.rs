@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 
 use clap::Args;
-use usertrace_consumer::{find_tracefs, load, scan, Pattern, USER_SYSTEMS};
+use usertrace_consumer::{find_tracefs, load, scan, shared_tracepoints, Pattern, SharedTracepoint, USER_SYSTEMS};
 
 use crate::args::Format;
 use crate::run::parse_pattern;
@@ -26,30 +26,102 @@ pub struct ListArgs {
     pub pattern: Option<String>,
 
     /// text: an event line, then a line per field; json: one JSON object
-    /// per event (event, system, name, id, fields [{name, type}], used_by)
+    /// per event (event, system, name, id, fields [{name, type}], used_by,
+    /// transport: user_events or shm, pids: for shm, who has it registered)
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub format: Format,
 }
 
 pub fn run(args: &ListArgs) -> ExitCode {
-    let pattern = Pattern::parse(args.pattern.as_deref().unwrap_or("*"));
-    let (pattern, tracefs) = match pattern.map_err(usertrace_consumer::Error::from).and_then(|p| Ok((p, find_tracefs()?))) {
-        Ok(x) => x,
+    let pattern = match Pattern::parse(args.pattern.as_deref().unwrap_or("*")) {
+        Ok(p) => p,
         Err(e) => {
-            eprintln!("usertrace list: {e}");
+            eprintln!("usertrace list: {}", usertrace_consumer::Error::from(e));
             return ExitCode::from(1);
         }
     };
+    // Producers on a kernel without user_events register in shared memory;
+    // they are listed after the kernel's events, and alone where there is
+    // no tracefs.
+    let shared: Vec<SharedTracepoint> =
+        shared_tracepoints().into_iter().filter(|t| pattern.matches(&t.format.system, &t.format.name)).collect();
+    let (mut shown, mut unreadable) = (0, 0);
+    match find_tracefs() {
+        Ok(tracefs) => match list_tracefs(args, &pattern, &tracefs) {
+            Ok((s, u)) => (shown, unreadable) = (s, u),
+            Err(code) => return code,
+        },
+        // No user_events here, and programs do not take shared memory
+        // either (USERTRACE_TRANSPORT=user_events): say why nothing is listed.
+        Err(e) if shared.is_empty() && !usertrace::transport().is_ok_and(|t| t.transport == usertrace::Transport::SharedMemory) => {
+            eprintln!("usertrace list: {e}");
+            return ExitCode::from(1);
+        }
+        Err(_) => {}
+    }
+    for tracepoint in &shared {
+        print_shared(args.format, tracepoint);
+        shown += 1;
+    }
+    if shown == 0 && unreadable > 0 {
+        return ExitCode::from(1);
+    }
+    if shown == 0 {
+        let name = pattern.as_str();
+        // An exact name is a question about one event: "no" is an error.
+        // An empty glob is an empty listing.
+        if pattern.is_glob() {
+            eprintln!("usertrace list: no user event matches \"{name}\"");
+        } else {
+            eprintln!(
+                "usertrace list: no user event matches \"{name}\": an event exists only while a program has it \
+                 registered (`usertrace list` shows all that are)"
+            );
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// A tracepoint registered through shared memory: who has it, and whether
+/// a recorder holds them.
+fn print_shared(format: Format, tracepoint: &SharedTracepoint) {
+    let SharedTracepoint { format: event, pids, recorders } = tracepoint;
+    let list = |ids: &[u32]| ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+    match format {
+        Format::Text => {
+            let used = if recorders.is_empty() { "not traced".to_owned() } else { format!("used by usertrace, pid {}", list(recorders)) };
+            outln!("{}  (shared memory, pid {}; {used})", event.full_name(), list(pids));
+            for field in &event.fields {
+                outln!("    {} {}", field.type_name, field.name);
+            }
+        }
+        Format::Json => print_line(&ListedEvent {
+            event: event.full_name(),
+            system: &event.system,
+            name: &event.name,
+            id: event.id,
+            fields: event.fields.iter().map(|f| ListedField { name: &f.name, type_name: &f.type_name }).collect(),
+            used_by: if recorders.is_empty() { Vec::new() } else { vec!["usertrace"] },
+            transport: "shm",
+            pids: pids.clone(),
+        }),
+    }
+}
+
+/// The kernel's user events under `tracefs` that match: how many were
+/// shown, and how many could not be read; Err: exit with it.
+fn list_tracefs(args: &ListArgs, pattern: &Pattern, tracefs: &std::path::Path) -> Result<(usize, usize), ExitCode> {
     // Lossy: 6.12 can print a freed event's name as garbage while the kernel
     // deletes events, and that one line must not hide every other event's users.
     let users = std::fs::read(tracefs.join("user_events_status"))
         .map(|bytes| parse_status(&String::from_utf8_lossy(&bytes)))
         .unwrap_or_default();
-    let candidates = match scan(&tracefs, &USER_SYSTEMS) {
+    let candidates = match scan(tracefs, &USER_SYSTEMS) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("usertrace list: {e}");
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
     };
     let mut shown = 0;
@@ -86,28 +158,13 @@ pub fn run(args: &ListArgs) -> ExitCode {
                 id: format.id,
                 fields: format.fields.iter().map(|f| ListedField { name: &f.name, type_name: &f.type_name }).collect(),
                 used_by: used_by.split_whitespace().collect(),
+                transport: "user_events",
+                pids: Vec::new(),
             }),
         }
         shown += 1;
     }
-    if shown == 0 && unreadable > 0 {
-        return ExitCode::from(1);
-    }
-    if shown == 0 {
-        let name = pattern.as_str();
-        // An exact name is a question about one event: "no" is an error.
-        // An empty glob is an empty listing.
-        if pattern.is_glob() {
-            eprintln!("usertrace list: no user event matches \"{name}\"");
-        } else {
-            eprintln!(
-                "usertrace list: no user event matches \"{name}\": an event exists only while a program has it \
-                 registered (`usertrace list` shows all that are)"
-            );
-            return ExitCode::from(1);
-        }
-    }
-    ExitCode::SUCCESS
+    Ok((shown, unreadable))
 }
 
 /// `user_events_status`: `NAME[ # Used by ftrace perf other]` lines, then a

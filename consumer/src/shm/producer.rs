@@ -151,6 +151,11 @@ impl Producer {
         }
     }
 
+    /// The recorder the registry names, if any (it may have died).
+    pub(crate) fn recorder(&self) -> Option<u32> {
+        Some(self.word(registry::RECORDER).load(Ordering::Acquire)).filter(|&r| r != 0)
+    }
+
     /// Gives the registry back, so another recorder may take it and the
     /// producer's exiting threads remove their own rings.
     pub(crate) fn release(&self, recorder: u32) {

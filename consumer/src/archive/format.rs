@@ -80,24 +80,37 @@ pub(crate) fn sample(pid: u32, time: u64, cpu: u32, info: &ProcessInfo) -> Vec<u
 /// A SAMPLE record of one of our own tracepoints, whose perf id is
 /// `perf_id`, with the session's sample layout (IDENTIFIER, TID, TIME, CPU,
 /// RAW) and `raw` (`trace_entry` and payload) padded to perf's 8 bytes.
-pub(crate) fn sample_record(perf_id: u64, pid: u32, time: u64, cpu: u32, mut raw: Vec<u8>) -> Vec<u8> {
-    let padded = (4 + raw.len()).next_multiple_of(8) - 4;
-    raw.resize(padded, 0);
-    let size = HEADER_LEN + 8 + 8 + 8 + 8 + 4 + raw.len();
-    let mut record = Vec::with_capacity(size);
-    record.extend_from_slice(&PERF_RECORD_SAMPLE.to_ne_bytes());
-    // PERF_RECORD_MISC_USER: what the kernel sets for a user_events hit.
-    record.extend_from_slice(&2u16.to_ne_bytes());
-    record.extend_from_slice(&(size as u16).to_ne_bytes());
-    record.extend_from_slice(&perf_id.to_ne_bytes());
-    record.extend_from_slice(&pid.to_ne_bytes());
-    record.extend_from_slice(&pid.to_ne_bytes());
-    record.extend_from_slice(&time.to_ne_bytes());
-    record.extend_from_slice(&cpu.to_ne_bytes());
-    record.extend_from_slice(&0u32.to_ne_bytes());
-    record.extend_from_slice(&(raw.len() as u32).to_ne_bytes());
-    record.extend_from_slice(&raw);
+pub(crate) fn sample_record(perf_id: u64, pid: u32, time: u64, cpu: u32, raw: Vec<u8>) -> Vec<u8> {
+    let mut record = Vec::new();
+    write_sample(&mut record, perf_id, (pid, pid), time, cpu, &[&raw]);
     record
+}
+
+/// Writes into `out` (replacing what it held) the SAMPLE the kernel writes
+/// for a tracepoint hit, with the session's sample layout (IDENTIFIER, TID,
+/// TIME, CPU, RAW): `raw` (trace_entry and payload, in pieces) padded as the
+/// kernel pads it. `(pid, tid)` names the thread.
+pub(crate) fn write_sample(out: &mut Vec<u8>, perf_id: u64, (pid, tid): (u32, u32), time: u64, cpu: u32, raw: &[&[u8]]) {
+    let raw_len: usize = raw.iter().map(|piece| piece.len()).sum();
+    // RAW's u32 size and its bytes together end 8-aligned.
+    let padded = (4 + raw_len).next_multiple_of(8) - 4;
+    let size = HEADER_LEN + 8 + 8 + 8 + 8 + 4 + padded;
+    out.clear();
+    out.extend_from_slice(&PERF_RECORD_SAMPLE.to_ne_bytes());
+    // PERF_RECORD_MISC_USER: what the kernel sets for a user_events hit.
+    out.extend_from_slice(&2u16.to_ne_bytes());
+    out.extend_from_slice(&(size.min(usize::from(u16::MAX)) as u16).to_ne_bytes());
+    out.extend_from_slice(&perf_id.to_ne_bytes());
+    out.extend_from_slice(&pid.to_ne_bytes());
+    out.extend_from_slice(&tid.to_ne_bytes());
+    out.extend_from_slice(&time.to_ne_bytes());
+    out.extend_from_slice(&cpu.to_ne_bytes());
+    out.extend_from_slice(&0u32.to_ne_bytes());
+    out.extend_from_slice(&(padded as u32).to_ne_bytes());
+    for piece in raw {
+        out.extend_from_slice(piece);
+    }
+    out.resize(size, 0);
 }
 
 /// The pid and description a `usertrace:process` payload holds, or None

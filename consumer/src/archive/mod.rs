@@ -40,6 +40,7 @@ mod writer;
 pub use reader::{ArchiveError, ArchiveReader};
 pub use writer::{ArchiveOptions, ArchiveWriter};
 pub(crate) use format::sample as process_sample;
+pub(crate) use format::write_sample;
 pub(crate) use writer::Descriptions;
 
 /// The perf id of `usertrace:process` samples, which a flight recorder

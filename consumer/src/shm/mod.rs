@@ -28,7 +28,8 @@ use usertrace::shm_layout::{parse_registry_file_name, parse_ring_file_name, reco
 use usertrace::Pattern;
 
 use crate::format::EventFormat;
-use crate::record::{PERF_RECORD_LOST, PERF_RECORD_SAMPLE};
+use crate::archive::write_sample;
+use crate::record::PERF_RECORD_LOST;
 use crate::sys;
 use producer::{KnownSlot, Producer, Refusal};
 use ring::ShmRing;
@@ -423,31 +424,13 @@ pub fn shared_tracepoints() -> Vec<SharedTracepoint> {
     listed
 }
 
-/// The SAMPLE the kernel would have written for this event, with the
-/// session's sample layout (IDENTIFIER, TID, TIME, CPU, RAW) into `out`.
+/// The SAMPLE the kernel would have written for this event into `out`.
 fn sample(out: &mut Vec<u8>, attached: &Attached, pid: u32, tid: u32, time_ns: u64, cpu: u32, payload: &[u8]) {
-    let raw_len = usertrace::wire::TRACE_ENTRY_LEN + payload.len();
-    // RAW's u32 size and its bytes together end 8-aligned, as the kernel pads.
-    let padded = (4 + raw_len).next_multiple_of(8) - 4;
-    let size = crate::record::HEADER_LEN + 8 + 8 + 8 + 8 + 4 + padded;
-    out.clear();
-    out.extend_from_slice(&PERF_RECORD_SAMPLE.to_ne_bytes());
-    // PERF_RECORD_MISC_USER, as for a user_events hit.
-    out.extend_from_slice(&2u16.to_ne_bytes());
-    out.extend_from_slice(&(size.min(u16::MAX as usize) as u16).to_ne_bytes());
-    out.extend_from_slice(&attached.perf_id.to_ne_bytes());
-    out.extend_from_slice(&pid.to_ne_bytes());
-    out.extend_from_slice(&tid.to_ne_bytes());
-    out.extend_from_slice(&time_ns.to_ne_bytes());
-    out.extend_from_slice(&cpu.to_ne_bytes());
-    out.extend_from_slice(&0u32.to_ne_bytes());
-    out.extend_from_slice(&(padded as u32).to_ne_bytes());
     // trace_entry: common_type, flags, preempt count, common_pid (the tid).
-    out.extend_from_slice(&(attached.format.id as u16).to_ne_bytes());
-    out.extend_from_slice(&[0, 0]);
-    out.extend_from_slice(&(tid as i32).to_ne_bytes());
-    out.extend_from_slice(payload);
-    out.resize(size, 0);
+    let mut entry = [0u8; usertrace::wire::TRACE_ENTRY_LEN];
+    entry[0..2].copy_from_slice(&(attached.format.id as u16).to_ne_bytes());
+    entry[4..8].copy_from_slice(&(tid as i32).to_ne_bytes());
+    write_sample(out, attached.perf_id, (pid, tid), time_ns, cpu, &[&entry, payload]);
 }
 
 /// A LOST record of `lost` events, with the sample_id trailer the kernel

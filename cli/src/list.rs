@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 
 use clap::Args;
-use usertrace_consumer::{find_tracefs, load, scan, shared_tracepoints, Pattern, SharedTracepoint, USER_SYSTEMS};
+use usertrace_consumer::{find_tracefs, load, scan, shared_tracepoints, EventFormat, Pattern, SharedTracepoint, USER_SYSTEMS};
 
 use crate::args::Format;
 use crate::run::parse_pattern;
@@ -88,10 +88,26 @@ pub fn run(args: &ListArgs) -> ExitCode {
 fn print_shared(format: Format, tracepoint: &SharedTracepoint) {
     let SharedTracepoint { format: event, pids, recorders } = tracepoint;
     let list = |ids: &[u32]| ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+    let used = if recorders.is_empty() { "not traced".to_owned() } else { format!("used by usertrace, pid {}", list(recorders)) };
+    let used_by = if recorders.is_empty() { Vec::new() } else { vec!["usertrace"] };
+    let listing = Listing { how: format!("shared memory, pid {}; {used}", list(pids)), used_by, transport: "shm", pids: pids.clone() };
+    print_event(format, event, listing);
+}
+
+/// What a listing says of an event besides its layout.
+struct Listing<'a> {
+    /// The text's parenthesis: who has it, who uses it.
+    how: String,
+    used_by: Vec<&'a str>,
+    transport: &'static str,
+    pids: Vec<u32>,
+}
+
+/// One event: a line and a line per field, or one JSON object.
+fn print_event(format: Format, event: &EventFormat, listing: Listing<'_>) {
     match format {
         Format::Text => {
-            let used = if recorders.is_empty() { "not traced".to_owned() } else { format!("used by usertrace, pid {}", list(recorders)) };
-            outln!("{}  (shared memory, pid {}; {used})", event.full_name(), list(pids));
+            outln!("{}  ({})", event.full_name(), listing.how);
             for field in &event.fields {
                 outln!("    {} {}", field.type_name, field.name);
             }
@@ -102,9 +118,9 @@ fn print_shared(format: Format, tracepoint: &SharedTracepoint) {
             name: &event.name,
             id: event.id,
             fields: event.fields.iter().map(|f| ListedField { name: &f.name, type_name: &f.type_name }).collect(),
-            used_by: if recorders.is_empty() { Vec::new() } else { vec!["usertrace"] },
-            transport: "shm",
-            pids: pids.clone(),
+            used_by: listing.used_by,
+            transport: listing.transport,
+            pids: listing.pids,
         }),
     }
 }
@@ -143,25 +159,9 @@ fn list_tracefs(args: &ListArgs, pattern: &Pattern, tracefs: &std::path::Path) -
         // name (`NAME.<hexid>`); older kernels printed the bare NAME.
         let base = candidate.name.split('.').next().unwrap_or(&candidate.name);
         let used_by = users.get(&candidate.name).or_else(|| users.get(base)).map_or("", String::as_str);
-        match args.format {
-            Format::Text => {
-                let used = if used_by.is_empty() { "not traced".to_owned() } else { format!("used by {used_by}") };
-                outln!("{}  ({used})", format.full_name());
-                for field in &format.fields {
-                    outln!("    {} {}", field.type_name, field.name);
-                }
-            }
-            Format::Json => print_line(&ListedEvent {
-                event: format.full_name(),
-                system: &format.system,
-                name: &format.name,
-                id: format.id,
-                fields: format.fields.iter().map(|f| ListedField { name: &f.name, type_name: &f.type_name }).collect(),
-                used_by: used_by.split_whitespace().collect(),
-                transport: "user_events",
-                pids: Vec::new(),
-            }),
-        }
+        let how = if used_by.is_empty() { "not traced".to_owned() } else { format!("used by {used_by}") };
+        let listing = Listing { how, used_by: used_by.split_whitespace().collect(), transport: "user_events", pids: Vec::new() };
+        print_event(args.format, &format, listing);
         shown += 1;
     }
     Ok((shown, unreadable))

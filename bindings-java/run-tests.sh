@@ -270,18 +270,21 @@ classpath_of() {
   echo "$here/$m/target/test-classes:$here/$m/target/classes${cp:+:$cp}"
 }
 
-guest() {
+# Runs the test classes of MODULES with the JUnit console launcher, with
+# the tag options in $tags, and prints "java: N passed, M failed".
+launch() {
   [ -f "$launcher" ] || { echo "run-tests: $launcher missing: run '$0 host' (or mvn package) first" >&2; echo "java: 0 passed, 1 failed"; return 1; }
   local passed=0 failed=0 rc=0 m out mrc
-  for m in "${modules[@]}"; do
+  for m in "$@"; do
     mrc=0
     out=$(mktemp /tmp/usertrace-java-tests.XXXXXX)
-    echo "run-tests: $m (JUnit console launcher, tags: all but host)"
+    echo "run-tests: $m (JUnit console launcher, $tags)"
     # On the JVM's own class path (not --class-path), so that tests starting a
     # JVM can hand it java.class.path.
+    # shellcheck disable=SC2086 # $tags is a list of launcher options
     java -Dfile.encoding=UTF-8 -Djava.io.tmpdir=/tmp -Dusertrace.agent.jar="$agent_jar" -Dusertrace.cli="$cli" -cp "$launcher:$(classpath_of "$m")" \
-      org.junit.platform.console.ConsoleLauncher execute \
-      --disable-banner --disable-ansi-colors --details=tree --exclude-tag host --include-classname '.*' \
+      ${java_props:-} org.junit.platform.console.ConsoleLauncher execute \
+      --disable-banner --disable-ansi-colors --details=tree $tags --include-classname '.*' \
       --scan-class-path "$here/$m/target/test-classes" --fail-if-no-tests >"$out" 2>&1 || mrc=1
     cat "$out"
     local p f
@@ -298,6 +301,16 @@ guest() {
   return $rc
 }
 
+guest() {
+  tags="--exclude-tag host" launch "${modules[@]}"
+}
+
+# The tests that need only `usertrace record` (tagged `recorder`), natively:
+# on a host without user_events the emitters take shared memory.
+recorder_over_shm() {
+  java_props="-Dusertrace.shm=true" tags="--include-tag recorder" launch java/usertrace
+}
+
 bench() {
   local jar=$here/java/bench/target/benchmarks.jar
   java -Djava.io.tmpdir=/tmp -jar "$jar" -rf text -rff /tmp/usertrace-java-bench.txt "${@}"
@@ -307,7 +320,11 @@ case "${1:-}" in
   # The host suite checks the path without tracing: tracepoints created
   # disabled with the registration error. On a host without user_events,
   # auto would take shared memory instead, so it is kept to user_events.
-  host) USERTRACE_TRANSPORT=user_events host ;;
+  host)
+    rc=0
+    USERTRACE_TRANSPORT=user_events host || rc=1
+    recorder_over_shm || rc=1
+    exit $rc ;;
   guest) guest ;;
   guest-from-host)
     (cd "$here" && mvn -B -ntp -q -Dstyle.color=never -DskipTests -DskipITs package)

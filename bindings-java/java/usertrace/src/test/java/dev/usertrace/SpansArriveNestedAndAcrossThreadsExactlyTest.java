@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
  * by the Span object and by its id.
  */
 @Tag("kernel")
+// Needs only `usertrace record`: also run natively over shared memory.
+@Tag("recorder")
 class SpansArriveNestedAndAcrossThreadsExactlyTest {
     static final long BIG = 0x8000_0000_0000_0001L; // 2^63 + 1 as a u64
     static final String TEXT = "héllo wörld €𝄞";
@@ -78,7 +80,7 @@ class SpansArriveNestedAndAcrossThreadsExactlyTest {
 
     @Test
     void nested_and_handed_over_spans_arrive_exactly() throws Exception {
-        Kernel.require();
+        Kernel.requireRecorder();
         Path out = Files.createTempFile("usertrace-java-spans", ".json");
         try {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

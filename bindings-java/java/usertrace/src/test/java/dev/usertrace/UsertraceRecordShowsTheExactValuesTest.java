@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
  * (run-tests.sh passes {@code $CARGO_TARGET_DIR/debug/usertrace}).
  */
 @Tag("kernel")
+// Needs only `usertrace record`: also run natively over shared memory.
+@Tag("recorder")
 class UsertraceRecordShowsTheExactValuesTest {
     /** The recorded process: registers, waits for the recorder to attach, emits, exits. */
     public static final class Emitter {
@@ -59,7 +61,7 @@ class UsertraceRecordShowsTheExactValuesTest {
 
     @Test
     void usertrace_record_shows_the_exact_values() throws Exception {
-        Kernel.require();
+        Kernel.requireRecorder();
         Path cli = cli();
         Path out = Files.createTempFile("usertrace-java-record", ".json");
         try {

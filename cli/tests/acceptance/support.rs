@@ -93,3 +93,9 @@ pub fn perfetto_python() -> PathBuf {
 pub fn pftrace_checker() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../output/tests/check_pftrace.py")
 }
+
+/// The event lines of `record --format json`'s stdout, parsed (the
+/// command's own output, sharing stdout, is skipped).
+pub fn event_lines(stdout: &str) -> Vec<serde_json::Value> {
+    stdout.lines().filter(|l| l.starts_with("{\"type\":\"event\"")).map(|l| serde_json::from_str(l).unwrap()).collect()
+}

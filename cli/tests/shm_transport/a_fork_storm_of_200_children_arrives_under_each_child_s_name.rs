@@ -20,8 +20,7 @@ fn a_fork_storm_of_200_children_arrives_under_each_child_s_name() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("200 events, 0 lost"), "{stderr}");
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let events: Vec<serde_json::Value> =
-        stdout.lines().filter(|l| l.starts_with("{\"type\":\"event\"")).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events = event_lines(&stdout);
     assert_eq!(events.len(), 200, "{stderr}");
     let mut pids = BTreeSet::new();
     let mut children = BTreeSet::new();

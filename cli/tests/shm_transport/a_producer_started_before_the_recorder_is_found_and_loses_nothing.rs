@@ -33,10 +33,6 @@ fn a_producer_started_before_the_recorder_is_found_and_loses_nothing() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let numbers: Vec<u64> = stdout
-        .lines()
-        .filter(|l| l.starts_with("{\"type\":\"event\""))
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["fields"]["n"].as_u64().unwrap())
-        .collect();
+    let numbers: Vec<u64> = event_lines(&stdout).iter().map(|e| e["fields"]["n"].as_u64().unwrap()).collect();
     assert_eq!(numbers, (0..500).collect::<Vec<_>>(), "{stderr}");
 }

@@ -166,9 +166,14 @@ fn remove_stale_files(uid: u32) {
 
 /// Whether the registry file at `path` names a recorder that still runs.
 fn recorder_holds(path: &std::path::Path) -> bool {
-    use std::os::unix::fs::FileExt;
+    use std::io::{Read, Seek, SeekFrom};
     let mut word = [0u8; 4];
-    let read = std::fs::File::open(path).and_then(|f| f.read_exact_at(&mut word, shm_layout::registry::RECORDER as u64));
+    // Seek and read rather than a positioned read, which is Unix-only:
+    // the crate builds (and does nothing here) on every OS.
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        f.seek(SeekFrom::Start(shm_layout::registry::RECORDER as u64))?;
+        f.read_exact(&mut word)
+    });
     read.is_ok() && matches!(u32::from_ne_bytes(word), r if r != 0 && sys::process_exists(r))
 }
 

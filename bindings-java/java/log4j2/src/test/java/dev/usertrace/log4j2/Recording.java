@@ -84,9 +84,14 @@ final class Recording {
         return m.group(1);
     }
 
-    /** The value a child printed as {@code key=value}. */
+    /**
+     * The value a child printed as {@code key=value}. The child's stdout and
+     * the recorder's stderr share the console, so the line may begin with the
+     * recorder's words ({@code usertrace record: 5 events, 0 lost, pid=22488},
+     * seen in the guest).
+     */
     static String printed(String console, String key) {
-        Matcher m = Pattern.compile("(?m)^" + key + "=(\\S+)$").matcher(console);
+        Matcher m = Pattern.compile("(?m)(?:^|\\s)" + key + "=(\\S+)$").matcher(console);
         assertTrue(m.find(), key + "= in " + console);
         return m.group(1);
     }

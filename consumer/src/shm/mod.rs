@@ -296,10 +296,16 @@ impl ShmSource {
                 index += 1;
                 continue;
             }
-            if !producer.is_alive() && self.drained(index) {
-                // Gone, and everything it wrote read: its files are litter.
-                self.producers.swap_remove(index).remove_files();
-                continue;
+            if !producer.is_alive() {
+                // Its threads may have made rings after this round listed
+                // the directory; now that it is gone the listing is final.
+                // Only once that finds nothing new, and everything it wrote
+                // has been read, are its files litter.
+                let found = Self::map_rings_of(&mut self.producers[index]);
+                if found == 0 && self.drained(index) {
+                    self.producers.swap_remove(index).remove_files();
+                    continue;
+                }
             }
             if let Err(refusal) = self.attach_slots(index, &mut new) {
                 let gone = self.producers.swap_remove(index);
@@ -324,23 +330,30 @@ impl ShmSource {
             for entry in entries.flatten() {
                 let name = entry.file_name();
                 let Some((pid, instance, _tid)) = name.to_str().and_then(parse_ring_file_name) else { continue };
-                let path = entry.path();
                 let Some(producer) =
                     self.producers.iter_mut().find(|p| p.held && p.pid == pid && p.instance == instance && p.path.parent() == Some(dir.as_path()))
                 else {
                     continue;
                 };
-                if producer.rings.iter().any(|r| r.path == path) {
-                    continue;
-                }
-                let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { continue };
-                // One that does not check out may be half made (its length
-                // is written last): looked at again next time, not counted.
-                if let Ok(ring) = ShmRing::map(&file, &path, pid) {
-                    producer.rings.push(ring);
-                }
+                map_ring(producer, entry.path());
             }
         }
+    }
+
+    /// Maps the rings of one producer that appeared since the last read;
+    /// returns how many.
+    fn map_rings_of(producer: &mut Producer) -> usize {
+        let Some(dir) = producer.path.parent() else { return 0 };
+        let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+        let mut found = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some((pid, instance, _tid)) = name.to_str().and_then(parse_ring_file_name) else { continue };
+            if pid == producer.pid && instance == producer.instance && map_ring(producer, entry.path()) {
+                found += 1;
+            }
+        }
+        found
     }
 
     /// Ends the recording: clears every enable word it set and gives every
@@ -422,6 +435,24 @@ pub fn shared_tracepoints() -> Vec<SharedTracepoint> {
         t.recorders.sort_unstable();
     }
     listed
+}
+
+/// Maps the ring at `path` into `producer` unless it is mapped already;
+/// whether it was mapped now.
+fn map_ring(producer: &mut Producer, path: PathBuf) -> bool {
+    if producer.rings.iter().any(|r| r.path == path) {
+        return false;
+    }
+    let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { return false };
+    // One that does not check out may be half made (its length is written
+    // last): looked at again next time, not counted.
+    match ShmRing::map(&file, &path, producer.pid) {
+        Ok(ring) => {
+            producer.rings.push(ring);
+            true
+        }
+        Err(_) => false,
+    }
 }
 
 /// The SAMPLE the kernel would have written for this event into `out`.

@@ -6,7 +6,7 @@ use usertrace_output::jsonl::{write_json_line, EventLine, FieldRefs, NamespacesJ
 use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
 
 /// The record for `output`; `None` for what is no part of a recording
-/// (a tracepoint being attached).
+/// (a tracepoint being attached, a process that cannot be recorded).
 pub fn to_record(output: Output) -> Option<Record> {
     match output {
         Output::Event(event) => Some(Record::Event(event_record(&event))),
@@ -15,7 +15,7 @@ pub fn to_record(output: Output) -> Option<Record> {
             Some(Record::Process(ProcessRecord { time_ns, pid, executable: info.executable, command_line: info.command_line, container_id: info.container_id }))
         }
         Output::Exit { time_ns, pid, tid } => Some(Record::Exit(ExitRecord { time_ns, pid, tid })),
-        Output::Attached { .. } => None,
+        Output::Attached { .. } | Output::NotRecorded(_) => None,
     }
 }
 

@@ -235,6 +235,14 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl 
                 };
                 note!("usertrace {name}: attached {}{note}", format.full_name());
             }
+            // A warning, not a note: events asked for will be missing.
+            Output::NotRecorded(not) => {
+                let comm = if not.comm.is_empty() { String::new() } else { format!(" ({})", not.comm) };
+                eprintln!(
+                    "usertrace {name}: process {}{comm} has tracepoints in shared memory that match, but they are not recorded: {}",
+                    not.pid, not.reason
+                );
+            }
             Output::Lost { cpu, count, sideband: false, .. } => {
                 eprintln!("usertrace {name}: CPU {cpu} lost {count} events: the ring was full (try a larger --buffer-size)");
             }

@@ -66,7 +66,7 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
             Output::Attached { format, .. } => {
                 by_id.entry(format.id).or_insert_with(|| (format.full_name(), 0));
             }
-            Output::Lost { .. } | Output::Process { .. } | Output::Exit { .. } => {}
+            Output::Lost { .. } | Output::Process { .. } | Output::Exit { .. } | Output::NotRecorded(_) => {}
         }
         if let Some(exporter) = &exporter {
             if let Some(record) = to_record(output) {

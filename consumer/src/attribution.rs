@@ -32,6 +32,7 @@ pub(crate) enum Pending {
     Namespaces { tid: u32, namespaces: Box<Namespaces> },
     Lost { cpu: u32, count: u64, sideband: bool },
     Attached { format: Arc<EventFormat>, window: Window },
+    NotRecorded(Box<crate::NotRecorded>),
 }
 
 /// Where a process's full name comes from when its first released event
@@ -154,6 +155,7 @@ impl Attribution {
             Pending::Namespaces { tid, namespaces } => self.threads.namespaces(tid, *namespaces, time),
             Pending::Lost { cpu, count, sideband } => out(Output::Lost { cpu, time_ns: time, count, sideband }),
             Pending::Attached { format, window } => out(Output::Attached { format, time_ns: time, window }),
+            Pending::NotRecorded(not_recorded) => out(Output::NotRecorded(not_recorded)),
         }
     }
 }

@@ -73,6 +73,8 @@ pub(crate) struct Round {
     pub described: Vec<(usize, ProcessInfo)>,
     /// Tracepoints attached before this round was read.
     pub attached: Vec<Attached>,
+    /// Shared-memory producers found unrecordable before this round.
+    pub not_recorded: Vec<super::shm::NotRecorded>,
     /// Rings whose published range made no sense (should stay 0).
     pub broken_rings: u64,
 }
@@ -275,8 +277,10 @@ impl Drain {
                 }
             } else {
                 // Producers that wrote and exited since the last look (fork
-                // children) are read in this last round.
+                // children) are read in this last round, and what the others
+                // write stops before it.
                 self.attach_shm();
+                self.shm.disable_all();
             }
             let mut round = Round { attached: std::mem::take(&mut self.attached), ..Round::default() };
             self.described.next_round();
@@ -285,6 +289,7 @@ impl Drain {
                 self.provoke_lost_records();
                 self.read_rings(&mut round);
             }
+            round.not_recorded = std::mem::take(&mut self.shm.not_recorded);
             self.refilter_sched();
             let written = match &mut self.archive {
                 Some(Archive::File(archive)) if stopping => archive.finish(),
@@ -370,7 +375,7 @@ impl Drain {
             let events = samples_in(&round);
             shared.dropped.fetch_add(events, Ordering::Relaxed);
             // The attachments still count: later rounds hold their events.
-            let _ = rounds.send(Ok(Round { attached: round.attached, ..Round::default() }));
+            let _ = rounds.send(Ok(Round { attached: round.attached, not_recorded: round.not_recorded, ..Round::default() }));
             return;
         }
         shared.queued_bytes.fetch_add(size, Ordering::Relaxed);

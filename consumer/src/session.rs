@@ -182,6 +182,10 @@ pub enum Output {
         /// The thread.
         tid: u32,
     },
+    /// A process has tracepoints the session asked for, in shared memory,
+    /// that it cannot record: another recorder holds them, or the kernel
+    /// does not let this one write their enable words. Told once.
+    NotRecorded(Box<crate::NotRecorded>),
     /// A tracepoint was attached (at start, or later when it appeared).
     Attached {
         /// The tracepoint's layout.
@@ -283,10 +287,14 @@ impl Session {
         let tracefs = match &options.tracefs {
             Some(t) => t.clone(),
             // Without user_events, producers use shared memory, which needs
-            // no tracefs: the session records them alone (and the scheduler
-            // tracepoints, if asked for, are found missing).
+            // no tracefs: the session records them alone. The scheduler's
+            // tracepoints are the kernel's own and need only tracefs itself,
+            // so --sched works wherever tracefs is mounted.
             None => match find_tracefs() {
                 Ok(t) => t,
+                Err(Error::Unavailable(status)) if status.availability == usertrace::Availability::UserEventsMissing && status.tracefs.is_some() => {
+                    status.tracefs.clone().expect("checked just above")
+                }
                 Err(Error::Unavailable(status)) if !options.sched => status.tracefs.clone().unwrap_or_else(|| "/sys/kernel/tracing".into()),
                 Err(e) => return Err(e),
             },
@@ -555,6 +563,9 @@ impl Session {
         self.malformed += round.broken_rings;
         for attached in round.attached {
             self.take_attached(attached);
+        }
+        for not_recorded in round.not_recorded {
+            self.attribution.push(not_recorded.time_ns, Pending::NotRecorded(Box::new(not_recorded)));
         }
         let mut described = round.described.into_iter().peekable();
         let mut at = 0;

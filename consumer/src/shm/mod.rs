@@ -57,6 +57,19 @@ pub(crate) struct NewFormat {
     pub(crate) text: String,
 }
 
+/// A producer with tracepoints the session asked for that it cannot record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotRecorded {
+    /// When it was found so.
+    pub time_ns: u64,
+    /// The process.
+    pub pid: u32,
+    /// Its name (`/proc/PID/comm`), if it could be read.
+    pub comm: String,
+    /// Why, for a person: "recorded by another usertrace (pid 12)".
+    pub reason: String,
+}
+
 /// Something read from the rings, in ring order.
 pub(crate) enum Item<'a> {
     /// A perf record (SAMPLE or LOST) built from a ring's bytes.
@@ -75,6 +88,11 @@ pub(crate) struct ShmSource {
     producers: Vec<Producer>,
     /// Registries looked at and not taken, by path, with why; not retried.
     refused: HashMap<PathBuf, String>,
+    /// Registries another live recorder holds, by path, with its pid:
+    /// looked at again once that recorder is gone.
+    held_elsewhere: HashMap<PathBuf, u32>,
+    /// Producers found unrecordable since the session last took them.
+    pub(crate) not_recorded: Vec<NotRecorded>,
     /// Formats by descriptor: the same tracepoint in two processes is one
     /// format, as one user_events event would be.
     formats: HashMap<String, Attached>,
@@ -96,6 +114,8 @@ impl ShmSource {
             all_users: sys::effective_uid() == 0,
             producers: Vec::new(),
             refused: HashMap::new(),
+            held_elsewhere: HashMap::new(),
+            not_recorded: Vec::new(),
             formats: HashMap::new(),
             next_id: FIRST_ID,
             next_perf_id: FIRST_PERF_ID,
@@ -134,12 +154,20 @@ impl ShmSource {
                 {
                     continue;
                 }
+                // Taken again once the recorder that held it is gone.
+                match self.held_elsewhere.get(&path) {
+                    Some(&holder) if sys::process_exists(holder) => continue,
+                    Some(_) => {
+                        self.held_elsewhere.remove(&path);
+                    }
+                    None => {}
+                }
                 match Producer::open(&path) {
                     Ok(producer) => self.producers.push(producer),
-                    Err(Refusal::Held { recorder }) => {
-                        self.refused.insert(path, format!("recorded by another usertrace (pid {recorder})"));
-                    }
                     Err(Refusal::Unfinished) => {}
+                    Err(Refusal::Held { recorder }) => {
+                        self.held_elsewhere.insert(path, recorder);
+                    }
                     Err(Refusal::Malformed(why)) => {
                         self.refused.insert(path, why);
                     }
@@ -155,9 +183,8 @@ impl ShmSource {
         while index < self.producers.len() {
             if self.producers[index].generation_read() {
                 self.producers[index].slots_due = true;
-            } else if let Err(refusal) = self.attach_slots(index, &mut new) {
-                let gone = self.producers.swap_remove(index);
-                self.refused.insert(gone.path, refusal);
+            } else if let Err(holder) = self.attach_slots(index, &mut new) {
+                self.held_by(index, holder);
                 continue;
             }
             index += 1;
@@ -170,9 +197,24 @@ impl ShmSource {
         self.producers[index].rings.iter().all(ShmRing::is_empty)
     }
 
+    /// Lets go of producer `index`, which recorder `holder` holds, and says
+    /// so once; it is looked at again when that recorder is gone.
+    fn held_by(&mut self, index: usize, holder: u32) {
+        let gone = self.producers.swap_remove(index);
+        self.not_recorded(gone.pid, format!("recorded by another usertrace (pid {holder})"));
+        self.held_elsewhere.insert(gone.path, holder);
+    }
+
+    /// Tells the session of a producer it cannot record.
+    fn not_recorded(&mut self, pid: u32, reason: String) {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|c| c.trim_end().to_owned()).unwrap_or_default();
+        self.not_recorded.push(NotRecorded { time_ns: sys::monotonic_ns(), pid, comm, reason });
+    }
+
     /// Attaches the changed slots of producer `index` that match; takes
-    /// the producer at its first match. Err: another recorder holds it.
-    fn attach_slots(&mut self, index: usize, new: &mut Vec<NewFormat>) -> Result<(), String> {
+    /// the producer at its first match. Err: the pid of another recorder,
+    /// which holds it.
+    fn attach_slots(&mut self, index: usize, new: &mut Vec<NewFormat>) -> Result<(), u32> {
         self.producers[index].slots_due = false;
         let changed = self.producers[index].changed_slots();
         for (slot_index, slot) in changed {
@@ -187,7 +229,7 @@ impl ShmSource {
             let matches = self.patterns.iter().any(|p| p.matches(SYSTEM, &name));
             if matches && !self.producers[index].held {
                 if let Err(Refusal::Held { recorder }) = self.producers[index].claim(self.recorder) {
-                    return Err(format!("recorded by another usertrace (pid {recorder})"));
+                    return Err(recorder);
                 }
             }
             let producer = &self.producers[index];
@@ -207,7 +249,16 @@ impl ShmSource {
             // owner-only mode is then the rule.)
             let alive = producer.is_alive();
             if let Err(errno) = if alive { producer.check_rights(slot.enable_address) } else { Ok(()) } {
-                self.refused.insert(producer.path.clone(), format!("its memory is not ours to write ({errno})"));
+                let (pid, path) = (producer.pid, producer.path.clone());
+                if self.refused.insert(path, format!("its memory is not ours to write ({errno})")).is_none() {
+                    self.not_recorded(
+                        pid,
+                        format!(
+                            "the kernel does not let this recorder write its enable words ({errno}): that needs ptrace rights over it, \
+                             as `perf record -p` does (the same user and, where kernel.yama.ptrace_scope is 1, its parent, or root)"
+                        ),
+                    );
+                }
                 continue;
             }
             let attached = match self.formats.get(&slot.descriptor) {
@@ -301,15 +352,19 @@ impl ShmSource {
                 // the directory; now that it is gone the listing is final.
                 // Only once that finds nothing new, and everything it wrote
                 // has been read, are its files litter.
-                let found = Self::map_rings_of(&mut self.producers[index]);
+                let found = if producer.held { Self::map_rings_of(&mut self.producers[index]) } else { 0 };
                 if found == 0 && self.drained(index) {
-                    self.producers.swap_remove(index).remove_files();
+                    let gone = self.producers.swap_remove(index);
+                    // Another recorder that holds it may not have read it
+                    // yet: then its files are that recorder's to remove.
+                    if gone.held || gone.recorder().is_none_or(|r| !sys::process_exists(r)) {
+                        gone.remove_files();
+                    }
                     continue;
                 }
             }
-            if let Err(refusal) = self.attach_slots(index, &mut new) {
-                let gone = self.producers.swap_remove(index);
-                self.refused.insert(gone.path, refusal);
+            if let Err(holder) = self.attach_slots(index, &mut new) {
+                self.held_by(index, holder);
                 continue;
             }
             index += 1;
@@ -356,15 +411,29 @@ impl ShmSource {
         found
     }
 
-    /// Ends the recording: clears every enable word it set and gives every
-    /// registry back, so producers stop writing rings nobody reads.
-    pub(crate) fn finish(&mut self) {
-        for producer in &self.producers {
-            for (index, known) in producer.slots.iter().enumerate() {
-                if let Some(known) = known.as_ref().filter(|k| k.enabled) {
+    /// Turns off every tracepoint it turned on, before the last read: what
+    /// was written until then is read, and nothing is written after it
+    /// into a ring this recorder will not read again (which the next
+    /// recorder would find).
+    pub(crate) fn disable_all(&mut self) {
+        for producer in &mut self.producers {
+            for index in 0..producer.slots.len() {
+                if let Some(known) = producer.slots[index].as_ref().filter(|k| k.enabled) {
                     let _ = producer.write_enable(index, known.slot.enable_address, 0);
+                    if let Some(known) = producer.slots[index].as_mut() {
+                        known.enabled = false;
+                    }
                 }
             }
+        }
+    }
+
+    /// Ends the recording: clears every enable word still set and gives
+    /// every registry back, so producers stop writing rings nobody reads
+    /// and another recorder may take them.
+    pub(crate) fn finish(&mut self) {
+        self.disable_all();
+        for producer in &self.producers {
             producer.release(self.recorder);
         }
         self.producers.clear();

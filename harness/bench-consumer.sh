@@ -37,6 +37,11 @@
 #          busy loops that nobody follows, recorded with and without
 #          --sched into perf.data: the recorder's CPU seconds (rusage),
 #          the events recorded and the file's bytes.
+#   shm    the recorder over each transport in one run (user_events and
+#          shared memory, forced with USERTRACE_TRANSPORT), the same ring
+#          bytes: events/s drained from rings filled while the recorder
+#          was stopped, and the highest paced rate from one thread with
+#          nothing lost
 #   profile  where `usertrace record --format json` (BENCH_PROFILE=stat:
 #          `usertrace stat`) spends the drain of that flood: a flat
 #          cpu-clock profile by perf (not run by default)
@@ -49,7 +54,7 @@ emit=target/release/examples/ut_emit
 base=target/release/examples/ring_drain_baseline
 paced=target/release/examples/paced_emit
 n=${BENCH_EVENTS:-200000}
-parts=" ${*:-text start drain sweep} "
+parts=" ${*:-text start drain sweep shm} "
 want() { [[ $parts == *" $1 "* ]]; }
 [ -x "$ut" ] || { echo "bench-consumer: $ut is missing: cargo build --release -p usertrace-cli --bin usertrace" >&2; exit 1; }
 if want drain || want sweep || want profile || want archive; then
@@ -202,31 +207,38 @@ emitted_rate() {
 }
 
 cpus=$(seq 0 $(($(nproc) - 1)))
+# NAME KIND PAGES COUNT: one producer per CPU writes COUNT events into its
+# ring while consumer KIND is stopped (SIGSTOP); the consumer is then
+# continued and timed to its end, from drain_t0 to drain_t1.
+fill_then_drain() {
+  local name=$1 kind=$2 pages=$3 count=$4
+  # shellcheck disable=SC2086
+  start_producers "$name" 0 "$count" $cpus
+  start_consumer "$kind" "$name" "$pages"
+  # shellcheck disable=SC2086
+  producers_enabled "$name" $cpus
+  # The bit flips at the first CPU's open; the others follow within
+  # microseconds. Then the consumer stops and the rings fill.
+  sleep 1
+  kill -STOP "$consumer"
+  touch "$scratch/go"
+  producers_done
+  drain_t0=$(now)
+  kill -CONT "$consumer"
+  wait "$consumer" || true
+  drain_t1=$(now)
+}
 if want drain; then
   # 64-byte records (a u64 field): 50,000 fill 3.2 MB of each 4 MiB ring.
   flood=${BENCH_FLOOD:-50000}
   : >"$scratch/drain.txt"
   for trial in 1 2 3; do
     for kind in baseline stat record archive; do
-      # shellcheck disable=SC2086
-      start_producers bench_flood 0 "$flood" $cpus
-      start_consumer "$kind" bench_flood 1024
-      # shellcheck disable=SC2086
-      producers_enabled bench_flood $cpus
-      # The bit flips at the first CPU's open; the others follow within
-      # microseconds. Then the consumer stops and the rings fill.
-      sleep 1
-      kill -STOP "$consumer"
-      touch "$scratch/go"
-      producers_done
-      t0=$(now)
-      kill -CONT "$consumer"
-      wait "$consumer" || true
-      t1=$(now)
+      fill_then_drain bench_flood "$kind" 1024 "$flood"
       # shellcheck disable=SC2086
       filed=$(in_file "$kind" bench_flood)
       # shellcheck disable=SC2086
-      echo "$kind $t0 $t1 $(received "$kind") $(reported_lost "$kind") $(emitted_rate bench_flood $cpus) ${filed:-0}" >>"$scratch/drain.txt"
+      echo "$kind $drain_t0 $drain_t1 $(received "$kind") $(reported_lost "$kind") $(emitted_rate bench_flood $cpus) ${filed:-0}" >>"$scratch/drain.txt"
       rm -f "$scratch/ut.json" "$scratch/ut.data"
     done
   done
@@ -337,6 +349,85 @@ for line in open(path):
         best[kind] = max(best.get(kind, 0), int(achieved))
 for kind in ("baseline", "record", "archive", "perf"):
     print(f"  highest emitted rate with nothing lost, {kind:8}: {best.get(kind, 0)} events/s")
+PY
+fi
+
+if want shm; then
+  # The same `usertrace record --format json` over either transport, with
+  # the same ring bytes: perf rings of $pages pages per CPU for user_events,
+  # a ring of as many KiB per producing thread for shared memory.
+  pages=${BENCH_SHM_PAGES:-128}
+  export USERTRACE_SHM_RING_KIB=$((pages * 4))
+  secs=${BENCH_SWEEP_SECONDS:-3}
+  flood=${BENCH_SHM_FLOOD:-50000}
+  # BENCH_SHM_TRANSPORTS=shm measures shared memory alone, on a kernel
+  # without user_events.
+  transports=${BENCH_SHM_TRANSPORTS:-user_events shm}
+  : >"$scratch/shm.txt"
+  # Drain: one producer per CPU fills its ring while the recorder is
+  # stopped (SIGSTOP), as in the drain part, then the recorder is continued
+  # and timed to its end. Rings of 1024 pages (4 MiB) per CPU, or 4 MiB per
+  # thread: 50,000 events fit either (64 bytes a perf sample, 32 a
+  # shared-memory record).
+  for trial in 1 2 3; do
+    for transport in $transports; do
+      USERTRACE_TRANSPORT=$transport USERTRACE_SHM_RING_KIB=4096 fill_then_drain bench_shm_flood record 1024 "$flood"
+      # shellcheck disable=SC2086
+      echo "flood $transport $drain_t0 $drain_t1 $(received record) $(reported_lost record) $(emitted_rate bench_shm_flood $cpus)" >>"$scratch/shm.txt"
+      rm -f "$scratch/ut.json"
+    done
+  done
+  # Paced, from one thread: the highest rate with nothing lost.
+  rates=${BENCH_SHM_RATES:-10000 20000 40000 80000 160000 320000}
+  declare -A shm_lost_at=()
+  cpu=$(($(nproc) - 1))
+  for rate in $rates; do
+    count=$((rate * secs))
+    for transport in $transports; do
+      [ -z "${shm_lost_at[$transport]:-}" ] || continue
+      USERTRACE_TRANSPORT=$transport start_producers bench_shm_sweep "$rate" "$count" "$cpu"
+      start_consumer record bench_shm_sweep "$pages"
+      producers_enabled bench_shm_sweep "$cpu"
+      sleep 1
+      touch "$scratch/go"
+      producers_done
+      wait "$consumer" || true
+      got=$(received record)
+      filed=$(in_file record bench_shm_sweep)
+      echo "sweep $transport $rate $count ${got:-0} $(reported_lost record) $(emitted_rate bench_shm_sweep "$cpu") ${filed:-0}" >>"$scratch/shm.txt"
+      [ "${got:-0}" = "$count" ] && [ "${filed:-0}" = "$count" ] || shm_lost_at[$transport]=$rate
+      rm -f "$scratch/ut.json"
+    done
+  done
+  python3 - "$flood" "$(nproc)" "$pages" "$secs" "$scratch/shm.txt" <<'PY'
+import statistics, sys
+flood, ncpu, pages, secs, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+floods, sweeps = {}, []
+for line in open(path):
+    part, transport, *rest = line.split()
+    if part == "flood":
+        t0, t1, got, lost, emitted = rest
+        floods.setdefault(transport, []).append((float(t1) - float(t0), int(got or 0), lost or "?", int(emitted)))
+    else:
+        sweeps.append((transport, *rest))
+print("usertrace record --format json over each transport, the same ring bytes:")
+print(f"  drain of {flood} events from each of {ncpu} producers, one per CPU, already in rings of 4 MiB (SIGSTOP while filled), 3 trials:")
+rate = {}
+for transport, runs in floods.items():
+    rate[transport] = statistics.median(got / t for t, got, _, _ in runs)
+    print(f"    {transport:12} received {','.join(str(r[1]) for r in runs)}, lost {','.join(r[2] for r in runs)}, in "
+          f"{', '.join(f'{r[0]:.3f}' for r in runs)} s: median {rate[transport]:>9.0f} events/s drained")
+if "user_events" in rate and "shm" in rate:
+    print(f"    ratio shm/user_events (events/s drained)  {rate['shm'] / rate['user_events']:.2f}")
+print(f"  paced for {secs} s from one thread, rings of {pages} pages per CPU (user_events) or {pages * 4} KiB per thread (shared memory):")
+best = {}
+for transport, asked, count, got, lost, achieved, filed in sweeps:
+    ok = got == count and filed == count
+    print(f"    {asked:>7}/s asked, {achieved:>7}/s emitted  {transport:12} {got:>8} received, {filed:>8} in file, of {count:>8}, lost {lost}{'' if ok else '  <- lost'}")
+    if ok:
+        best[transport] = max(best.get(transport, 0), int(achieved))
+for transport in ("user_events", "shm"):
+    print(f"    highest emitted rate with nothing lost, {transport:12}: {best.get(transport, 0)} events/s")
 PY
 fi
 

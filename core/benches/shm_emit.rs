@@ -1,10 +1,10 @@
-//! An enabled 4-byte emit through the shared-memory transport, natively
-//! (this host's kernel lacks user_events, which is where the transport
-//! serves), beside the `writev` of the same event to /dev/null from the
-//! same run: the system call every user_events emit makes, without the
-//! kernel's trace-buffer work (that one, measured in the guest, is the
-//! `producer` bench's "enabled 4-byte emit" row). `cargo bench -p usertrace
-//! --bench shm_emit`.
+//! An enabled 4-byte emit through the shared-memory transport beside two
+//! baselines from the same run: the `writev` of the same event to
+//! /dev/null (the system call every user_events emit makes, without the
+//! kernel's trace-buffer work), and, where the kernel has user_events (the
+//! guest: `harness/bench` runs this there too), the same event written to
+//! user_events with a perf event attached, which is what the shared-memory
+//! transport replaces. `cargo bench -p usertrace --bench shm_emit`.
 //!
 //! The recorder is played by the bench: it sets the enable word, as
 //! `usertrace record` would with `process_vm_writev`. The ring is made
@@ -20,6 +20,10 @@ use std::time::Instant;
 
 use usertrace::__private::payload::write_event;
 use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value};
+
+#[path = "support/kernel.rs"]
+#[allow(dead_code)]
+mod kernel;
 
 const ROUNDS: usize = 100;
 const CALLS: u32 = 10_000;
@@ -38,8 +42,28 @@ fn main() {
     // only accessed atomically.
     unsafe { AtomicU32::from_ptr(tp.tracepoint().enable_word().cast_mut()) }.store(1, Ordering::Relaxed);
     let null = OpenOptions::new().write(true).open("/dev/null").expect("/dev/null");
-    let (mut shm, mut writev) = (f64::INFINITY, f64::INFINITY);
+    // The event through user_events, made by hand (this process's own
+    // tracepoints take shared memory), with perf attached to it.
+    let user_events = usertrace::status().is_available().then(|| {
+        let raw = kernel::RawEvent::register("bench_shm_emit_ue u32 x");
+        let perf = kernel::PerfAttached::open("bench_shm_emit_ue");
+        assert!(raw.enabled(), "perf attached to bench_shm_emit_ue");
+        (raw, perf)
+    });
+    let (mut shm, mut writev, mut kernel_emit) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
     for _ in 0..ROUNDS {
+        if let Some((raw, perf)) = &user_events {
+            let start = Instant::now();
+            for i in 0..CALLS {
+                if raw.enabled() {
+                    raw.write(&black_box(i).to_ne_bytes());
+                }
+                if i % 256 == 0 {
+                    perf.drain();
+                }
+            }
+            kernel_emit = kernel_emit.min(start.elapsed().as_nanos() as f64 / f64::from(CALLS));
+        }
         let start = Instant::now();
         for i in 0..CALLS {
             tp.emit(&[Value::U32(black_box(i))]).expect("emit");
@@ -57,4 +81,14 @@ fn main() {
         "the same event's writev to /dev/null",
         shm / writev
     );
+    if user_events.is_some() {
+        println!(
+            "{:<52} {shm:>8.1} ns   {:<40} {kernel_emit:>8.1} ns   ratio {:.3}",
+            "enabled 4-byte emit through shared memory",
+            "the same event's writev to user_events (perf attached)",
+            shm / kernel_emit
+        );
+    } else {
+        println!("(no user_events here: the row against a user_events emit is measured in the guest, by harness/bench)");
+    }
 }

@@ -16,16 +16,7 @@ const COUNT: u64 = 3000;
 fn a_producer_another_recorder_holds_is_named_and_taken_once_it_ends() {
     let name = unique("shm_held");
     // 3000 events 1 ms apart: the first recorder's 1.5 s covers about half.
-    let mut producer = Command::new(ut_emit())
-        .args(["seq", &name, &COUNT.to_string(), "1000"])
-        .env("USERTRACE_TRANSPORT", "shm")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut ready = String::new();
-    BufReader::new(producer.stdout.take().unwrap()).read_line(&mut ready).unwrap();
-    assert!(ready.starts_with("ready "), "{ready}");
-    let pid = producer.id().to_string();
+    let (mut producer, pid) = crate::ready_producer(&name, COUNT, 1000);
     let reaper = std::thread::spawn(move || producer.wait().unwrap());
 
     let mut first = Command::new(usertrace())

@@ -2,25 +2,14 @@
 //! /dev/shm (late attach): its enable word flips, and every event it writes
 //! from then on arrives, in order.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use crate::support::*;
 
 #[test]
 fn a_producer_started_before_the_recorder_is_found_and_loses_nothing() {
     let name = unique("shm_late");
-    let mut producer = Command::new(ut_emit())
-        .args(["seq", &name, "500", "200"])
-        .env("USERTRACE_TRANSPORT", "shm")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // "ready PID": registered, and waiting for a recorder.
-    let mut ready = String::new();
-    BufReader::new(producer.stdout.take().unwrap()).read_line(&mut ready).unwrap();
-    assert!(ready.starts_with("ready "), "{ready}");
-    let pid = producer.id().to_string();
+    let (mut producer, pid) = crate::ready_producer(&name, 500, 200);
     // Reaped as soon as it exits, so that the recorder's command (which
     // waits for the pid to go) ends then.
     let reaper = std::thread::spawn(move || producer.wait().unwrap());

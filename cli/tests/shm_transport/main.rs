@@ -22,3 +22,20 @@ mod a_fork_storm_of_200_children_arrives_under_each_child_s_name;
 mod sixty_four_threads_received_plus_lost_is_emitted;
 mod list_shows_a_tracepoint_in_shared_memory_with_its_fields_and_process;
 mod a_producer_another_recorder_holds_is_named_and_taken_once_it_ends;
+
+/// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
+/// PID" (registered, and waiting for a recorder); with its pid.
+fn ready_producer(name: &str, count: u64, pause_us: u64) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut producer = std::process::Command::new(support::ut_emit())
+        .args(["seq", name, &count.to_string(), &pause_us.to_string()])
+        .env("USERTRACE_TRANSPORT", "shm")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufReader::new(producer.stdout.take().unwrap()).read_line(&mut ready).unwrap();
+    assert!(ready.starts_with("ready "), "{ready}");
+    let pid = producer.id().to_string();
+    (producer, pid)
+}

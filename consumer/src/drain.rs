@@ -15,6 +15,7 @@
 //! the recorder's own loss ([`crate::Stats::dropped`]), apart from what the
 //! rings lost: nothing is dropped silently.
 
+use crate::bytes::{u16_at, u32_at, u64_at};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -467,18 +468,6 @@ impl RecordTaker<'_> {
 /// A sample's CPU (after id, pid, tid and time).
 fn sample_cpu(record: &[u8]) -> Option<u32> {
     (u32_at(record, 0)? == PERF_RECORD_SAMPLE).then(|| u32_at(record, HEADER_LEN + 24)).flatten()
-}
-
-fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {
-    bytes.get(at..at + 2).map(|b| u16::from_ne_bytes([b[0], b[1]]))
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
-    bytes.get(at..at + 4).map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
-    bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_ne_bytes)
 }
 
 /// The pid a sample (after its id), a COMM or an EXIT record names.

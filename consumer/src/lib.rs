@@ -22,6 +22,7 @@ pub mod archive;
 mod attach;
 mod attach_requests;
 mod attribution;
+mod bytes;
 mod decode;
 mod drain;
 mod error;

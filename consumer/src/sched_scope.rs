@@ -39,6 +39,7 @@
 //!   records too (they are recorded, and ignored by the accounting, which
 //!   looks at span threads only).
 
+use crate::bytes::{u32_at, u64_at};
 use std::collections::BTreeSet;
 use std::ffi::CString;
 use std::os::fd::AsFd;
@@ -116,11 +117,11 @@ impl SchedScope {
     /// its process followed; a fork inside the followed set adds the new
     /// thread; an exit removes one.
     pub(crate) fn observe(&mut self, record: &[u8]) {
-        let u32_at = |at: usize| record.get(at..at + 4).map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]));
+        let u32_at = |at: usize| u32_at(record, at);
         match u32_at(0) {
             Some(PERF_RECORD_SAMPLE) => {
                 // id, then pid and tid (the session's sample_type).
-                let id = record.get(HEADER_LEN..HEADER_LEN + 8).and_then(|b| b.try_into().ok()).map(u64::from_ne_bytes);
+                let id = u64_at(record, HEADER_LEN);
                 if let (Some(id), Some(pid)) = (id, u32_at(HEADER_LEN + 8)) {
                     if !self.sched_ids.contains(&id) && pid != 0 {
                         self.follow(pid);

@@ -226,8 +226,9 @@ impl Stats {
 /// A live recording.
 ///
 /// Open it with the events to record, then [`poll`](Self::poll) until done
-/// and [`flush`](Self::flush). It needs a kernel with user_events and the
-/// right to open perf events on every CPU (root or CAP_PERFMON).
+/// and [`flush`](Self::flush). It needs a kernel with user_events, or
+/// producers on shared memory (which need none), and the right to open
+/// perf events on every CPU (root or CAP_PERFMON).
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -249,6 +250,7 @@ impl Stats {
 ///             Output::Attached { format, .. } => eprintln!("attached {}", format.full_name()),
 ///             Output::Process { pid, info, .. } => eprintln!("{pid} is {:?}", info.command_line),
 ///             Output::Exit { .. } => {}
+///             Output::NotRecorded(not) => eprintln!("pid {} not recorded: {}", not.pid, not.reason),
 ///         }
 ///     }
 /// }

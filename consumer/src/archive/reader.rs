@@ -14,6 +14,7 @@
 //! `tracepoint_perf` is made through [`guarded`], which turns a panic of
 //! its parsers into [`ArchiveError::Broken`].
 
+use crate::bytes::{u32_at, u64_at};
 use std::cell::Cell;
 use std::fmt;
 use std::io;
@@ -374,8 +375,8 @@ fn silence_guarded_panics() {
 
 /// CLOCK_DATA: version, clockid, wall clock ns, clockid ns.
 fn clock_data(header: &[u8]) -> Option<(u64, u64)> {
-    let u32_at = |at: usize| header.get(at..at + 4).map(|b| u32::from_ne_bytes(b.try_into().unwrap_or_default()));
-    let u64_at = |at: usize| header.get(at..at + 8).map(|b| u64::from_ne_bytes(b.try_into().unwrap_or_default()));
+    let u32_at = |at: usize| u32_at(header, at);
+    let u64_at = |at: usize| u64_at(header, at);
     if u32_at(4)? != libc::CLOCK_MONOTONIC as u32 {
         return None;
     }
@@ -408,8 +409,8 @@ impl TaskRecord {
     /// `body` is the record after its 8-byte header; a body too short for
     /// its kind is no record.
     fn parse(kind: PerfEventHeaderType, body: &[u8], exec: bool) -> Option<TaskRecord> {
-        let u32_at = |at: usize| body.get(at..at + 4).map(|b| u32::from_ne_bytes(b.try_into().unwrap_or_default()));
-        let u64_at = |at: usize| body.get(at..at + 8).map(|b| u64::from_ne_bytes(b.try_into().unwrap_or_default()));
+        let u32_at = |at: usize| u32_at(body, at);
+        let u64_at = |at: usize| u64_at(body, at);
         Some(match kind {
             PerfEventHeaderType::Comm => {
                 let name = body.get(8..)?;

@@ -5,7 +5,7 @@
 //! | callsite | tracepoint | fields |
 //! |----------|------------|--------|
 //! | event | `<provider>_<name>` | `level` (`ERROR` … `TRACE`), then the event's own, `message` among them |
-//! | span | `<provider>_<name>`, the span's begin | `span_begin` (the id), then the fields it had values for when first created |
+//! | span | `<provider>_<name>`, the span's begin | `span_begin` (the id), `level`, then the fields it had values for when first created |
 //! | span with fields left `Empty` | `<provider>_<name>_end`, the span's end when any of them was recorded | `span_end` (the id), then those fields, as text |
 //! | span | `<provider>_span_end`, the span's end otherwise | `span_end` |
 //!
@@ -49,12 +49,12 @@ pub(crate) struct SpanShape {
     pub(crate) end: Option<DynamicTracepoint>,
 }
 
-/// What a tracepoint's first field is.
+/// What a tracepoint's first fields are.
 #[derive(Clone, Copy)]
 enum Leading {
     /// An event's `level`.
     Level,
-    /// A span begin's `span_begin` id.
+    /// A span begin's `span_begin` id (the core writes it), then `level`.
     SpanBegin,
 }
 
@@ -138,7 +138,7 @@ fn span_shape(provider: &Provider, meta: &'static Metadata<'static>, scratch: &S
     let (fields, deferred): (Vec<usize>, Vec<usize>) =
         (0..field_count(meta)).partition(|&i| scratch.slots[i] != Slot::Absent);
     let name_of = |i: &usize| meta.fields().iter().nth(*i).map_or("", |f| f.name());
-    let names = field_names(&[usertrace::span::SPAN_BEGIN_FIELD], fields.iter().map(name_of));
+    let names = field_names(&[usertrace::span::SPAN_BEGIN_FIELD, LEVEL_FIELD], fields.iter().map(name_of));
     let types = fields.iter().map(|&i| scratch.slots[i].field_type()).collect();
     let event = event_name(provider.name(), meta);
     let end = if deferred.is_empty() {
@@ -205,7 +205,7 @@ fn definition_fields(leading: Leading, names: &[String], types: impl Iterator<It
     let own: Vec<Field> = names.iter().zip(types).map(|(n, ty)| Field::owned(n.clone(), ty)).collect();
     match leading {
         Leading::Level => std::iter::once(Field::new(LEVEL_FIELD, FieldType::Str)).chain(own).collect(),
-        Leading::SpanBegin => span_begin_fields(own),
+        Leading::SpanBegin => span_begin_fields(std::iter::once(Field::new(LEVEL_FIELD, FieldType::Str)).chain(own).collect()),
     }
 }
 
@@ -223,7 +223,7 @@ impl Typed {
         Some(Typed { tp, leading, event, names, fields, types, twin: OnceLock::new() })
     }
 
-    /// Writes the record in `scratch` (after `leading`, an event's level),
+    /// Writes the record in `scratch` (after `leading`, the level),
     /// on the typed tracepoint if it fits, else on the text twin; for a
     /// span begin, returns the span's id (0 if nobody listened).
     pub(crate) fn write(&self, provider: &Provider, meta: &Metadata<'_>, scratch: &mut Scratch, leading: Option<Value<'_>>) -> u64 {

@@ -159,7 +159,7 @@ where
             if !callsite.enabled() {
                 return None;
             }
-            let span_id = span.begin.write(&self.inner.provider, meta, scratch, None);
+            let span_id = span.begin.write(&self.inner.provider, meta, scratch, Some(Value::Str(meta.level().as_str())));
             if span_id == 0 {
                 return None;
             }

@@ -110,13 +110,13 @@ fn a_record_that_does_not_fit_goes_to_the_text_twin() {
 #[test]
 fn a_span_begins_with_its_id_and_ends_with_its_deferred_fields_as_text() {
     let provider = Provider::new("ut_cs").unwrap();
-    let meta = meta("handle request", &["path", "status", "span_begin"], Kind::SPAN);
+    let meta = meta("handle request", &["path", "status", "span_begin", "level"], Kind::SPAN);
     let mut scratch = Scratch::default();
-    record(meta, &mut scratch, &[("path", &"/a"), ("span_begin", &1u64)]);
+    record(meta, &mut scratch, &[("path", &"/a"), ("span_begin", &1u64), ("level", &"mine")]);
     let callsite = Callsite::new(meta);
     let Shape::Span(span) = callsite.shape(&provider, &scratch) else { panic!("a span") };
     assert_eq!(span.begin.tp.name(), "ut_cs_handle_request");
-    assert_eq!(declared(&span.begin.tp), pairs(&[("span_begin", "u64"), ("path", "str"), ("span_begin_2", "u64")]));
+    assert_eq!(declared(&span.begin.tp), pairs(&[("span_begin", "u64"), ("level", "str"), ("path", "str"), ("span_begin_2", "u64"), ("level_2", "str")]));
     assert_eq!(span.deferred, [1]);
     let end = span.end.as_ref().expect("an end for the deferred field");
     assert_eq!(end.name(), "ut_cs_handle_request_end");

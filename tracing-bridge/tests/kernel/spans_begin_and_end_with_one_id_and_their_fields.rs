@@ -1,5 +1,5 @@
 //! A `tracing` span is the core's span: a begin event whose first field
-//! is `span_begin` (the id), then the span's fields, and an end whose
+//! is `span_begin` (the id), then its level, then the span's fields, and an end whose
 //! first field is `span_end` (the same id): the provider's `span_end`, or
 //! the span's own `<name>_end` carrying the fields recorded after it began.
 //! Nesting is their order on the thread; a span dropped on another thread
@@ -30,12 +30,12 @@ fn spans_arrive_in_order_paired_by_id_with_their_fields() {
     assert!(request != 0 && inner != 0 && moved != 0);
     assert!(request != inner && inner != moved && request != moved, "distinct ids: {request} {inner} {moved}");
 
-    assert_eq!(fields(&e[0]), expect(&[("span_begin", Typed::U64(request)), ("path", s("/a"))]));
-    assert_eq!(fields(&e[1]), expect(&[("span_begin", Typed::U64(inner)), ("depth", Typed::I64(3))]));
+    assert_eq!(fields(&e[0]), expect(&[("span_begin", Typed::U64(request)), ("level", s("INFO")), ("path", s("/a"))]));
+    assert_eq!(fields(&e[1]), expect(&[("span_begin", Typed::U64(inner)), ("level", s("DEBUG")), ("depth", Typed::I64(3))]));
     assert_eq!(fields(&e[2]), expect(&[("span_end", Typed::U64(inner))]));
     assert_eq!(fields(&e[3]), expect(&[("level", s("INFO")), ("message", s("inside"))]));
     assert_eq!(fields(&e[4]), expect(&[("span_end", Typed::U64(request)), ("status", s("200"))]));
-    assert_eq!(fields(&e[5]), expect(&[("span_begin", Typed::U64(moved)), ("n", Typed::U64(1))]));
+    assert_eq!(fields(&e[5]), expect(&[("span_begin", Typed::U64(moved)), ("level", s("INFO")), ("n", Typed::U64(1))]));
     assert_eq!(fields(&e[6]), expect(&[("span_end", Typed::U64(moved))]));
 
     let tids: Vec<u32> = e.iter().map(|e| e.tid).collect();

@@ -66,6 +66,7 @@ pub use producer::{
 // them (Definition and DynamicTracepoint check and count for it).
 #[doc(hidden)]
 pub use producer::{check_field_count, format_string, is_valid_name, wait_for_emits, EmitScope};
+pub use producer::fit::fit_payload;
 pub use producer::span::{self, Span};
 pub use status::{status, Availability, Status};
 pub use transport::{transport, Transport, TransportChoice, TRANSPORT_ENV};

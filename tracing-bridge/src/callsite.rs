@@ -22,7 +22,8 @@ use usertrace::span::{span_begin_fields, SPAN_END_EVENT, SPAN_END_FIELDS};
 use usertrace::{DynamicTracepoint, Error, ErrorKind, Field, FieldType, Provider, Value, MAX_FIELDS};
 
 use crate::naming::{collision_suffix, event_name, field_names};
-use crate::record::{fit_payload, Scratch, Slot, MAX_CALLSITE_FIELDS};
+use crate::record::{Scratch, Slot, MAX_CALLSITE_FIELDS};
+use usertrace::fit_payload;
 
 /// The first field of every event: the callsite's level.
 pub const LEVEL_FIELD: &str = "level";

@@ -25,7 +25,8 @@ use usertrace::{DynamicTracepoint, FieldType, Provider, Value, MAX_FIELDS};
 
 use crate::callsite::{provider_span_end, Callsite, Shape, SpanShape};
 use crate::callsites::Callsites;
-use crate::record::{fit_payload, Scratch, Slot};
+use crate::record::{Scratch, Slot};
+use usertrace::fit_payload;
 
 /// What the filter and the layer share.
 struct Inner {

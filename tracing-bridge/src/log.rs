@@ -22,7 +22,8 @@ use std::fmt::Write as _;
 use ::log::{LevelFilter, Log, Metadata, Record, SetLoggerError};
 use usertrace::{DynamicTracepoint, ErrorKind, Field, FieldType, Provider, Value};
 
-use crate::record::{fit_payload, Scratch};
+use crate::record::Scratch;
+use usertrace::fit_payload;
 
 /// The event (under the provider) that each record is written as.
 pub const LOG_EVENT: &str = "log";

@@ -31,7 +31,8 @@
 //! text stops at the most an event can carry, and an event's strings and
 //! bytes are cut (the longest first, to a common length, at a character
 //! boundary) until the event fits the 8184 bytes perf records
-//! ([`usertrace::wire::MAX_PAYLOAD_LEN`]).
+//! ([`usertrace::wire::MAX_PAYLOAD_LEN`]), by the core's rule
+//! ([`usertrace::fit_payload`]), which every bridge shares.
 
 use std::cell::RefCell;
 use std::fmt::{self, Write};
@@ -39,7 +40,7 @@ use std::ops::Range;
 
 use tracing_core::field::{Field, Visit};
 use usertrace::wire::MAX_PAYLOAD_LEN;
-use usertrace::{FieldType, Value, MAX_FIELDS};
+use usertrace::{FieldType, Value};
 
 use crate::naming::truncate_at_char;
 
@@ -290,59 +291,6 @@ impl Visit for Collect<'_> {
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         let range = self.scratch.push_text(|w| write!(w, "{value:?}"));
         self.scratch.set(field, Slot::Text(range));
-    }
-}
-
-/// The bytes a variable-length value adds after the fixed fields.
-fn data_len(value: &Value<'_>) -> usize {
-    match value {
-        Value::Str(s) => s.len() + 1,
-        Value::Bytes(b) => b.len(),
-        _ => 0,
-    }
-}
-
-/// Cuts the strings and byte slices of `values` until an event of them,
-/// whose fixed part (every field's, leading ones included) is `fixed`
-/// bytes, fits [`MAX_PAYLOAD_LEN`]: each is cut to one common length, the
-/// largest that fits, at a character boundary; shorter ones stay whole.
-pub(crate) fn fit_payload(values: &mut [Value<'_>], fixed: usize) {
-    let variable: usize = values.iter().map(data_len).sum();
-    if fixed + variable <= MAX_PAYLOAD_LEN {
-        return;
-    }
-    let mut lens = [0usize; MAX_FIELDS];
-    let mut count = 0;
-    let mut nuls = 0;
-    for value in values.iter() {
-        match value {
-            Value::Str(s) => {
-                lens[count] = s.len();
-                nuls += 1;
-            }
-            Value::Bytes(b) => lens[count] = b.len(),
-            _ => continue,
-        }
-        count += 1;
-    }
-    let lens = &mut lens[..count];
-    lens.sort_unstable();
-    let mut left = MAX_PAYLOAD_LEN.saturating_sub(fixed + nuls);
-    let mut cap = usize::MAX;
-    for (i, &len) in lens.iter().enumerate() {
-        let share = left / (count - i);
-        if len > share {
-            cap = share;
-            break;
-        }
-        left -= len;
-    }
-    for value in values.iter_mut() {
-        match value {
-            Value::Str(s) => *s = truncate_at_char(s, cap),
-            Value::Bytes(b) => *b = &b[..b.len().min(cap)],
-            _ => {}
-        }
     }
 }
 

@@ -150,31 +150,6 @@ fn a_value_s_text_stops_at_one_event_s_worth() {
 }
 
 #[test]
-fn an_event_too_large_for_perf_is_cut_longest_first() {
-    let long = "é".repeat(5000);
-    let mid = "m".repeat(3000);
-    let mut values = [Value::Str("INFO"), Value::U64(1), Value::Str(&long), Value::Str(&mid), Value::Str("short")];
-    let fixed = 4 + 8 + 4 + 4 + 4;
-    fit_payload(&mut values, fixed);
-    let total: usize = fixed + values.iter().map(data_len).sum::<usize>();
-    assert!(total <= MAX_PAYLOAD_LEN, "{total}");
-    assert_eq!(values[0], Value::Str("INFO"));
-    assert_eq!(values[4], Value::Str("short"));
-    let (Value::Str(a), Value::Str(b)) = (values[2], values[3]) else { panic!() };
-    assert_eq!(b, mid, "what fits under the common length stays whole");
-    assert!(long.starts_with(a) && (5140..=5147).contains(&a.len()), "{}", a.len());
-
-    let bytes = vec![7u8; 9000];
-    let mut values = [Value::Bytes(&bytes)];
-    fit_payload(&mut values, 4);
-    assert_eq!(values[0], Value::Bytes(&bytes[..MAX_PAYLOAD_LEN - 4]));
-
-    let mut small = [Value::Str("x"), Value::Bytes(b"y")];
-    fit_payload(&mut small, 8);
-    assert_eq!(small, [Value::Str("x"), Value::Bytes(b"y")]);
-}
-
-#[test]
 fn a_record_whose_debug_logs_gets_a_scratch_of_its_own() {
     let outer = Scratch::with(|s| {
         s.text.push_str("outer");

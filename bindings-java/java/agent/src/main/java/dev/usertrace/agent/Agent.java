@@ -1,5 +1,6 @@
 package dev.usertrace.agent;
 
+import dev.usertrace.LogConvention;
 import dev.usertrace.Provider;
 import dev.usertrace.Tracepoint;
 import dev.usertrace.Usertrace;
@@ -90,7 +91,7 @@ public final class Agent {
             }));
         }
         if (o.jul()) {
-            Tracepoint tp = add(all, provider.tracepoint(Events.LOG, Events.LOG_FIELDS));
+            Tracepoint tp = add(all, provider.tracepoint(LogConvention.NAME, LogConvention.fields()));
             Logger.getLogger("").addHandler(new JulHandler(tp));
         }
         if (!sources.isEmpty()) {

@@ -47,11 +47,4 @@ public final class Events {
         Field.u64("start_ns"), Field.u64("thread_id"), Field.string("thread"), Field.string("class"),
         Field.string("message"),
     };
-
-    /** A java.util.logging record (forwarded at once, not through JFR). */
-    public static final String LOG = "log";
-    public static final Field[] LOG_FIELDS = {
-        Field.u64("time_ns"), Field.i32("level"), Field.string("logger"), Field.u64("thread_id"),
-        Field.string("message"), Field.string("thrown"),
-    };
 }

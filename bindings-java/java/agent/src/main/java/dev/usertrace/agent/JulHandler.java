@@ -1,5 +1,6 @@
 package dev.usertrace.agent;
 
+import dev.usertrace.LogConvention;
 import dev.usertrace.Tracepoint;
 import java.time.Instant;
 import java.util.logging.Formatter;
@@ -29,14 +30,13 @@ final class JulHandler extends Handler {
             Instant t = record.getInstant();
             Throwable thrown = record.getThrown();
             String message = formatter.formatMessage(record);
-            String thrownText = thrown == null ? "" : thrown.toString().replace('\0', ' ');
             tp.event()
                     .put(t.getEpochSecond() * 1_000_000_000L + t.getNano())
                     .put(record.getLevel().intValue())
-                    .put(String.valueOf(record.getLoggerName()))
+                    .put(LogConvention.text(record.getLoggerName()))
                     .put(record.getLongThreadID())
-                    .put(message == null ? "" : message.replace('\0', ' '))
-                    .put(thrownText)
+                    .put(LogConvention.text(message))
+                    .put(LogConvention.text(thrown == null ? null : thrown.toString()))
                     .emit();
         } catch (RuntimeException e) {
             reportError("usertrace: cannot forward a log record", e, java.util.logging.ErrorManager.WRITE_FAILURE);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usertrace.LogConvention;
 import dev.usertrace.Provider;
 import dev.usertrace.Usertrace;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +52,7 @@ class AgentForwardsJfrAndLoggingIT {
             jvm.completedSpan(Events.GC, Events.GC_FIELDS);
             jvm.completedSpan(Events.GC_PAUSE, Events.GC_PAUSE_FIELDS);
             jvm.tracepoint(Events.EXCEPTION, Events.EXCEPTION_FIELDS);
-            jvm.tracepoint(Events.LOG, Events.LOG_FIELDS);
+            jvm.tracepoint(LogConvention.NAME, LogConvention.fields());
             Files.writeString(TRACEFS.resolve("trace"), "");
             for (String e : events) {
                 enable(e, true);

@@ -1,5 +1,6 @@
 package dev.usertrace.log4j2;
 
+import dev.usertrace.LogConvention;
 import dev.usertrace.Provider;
 import dev.usertrace.Tracepoint;
 import dev.usertrace.UsertraceException;
@@ -95,7 +96,7 @@ public final class UsertraceAppender extends AbstractAppender {
             Tracepoint tp;
             try {
                 p = new Provider(provider);
-                tp = p.tracepoint(LogConvention.NAME, LogConvention.FIELDS);
+                tp = p.tracepoint(LogConvention.NAME, LogConvention.fields());
             } catch (RuntimeException e) {
                 // A bad provider name (INVALID_NAME), or the kernel has the name with other fields (FIELDS_MISMATCH).
                 status.error("usertrace: cannot register {}_{} for appender [{}]", provider, LogConvention.NAME, getName(), e);

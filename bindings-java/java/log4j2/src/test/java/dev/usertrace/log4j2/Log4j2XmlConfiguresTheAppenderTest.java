@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usertrace.LogConvention;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.logging.log4j.Level;
@@ -67,7 +68,7 @@ class Log4j2XmlConfiguresTheAppenderTest {
         assertTrue(context.getConfiguration().getRootLogger().getAppenders().containsKey("USERTRACE"));
         assertEquals("jvm", appender.getProvider());
         assertEquals("jvm_log", appender.tracepoint().name());
-        assertEquals(List.of(LogConvention.FIELDS), appender.tracepoint().fields());
+        assertEquals(List.of(LogConvention.fields()), appender.tracepoint().fields());
     }
 
     @Test

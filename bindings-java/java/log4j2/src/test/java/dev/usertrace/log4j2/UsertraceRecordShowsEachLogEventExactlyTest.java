@@ -3,7 +3,7 @@ package dev.usertrace.log4j2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.usertrace.Field;
+import dev.usertrace.LogConvention;
 import dev.usertrace.Provider;
 import dev.usertrace.Tracepoint;
 import java.util.List;
@@ -21,17 +21,11 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("kernel")
 class UsertraceRecordShowsEachLogEventExactlyTest {
-    /** The agent's definition of jvm_log, written out: the kernel refuses the appender's if it differs. */
-    static final Field[] AGENTS_LOG_FIELDS = {
-        Field.u64("time_ns"), Field.i32("level"), Field.string("logger"), Field.u64("thread_id"),
-        Field.string("message"), Field.string("thrown"),
-    };
-
     /** The recorded JVM: waits for the recorder, then logs six events on the thread "disk-checker". */
     public static final class App {
         public static void main(String[] args) throws Exception {
             try (Provider jvm = new Provider("jvm")) {
-                jvm.tracepoint("log", AGENTS_LOG_FIELDS);
+                jvm.tracepoint(LogConvention.NAME, LogConvention.fields()); // as the agent registers it
                 Logger log = LogManager.getLogger("dev.usertrace.log4j2.disk");
                 LoggerContext context = (LoggerContext) LogManager.getContext(false);
                 UsertraceAppender appender = context.getConfiguration().getAppender("USERTRACE");

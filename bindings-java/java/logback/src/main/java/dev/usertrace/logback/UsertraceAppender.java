@@ -5,6 +5,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxy;
 import ch.qos.logback.core.UnsynchronizedAppenderBase;
+import dev.usertrace.LogConvention;
 import dev.usertrace.Provider;
 import dev.usertrace.Tracepoint;
 import dev.usertrace.UsertraceException;
@@ -71,7 +72,7 @@ public final class UsertraceAppender extends UnsynchronizedAppenderBase<ILogging
         Tracepoint tp;
         try {
             p = new Provider(provider);
-            tp = p.tracepoint(LogConvention.NAME, LogConvention.FIELDS);
+            tp = p.tracepoint(LogConvention.NAME, LogConvention.fields());
         } catch (RuntimeException e) {
             // A bad provider name (INVALID_NAME), or the kernel has the name with other fields (FIELDS_MISMATCH).
             addError("usertrace: cannot register " + provider + "_" + LogConvention.NAME + " for appender [" + name + "]", e);

@@ -5,22 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxyVO;
-import dev.usertrace.Field;
-import java.net.URISyntaxException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import dev.usertrace.LogConvention;
 import org.junit.jupiter.api.Test;
 
 /**
  * The values follow the agent's java.util.logging bridge: levels on JUL's
- * scale, a throwable as its {@code toString()}, and the event's fields are
- * the agent's {@code Events.LOG_FIELDS}, read from its source while the
- * convention has no home in the API.
+ * scale, a throwable as its {@code toString()}. The event and its strings
+ * are the API's {@link LogConvention}, which every bridge shares.
  */
 class LevelsAndThrowablesAreWrittenAsTheJulBridgeWritesThemTest {
     @Test
@@ -43,37 +34,4 @@ class LevelsAndThrowablesAreWrittenAsTheJulBridgeWritesThemTest {
         assertEquals("", UsertraceAppender.thrown(null));
     }
 
-    @Test
-    void strings_lose_their_nuls_as_in_the_agent() {
-        assertEquals("a b", LogConvention.text("a\0b"));
-        assertEquals("", LogConvention.text(null));
-    }
-
-    @Test
-    void the_fields_are_the_agents_log_fields() throws Exception {
-        Path events = agentSources().resolve("dev/usertrace/agent/Events.java");
-        String source = Files.readString(events);
-        Matcher block = Pattern.compile("LOG_FIELDS = \\{(.*?)\\};", Pattern.DOTALL).matcher(source);
-        if (!block.find()) {
-            throw new AssertionError("no LOG_FIELDS in " + events);
-        }
-        List<String> agent = new ArrayList<>();
-        Matcher f = Pattern.compile("Field\\.(\\w+)\\(\"(\\w+)\"\\)").matcher(block.group(1));
-        while (f.find()) {
-            agent.add(f.group(1) + " " + f.group(2));
-        }
-        List<String> ours = new ArrayList<>();
-        for (Field field : LogConvention.FIELDS) {
-            ours.add(field.type().name().toLowerCase(Locale.ROOT) + " " + field.name());
-        }
-        assertEquals(agent, ours);
-        assertEquals(List.of("u64 time_ns", "i32 level", "string logger", "u64 thread_id", "string message", "string thrown"), ours);
-    }
-
-    /** bindings-java/java/agent/src/main/java, beside this module's target/test-classes. */
-    static Path agentSources() throws URISyntaxException {
-        Path testClasses = Path.of(LevelsAndThrowablesAreWrittenAsTheJulBridgeWritesThemTest.class.getProtectionDomain()
-                .getCodeSource().getLocation().toURI());
-        return testClasses.getParent().getParent().getParent().resolve("agent/src/main/java");
-    }
 }

@@ -10,6 +10,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.status.Status;
+import dev.usertrace.LogConvention;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class LogbackXmlConfiguresTheAppenderTest {
         assertTrue(appender.isStarted(), statuses(context));
         assertEquals("jvm", appender.getProvider());
         assertEquals("jvm_log", appender.tracepoint().name());
-        assertEquals(List.of(LogConvention.FIELDS), appender.tracepoint().fields());
+        assertEquals(List.of(LogConvention.fields()), appender.tracepoint().fields());
         assertEquals(List.of(), errors(context), statuses(context));
     }
 

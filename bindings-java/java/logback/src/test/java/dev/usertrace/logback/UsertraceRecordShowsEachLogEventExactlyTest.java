@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import dev.usertrace.Field;
+import dev.usertrace.LogConvention;
 import dev.usertrace.Provider;
 import dev.usertrace.Tracepoint;
 import java.util.List;
@@ -21,17 +21,11 @@ import org.slf4j.LoggerFactory;
  */
 @Tag("kernel")
 class UsertraceRecordShowsEachLogEventExactlyTest {
-    /** The agent's definition of jvm_log, written out: the kernel refuses the appender's if it differs. */
-    static final Field[] AGENTS_LOG_FIELDS = {
-        Field.u64("time_ns"), Field.i32("level"), Field.string("logger"), Field.u64("thread_id"),
-        Field.string("message"), Field.string("thrown"),
-    };
-
     /** The recorded JVM: waits for the recorder, then logs five events on the thread "disk-checker". */
     public static final class App {
         public static void main(String[] args) throws Exception {
             try (Provider jvm = new Provider("jvm")) {
-                jvm.tracepoint("log", AGENTS_LOG_FIELDS);
+                jvm.tracepoint(LogConvention.NAME, LogConvention.fields()); // as the agent registers it
                 org.slf4j.Logger log = LoggerFactory.getLogger("dev.usertrace.logback.disk");
                 LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
                 UsertraceAppender appender = (UsertraceAppender) context.getLogger(Logger.ROOT_LOGGER_NAME)

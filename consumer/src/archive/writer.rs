@@ -112,9 +112,21 @@ impl ArchiveWriter {
     /// Describes a tracepoint, from the text of its tracefs format file:
     /// what `perf script` decodes its samples with.
     pub(crate) fn describe_tracepoint(&mut self, ids: &[u64], attr: &perf_event_attr, format: &EventFormat, text: &str) {
+        // A tracepoint opened again (--sched's scheduler tracepoints, each
+        // time the threads it follows change) has new ids under the format
+        // already written: those go in as one more event of the same
+        // tracepoint, which perf and our reader decode by its format, found
+        // by the attr's config. (The writer keeps one format per tracepoint
+        // and ignores a second one: the new ids would otherwise be lost,
+        // and perf would stop at their first sample.)
+        let attr = sys::perf_data_attr(attr);
+        if self.file.has_tracepoint_event_desc(format.id as u32) {
+            self.file.add_event_desc(ids, &attr, &format.full_name());
+            return;
+        }
         let long_is_64_bits = std::mem::size_of::<usize>() == 8;
         if let Some(parsed) = PerfEventFormat::parse(long_is_64_bits, &format.system, text) {
-            self.file.add_tracepoint_event_desc(ids, &sys::perf_data_attr(attr), &format.full_name(), &Arc::new(parsed));
+            self.file.add_tracepoint_event_desc(ids, &attr, &format.full_name(), &Arc::new(parsed));
         }
     }
 

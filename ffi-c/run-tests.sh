@@ -2,12 +2,18 @@
 # Tests of the C SDK: real C programs (under ASan where it helps).
 #   ffi-c/run-tests.sh host    builds and installs libusertrace into $build/prefix,
 #                              builds every test program, runs the tests that need no
-#                              user_events (header drift, version, C/C++ compile, no
+#                              tracer (header drift, version, C/C++ compile, no
 #                              old-style casts in C++, header included twice, exported
 #                              symbols, install + pkg-config examples, --libdir and no
-#                              rpath, static link, DESTDIR + CMake package, API errors,
-#                              events shared by two files, the span macros' fast path
-#                              and control flow)
+#                              rpath, static link, DESTDIR + CMake package, API errors
+#                              without user_events, events shared by two files, the
+#                              span macros' fast path and control flow); then, with
+#                              USERTRACE_TRANSPORT=shm (shared memory, on any kernel),
+#                              the guest's tests that need only `usertrace record`
+#                              (exact values, threads, spans from C and C++, events
+#                              shared by two files, the examples, API and span errors
+#                              with registrations that succeed: the `*_over_shm*`
+#                              tests), and dlclose over shared memory with its control.
 #   ffi-c/run-tests.sh guest   in a kernel with user_events (harness/in-guest), runs
 #                              the programs built by `host`: exact values through
 #                              `usertrace record` and `perf script`, threads, dlclose,
@@ -61,7 +67,10 @@ build_all() {
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin.c" "${LIBS_TEST[@]}" -o "$b/libcplug.so" &&
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin_raw.c" -o "$b/libcraw.so" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_main" &&
+    cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin_leak.c" "${LIBS_TEST[@]}" -o "$b/libcleak.so" &&
+    cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_shm_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_shm_main" &&
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_errors.c" "${LIBS_TEST[@]}" -o "$b/span_errors" &&
+    cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/transport.c" "${LIBS_TEST[@]}" -o "$b/transport" &&
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_macros.c" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_macros" &&
     c++ "${CXXFLAGS_TEST[@]}" -fsanitize=address "$here/tests/cpp/span_guard.cpp" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_guard" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/spans.c" "${LIBS_TEST[@]}" -lpthread -o "$b/spans" &&
@@ -378,17 +387,48 @@ host() {
   # memory on a host without them.
   run_test api_errors_under_asan env USERTRACE_TRANSPORT=user_events "$build/bin/api_errors"
   run_test span_errors_under_asan env USERTRACE_TRANSPORT=user_events "$build/bin/span_errors"
+  run_test transport_user_events_when_asked env USERTRACE_TRANSPORT=user_events "$build/bin/transport" user_events
+  run_test transport_shm_when_asked env USERTRACE_TRANSPORT=shm "$build/bin/transport" shm
+  run_test transport_setting_invalid_is_named env USERTRACE_TRANSPORT=pipes "$build/bin/transport" invalid
   run_test span_macros_call_begin_and_end_at_scope_exit "$build/bin/span_macros"
   run_test span_guard_in_cxx_ends_once_and_moves "$build/bin/span_guard"
   run_test two_files_share_one_event "$build/bin/two_files"
   run_test two_files_share_one_event_with_cxx "$build/bin/two_files_cxx"
   run_test benchmark_builds "$here/bench/run-bench.sh" build
+  # Then the guest's tests that need only `usertrace record`, through shared
+  # memory (the guest runs them through user_events), and dlclose there.
+  run_test record_sees_exact_values_over_shm over_shm record_sees_exact_values
+  run_test threaded_emitters_lose_nothing_over_shm over_shm threaded_emitters_lose_nothing
+  run_test spans_arrive_in_exact_order_over_shm over_shm spans_arrive_in_exact_order
+  run_test two_files_events_arrive_over_shm over_shm two_files_events_arrive
+  run_test examples_events_arrive_over_shm over_shm examples_events_arrive
+  run_test api_errors_over_shm_under_asan over_shm api_errors_with_a_transport
+  run_test span_errors_over_shm_under_asan over_shm span_errors_with_a_transport
+  run_test dlclose_over_shm_unregisters_tracepoints dlclose_over_shm_unregisters_tracepoints
+  run_test dlclose_over_shm_control_shows_the_hazard dlclose_over_shm_control_shows_the_hazard
 }
 
 # --------------------------------------------------------------- guest
+have_built() {
+  [ -x "$build/bin/emit_all" ] && [ -x "$cli" ] || { echo "run 'ffi-c/run-tests.sh host' first (missing $build/bin or $cli)"; return 1; }
+}
+
+# The tests that enable events or read them through tracefs or perf.
 have_user_events() {
   [ -e "$tracefs/user_events_data" ] || { echo "no $tracefs/user_events_data: this kernel lacks user_events"; return 1; }
-  [ -x "$build/bin/emit_all" ] && [ -x "$cli" ] || { echo "run 'ffi-c/run-tests.sh host' first (missing $build/bin or $cli)"; return 1; }
+  have_built
+}
+
+# The tests that need only `usertrace record`, which `host` also runs over
+# shared memory: with USERTRACE_TRANSPORT=shm they need /dev/shm, which
+# every Linux has; otherwise the kernel's user_events.
+have_transport() {
+  if [ "${USERTRACE_TRANSPORT:-}" = shm ]; then
+    [ -d /dev/shm ] && [ -w /dev/shm ] || { echo "/dev/shm is not a writable directory"; return 1; }
+    have_built
+  else
+    have_user_events
+  fi
 }
 
 record() { # OUT PATTERN -- CMD...
@@ -398,7 +438,7 @@ record() { # OUT PATTERN -- CMD...
 }
 
 record_sees_exact_values() {
-  have_user_events && record "$build/all.json" 'ctest_*' -- "$build/bin/emit_all" 3 &&
+  have_transport && record "$build/all.json" 'ctest_*' -- "$build/bin/emit_all" 3 &&
     python3 "$here/tests/check_output.py" record-all "$build/all.json"
 }
 
@@ -423,7 +463,7 @@ perf_script_sees_exact_values() {
 }
 
 threaded_emitters_lose_nothing() {
-  have_user_events && record "$build/mt.json" 'ctest_mt' -- "$build/bin/threads" 4 5000 &&
+  have_transport && record "$build/mt.json" 'ctest_mt' -- "$build/bin/threads" 4 5000 &&
     python3 "$here/tests/check_output.py" record-threads "$build/mt.json" 4 5000
 }
 
@@ -439,24 +479,26 @@ dlclose_control_shows_the_hazard() {
   have_user_events && "$build/bin/dlclose_main" "$build/bin/libcraw.so" craw_ev modified
 }
 
-api_errors_with_user_events() {
-  have_user_events && "$build/bin/api_errors"
+# The API's contract with registrations that succeed (tests/c/api_errors.c
+# expects what USERTRACE_TRANSPORT makes of this kernel).
+api_errors_with_a_transport() {
+  have_transport && "$build/bin/api_errors"
 }
 
 examples_events_arrive() {
-  have_user_events &&
+  have_transport &&
     record "$build/ex.json" 'example_*' -- sh -c "'$build/bin/example_c' --wait && '$build/bin/example_cpp' --wait" &&
     python3 "$here/tests/check_output.py" record-example "$build/ex.json"
 }
 
-span_errors_with_user_events() {
-  have_user_events && "$build/bin/span_errors"
+span_errors_with_a_transport() {
+  have_transport && "$build/bin/span_errors"
 }
 
 # tests/c/spans.c then tests/cpp/spans.cpp, under one recording: every
 # event, in order, with its ids, values, thread and process.
 spans_arrive_in_exact_order() {
-  have_user_events || return 1
+  have_transport || return 1
   rm -f "$build/spans.ids" "$build/spans_cpp.ids"
   record "$build/spans.json" 'cspan_*,cxxspan_*' -- \
     sh -c "'$build/bin/spans' '$build/spans.ids' && '$build/bin/spans_cpp' '$build/spans_cpp.ids'" &&
@@ -467,15 +509,51 @@ spans_arrive_in_exact_order() {
 # the events each file emits, on the objects the other defines, with their
 # exact values.
 two_files_events_arrive() {
-  have_user_events || return 1
+  have_transport || return 1
   rm -f "$build/two_files.ids" "$build/two_files_cxx.ids"
   record "$build/two_files.json" 'ctwo_*' -- \
     sh -c "'$build/bin/two_files' '$build/two_files.ids' && '$build/bin/two_files_cxx' '$build/two_files_cxx.ids'" &&
     python3 "$here/tests/check_output.py" record-two-files "$build/two_files.json" "$build/two_files.ids" "$build/two_files_cxx.ids"
 }
 
+# tests/c/dlclose_shm_main.c, over shared memory only: there the recorder
+# writes the enable word itself, and last when its recording ends (to clear
+# it). The program runs a recorder, unloads the library while it is
+# attached, fills what the word was with canaries, and stops the recorder
+# while it still runs. With libcplug.so the destructor freed the event's
+# slot at dlclose: the recorder's last write is refused and the canaries
+# stay intact. The recording holds the one event emitted before, from the
+# program's pid.
+dlclose_over_shm_unregisters_tracepoints() {
+  dlclose_over_shm libcplug.so cplug_ev intact
+}
+
+# The control: libcleak.so's provider is written out by hand, without the
+# destructor, so its slot stays live after dlclose and the recorder's last
+# write lands on a canary.
+dlclose_over_shm_control_shows_the_hazard() {
+  dlclose_over_shm libcleak.so cleak_ev modified
+}
+
+dlclose_over_shm() { # LIBRARY EVENT intact|modified
+  export USERTRACE_TRANSPORT=shm
+  have_transport || return 1
+  local out=$build/dlclose_shm_$2.json pid=$build/dlclose_shm_$2.pid
+  rm -f "$out" "$pid"
+  "$build/bin/dlclose_shm_main" "$cli" "$build/bin/$1" "$2" "$3" "$out" "$pid" &&
+    python3 "$here/tests/check_output.py" record-dlclose "$out" "$2" "$pid"
+}
+
+# Runs a test function with USERTRACE_TRANSPORT=shm exported (inside
+# run_test's subshell): its producers then take shared memory on any
+# kernel, one with user_events too.
+over_shm() { # FUNCTION
+  export USERTRACE_TRANSPORT=shm
+  "$@"
+}
+
 guest() {
-  run_test api_errors_with_user_events api_errors_with_user_events
+  run_test api_errors_with_user_events api_errors_with_a_transport
   run_test record_sees_exact_values record_sees_exact_values
   run_test perf_script_sees_exact_values perf_script_sees_exact_values
   run_test threaded_emitters_lose_nothing threaded_emitters_lose_nothing
@@ -483,7 +561,7 @@ guest() {
   run_test dlclose_unregisters_tracepoints dlclose_unregisters_tracepoints
   run_test dlclose_control_shows_the_hazard dlclose_control_shows_the_hazard
   run_test examples_events_arrive examples_events_arrive
-  run_test span_errors_with_user_events span_errors_with_user_events
+  run_test span_errors_with_user_events span_errors_with_a_transport
   run_test spans_arrive_in_exact_order spans_arrive_in_exact_order
   run_test two_files_events_arrive two_files_events_arrive
 }

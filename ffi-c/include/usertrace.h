@@ -135,6 +135,9 @@ typedef struct usertrace_provider {
 // The verdict of `usertrace_status` (the core's `Availability`).
 typedef int32_t usertrace_availability;
 
+// A transport, as `usertrace_transport` names it.
+typedef int32_t usertrace_transport_kind;
+
 // Success.
 #define USERTRACE_OK 0
 
@@ -257,6 +260,12 @@ typedef int32_t usertrace_availability;
 
 // `USER_EVENT_REG_MULTI_FORMAT`: allow the same name with other fields.
 #define USERTRACE_FLAG_MULTI_FORMAT 2
+
+// The kernel's user_events: one `writev` into the trace buffers.
+#define USERTRACE_TRANSPORT_USER_EVENTS 0
+
+// Shared memory in `/dev/shm`, read by `usertrace record`, on any kernel.
+#define USERTRACE_TRANSPORT_SHM 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -474,6 +483,30 @@ usertrace_result usertrace_tracepoint_validate(const struct usertrace_tracepoint
 // # Safety
 // `tp` NULL or a live handle, not used afterwards.
 void usertrace_tracepoint_free(struct usertrace_tracepoint *tp);
+
+// Which transport this process's registrations use (or its next one
+// would): `USERTRACE_TRANSPORT` set to `user_events` or `shm` forces one;
+// `auto` (or unset) takes user_events where `usertrace_status` finds it
+// usable, and shared memory where the kernel has none (tracefs not
+// mounted, or no user_events). A user_events that exists but may not be
+// opened stays the transport, so that registrations report its problem.
+// Once a registration used a transport, the process keeps it.
+//
+// Sets `*out_transport` (if not NULL) to a `USERTRACE_TRANSPORT_*` value
+// and writes why, in a sentence, into `buf` (`len` bytes, NUL-terminated,
+// truncated if needed; `*out_n`, if not NULL, its full length, as
+// `usertrace_status` does). Returns `USERTRACE_OK`, or
+// `USERTRACE_ERR_UNAVAILABLE` when `USERTRACE_TRANSPORT` holds anything
+// else: then nothing registers, and `buf` and `usertrace_last_error` say
+// what it holds and what it may be.
+//
+// # Safety
+// `out_transport` NULL or valid; `buf` NULL or valid for `len` bytes;
+// `out_n` NULL or valid.
+usertrace_result usertrace_transport(usertrace_transport_kind *out_transport,
+                                     char *buf,
+                                     size_t len,
+                                     size_t *out_n);
 
 // This library's version, `"MAJOR.MINOR.PATCH"` (static, NUL-terminated,
 // never NULL): the `USERTRACE_VERSION` of the header it was built with,

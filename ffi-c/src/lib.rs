@@ -29,5 +29,6 @@ mod provider;
 mod span;
 mod status;
 mod tracepoint;
+mod transport;
 mod value;
 mod version;

@@ -7,6 +7,7 @@
   check_output.py record-example FILE    examples/c and examples/cpp events
   check_output.py record-spans FILE C_IDS CPP_IDS  tests/c/spans.c and tests/cpp/spans.cpp, event by event
   check_output.py record-two-files FILE C_IDS CXX_IDS  tests/c/two_files_{a,b}.c, as C and with b as C++
+  check_output.py record-dlclose FILE EVENT PIDFILE  tests/c/dlclose_shm_main.c's one event
 """
 import json
 import re
@@ -238,6 +239,26 @@ def record_two_files(path, c_ids, cxx_ids):
     print(f"check_output: {len(evs)} events of two files, as C and with C++, in order with their exact values")
 
 
+def record_dlclose(path, event, pid_path):
+    """tests/c/dlclose_shm_main.c, whose recorder recorded only EVENT: the
+    one event it emitted before dlclose, with its value (the program's
+    VALUE), from the pid it wrote, and no loss."""
+    pid = int(open(pid_path, encoding="utf-8").read())
+    lines = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip()]
+    evs = [o for o in lines if o.get("type") == "event"]
+    lost = [o for o in lines if o.get("type") == "lost"]
+    if lost:
+        fail(f"losses in {path}: {lost}")
+    if len(evs) != 1:
+        fail(f"{len(evs)} events, expected 1:\n" + "\n".join(f"{e['pid']} {e['event']} {e['fields']}" for e in evs))
+    e = evs[0]
+    want = (event, {"n": 0xC0DE5EED}, pid, pid)
+    got = (e["event"], e["fields"], e["pid"], e["tid"])
+    if got != want or e.get("error"):
+        fail(f"(event, fields, pid, tid) = {got}, expected {want}: {e}")
+    print(f"check_output: the one {event} event, n = {e['fields']['n']:#x}, from pid {pid}")
+
+
 if __name__ == "__main__":
     cmd, path = sys.argv[1], sys.argv[2]
     if cmd == "record-all":
@@ -252,5 +273,7 @@ if __name__ == "__main__":
         record_spans(path, sys.argv[3], sys.argv[4])
     elif cmd == "record-two-files":
         record_two_files(path, sys.argv[3], sys.argv[4])
+    elif cmd == "record-dlclose":
+        record_dlclose(path, sys.argv[3], sys.argv[4])
     else:
         fail(f"unknown command {cmd}")

@@ -33,7 +33,7 @@ int main(void) {
   const usertrace_field empty_chars[] = {USERTRACE_FIELD_CHARS(c, 0)};
   const usertrace_field twice[] = {USERTRACE_FIELD_U32(a), USERTRACE_FIELD_U64(a)};
   usertrace_tracepoint *tp = NULL;
-  int available = user_events_available();
+  int available = registrations_succeed();
 
   /* Status: a verdict and a sentence. */
   int st = usertrace_status(buf, sizeof buf, &n);
@@ -51,6 +51,17 @@ int main(void) {
     REQUIRE(all != NULL);
     CHECK(usertrace_status(all, asked + 1, &n) == st && n == full && strlen(all) == full);
     free(all);
+  }
+
+  /* The transport: the one USERTRACE_TRANSPORT forces, else user_events
+   * where it is usable (tests/c/transport.c checks each setting). */
+  {
+    usertrace_transport_kind transport = -1;
+    const char *setting = getenv("USERTRACE_TRANSPORT");
+    CHECK_RESULT(usertrace_transport(&transport, buf, sizeof buf, &n), USERTRACE_OK);
+    CHECK(n > 0 && n == strlen(buf) && strstr(buf, "USERTRACE_TRANSPORT") != NULL);
+    if (setting && strcmp(setting, "shm") == 0) CHECK(transport == USERTRACE_TRANSPORT_SHM);
+    if (st == USERTRACE_AVAILABLE) CHECK(transport == USERTRACE_TRANSPORT_USER_EVENTS || (setting && strcmp(setting, "shm") == 0));
   }
 
   /* Error strings: static, never NULL. */

@@ -44,7 +44,13 @@ static inline int check_done(const char *name) {
   return 0;
 }
 
-static inline int user_events_available(void) {
-  return usertrace_status(NULL, 0, NULL) == USERTRACE_AVAILABLE;
+/* Whether registrations succeed in this process: through shared memory
+ * always (in /dev/shm), through user_events where the kernel's is usable.
+ * usertrace_transport applies USERTRACE_TRANSPORT's rule; usertrace_status
+ * alone says only whether user_events is usable. */
+static inline int registrations_succeed(void) {
+  usertrace_transport_kind transport = USERTRACE_TRANSPORT_USER_EVENTS;
+  if (usertrace_transport(&transport, NULL, 0, NULL) != USERTRACE_OK) return 0;
+  return transport == USERTRACE_TRANSPORT_SHM || usertrace_status(NULL, 0, NULL) == USERTRACE_AVAILABLE;
 }
 #endif

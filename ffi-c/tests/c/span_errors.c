@@ -42,7 +42,7 @@ int main(void) {
   usertrace_field many[32];
   char names[32][4];
   usertrace_tracepoint *span = NULL, *end = NULL, *tp = NULL;
-  int available = user_events_available();
+  int available = registrations_succeed();
   v[0] = usertrace_u32(1);
   v[1] = usertrace_str("x");
 

@@ -1,0 +1,184 @@
+/* dlclose_main.c's test over shared memory (run with USERTRACE_TRANSPORT=shm).
+ * There the recorder writes the enable word, with process_vm_writev, and it
+ * writes it last when its recording ends, to clear it. So this program
+ * starts the recorder itself, to end it while the program still runs:
+ *   1. start `RECORDER record -e EVENT -o OUTPUT` before any registration
+ *      (a fork after one gives the child, until its exec, a registry of its
+ *      own: a copy of ours, which the recorder would find too);
+ *   2. dlopen LIBRARY, register its event, wait until the recorder enables
+ *      it, emit one event with a known value;
+ *   3. dlclose the library, then fill what its word was with canaries: the
+ *      word's page, mapped again, and heap blocks, as dlclose_main.c does;
+ *   4. go on while the recorder rescans the registry (every 100 ms), then
+ *      stop it (SIGINT, as Ctrl-C) and wait for it: at its end it clears
+ *      every word it set, the unloaded library's too;
+ *   5. count the canary bytes that changed.
+ * With libcplug.so (USERTRACE_PROVIDER) the destructor freed the event's
+ * slot at dlclose, so the recorder's clear is refused and the canaries stay
+ * intact; with libcleak.so (the control, a provider without a destructor)
+ * the slot is still live and the clear lands on the canary page. The
+ * program writes its pid to PIDFILE, for the check of OUTPUT: exactly the
+ * one event, with its value, under this pid.
+ *   dlclose_shm_main RECORDER LIBRARY EVENT intact|modified OUTPUT PIDFILE */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "wait.h"
+
+/* The recorder writes whole words, 0 or 1: either changes these bytes. */
+#define CANARY 0x5A
+#define BLOCKS 4096
+/* The event's value: one the recording can only have from this emit. */
+#define VALUE 0xC0DE5EEDu
+/* Longer than the recorder's rescan period (100 ms) five times over. */
+#define RESCANS_MS 600
+
+static pid_t recorder;
+
+/* The recorder stopped, if it still runs, on every way out (REQUIRE exits):
+ * its --duration bounds it too. */
+static void stop_recorder(void) {
+  if (recorder > 0) {
+    kill(recorder, SIGTERM);
+    waitpid(recorder, NULL, 0);
+    recorder = 0;
+  }
+}
+
+static pid_t start_recorder(const char *cli, const char *event, const char *output) {
+  pid_t parent = getpid();
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    /* Gone with this program, whatever becomes of it. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);
+    execl(cli, cli, "record", "--format", "json", "-e", event, "--duration", "120", "-o", output, (char *)NULL);
+    fprintf(stderr, "dlclose_shm_main: exec %s: %s\n", cli, strerror(errno));
+    _exit(127);
+  }
+  /* Where Yama's ptrace_scope is 1, a child may not write its parent's
+   * memory unless the parent says so (EINVAL without Yama: nothing to do). */
+  prctl(PR_SET_PTRACER, (unsigned long)child, 0, 0, 0);
+  return child;
+}
+
+/* Whether the recorder still runs; says how it ended if not. */
+static int recorder_running(void) {
+  int status = 0;
+  pid_t r = waitpid(recorder, &status, WNOHANG);
+  if (r == 0) return 1;
+  fprintf(stderr, "dlclose_shm_main: the recorder ended early (status %#x)\n", status);
+  recorder = 0;
+  return 0;
+}
+
+/* Waits up to `seconds` for `word` to be set, while the recorder runs. */
+static int wait_enabled_by_recorder(const uint32_t *word, int seconds) {
+  for (int i = 0; i < seconds; i++) {
+    if (wait_enabled(word, 1)) return 1;
+    if (!recorder_running()) return 0;
+  }
+  return 0;
+}
+
+static size_t block_size(int i) { return 8 + (size_t)(i % 32) * 8; }
+
+/* How many bytes of the page (if mapped) and the blocks are not CANARY. */
+static long canaries_changed(const unsigned char *page, unsigned char *const *blocks) {
+  long changed = 0;
+  if (page)
+    for (int j = 0; j < 4096; j++) changed += page[j] != CANARY;
+  for (int i = 0; i < BLOCKS; i++)
+    for (size_t j = 0; j < block_size(i); j++) changed += blocks[i][j] != CANARY;
+  return changed;
+}
+
+int main(int argc, char **argv) {
+  REQUIRE(argc == 7);
+  const char *cli = argv[1], *library = argv[2], *event = argv[3], *output = argv[5], *pidfile = argv[6];
+  int expect_intact = strcmp(argv[4], "intact") == 0;
+  const char *transport = getenv("USERTRACE_TRANSPORT");
+  if (!transport || strcmp(transport, "shm") != 0) {
+    fprintf(stderr, "dlclose_shm_main: run with USERTRACE_TRANSPORT=shm\n");
+    return 1;
+  }
+  REQUIRE(atexit(stop_recorder) == 0);
+  recorder = start_recorder(cli, event, output);
+
+  void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "dlopen %s: %s\n", library, dlerror());
+    return 1;
+  }
+  int (*reg)(void) = (int (*)(void))dlsym(lib, "plugin_register");
+  const uint32_t *(*word_of)(void) = (const uint32_t *(*)(void))dlsym(lib, "plugin_word");
+  void (*emit)(uint32_t) = (void (*)(uint32_t))dlsym(lib, "plugin_emit");
+  REQUIRE(reg && word_of && emit);
+  CHECK_RESULT((usertrace_result)reg(), USERTRACE_OK);
+  REQUIRE(check_failures == 0);
+  const uint32_t *word = word_of();
+  /* The event works while loaded. */
+  REQUIRE(wait_enabled_by_recorder(word, 60));
+  emit(VALUE);
+
+  uintptr_t page = (uintptr_t)word & ~(uintptr_t)4095;
+  REQUIRE(dlclose(lib) == 0);
+  REQUIRE(dlopen(library, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
+
+  /* Canaries where the word was: the library's page, mapped again, and heap
+   * blocks, in case the allocator took that address instead. */
+  unsigned char *mapped = mmap((void *)page, 4096, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  int page_canary = mapped == (void *)page;
+  if (page_canary) memset(mapped, CANARY, 4096);
+  static unsigned char *blocks[BLOCKS];
+  int word_reused = 0;
+  for (int i = 0; i < BLOCKS; i++) {
+    size_t size = block_size(i);
+    blocks[i] = malloc(size);
+    REQUIRE(blocks[i] != NULL);
+    memset(blocks[i], CANARY, size);
+    if ((uintptr_t)word >= (uintptr_t)blocks[i] && (uintptr_t)word < (uintptr_t)blocks[i] + size) word_reused = 1;
+  }
+  fprintf(stderr, "dlclose_shm_main: word %p, page canary %s, heap block over the old word: %s\n", (void *)word,
+          page_canary ? "mapped" : "not mapped", word_reused ? "yes" : "no");
+  REQUIRE(page_canary || word_reused);
+
+  /* The recorder rescans the registry, which changed, while we wait; it must
+   * still run after, or its end below would not be while we run. */
+  sleep_ms(RESCANS_MS);
+  REQUIRE(recorder_running());
+  fprintf(stderr, "dlclose_shm_main: %ld canary byte(s) changed while the recorder rescanned\n",
+          canaries_changed(page_canary ? mapped : NULL, blocks));
+  /* Its end: it clears the words it set, then writes OUTPUT and exits. */
+  REQUIRE(kill(recorder, SIGINT) == 0);
+  int status;
+  REQUIRE(waitpid(recorder, &status, 0) == recorder);
+  recorder = 0;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "dlclose_shm_main: the recorder ended with status %#x\n", status);
+    CHECK(0);
+  }
+
+  long changed = canaries_changed(page_canary ? mapped : NULL, blocks);
+  fprintf(stderr, "dlclose_shm_main: %ld canary byte(s) changed by the time the recorder of %s ended\n", changed, event);
+  CHECK(expect_intact ? changed == 0 : changed > 0);
+  for (int i = 0; i < BLOCKS; i++) free(blocks[i]);
+
+  FILE *f = fopen(pidfile, "w");
+  REQUIRE(f != NULL);
+  fprintf(f, "%ld\n", (long)getpid());
+  REQUIRE(fclose(f) == 0);
+  return check_done("dlclose_shm_main");
+}

@@ -31,6 +31,14 @@
 #   USERTRACE_NO_BUILD=1   install what is already built.
 #   CARGO_TARGET_DIR       where cargo builds (default: the repository's target/).
 set -euo pipefail
+# Why this script and not cargo-c (`cargo cinstall`), which builds and
+# installs a .so with its SONAME, a .a, a .pc and a cbindgen header, with
+# --libdir and --destdir too: it writes no CMake package, which we ship and
+# test (find_package(usertrace)); it is built from the `cargo` crate, so every
+# packager and CI machine would first compile cargo itself, minutes on a
+# small machine, where this script needs only the cargo it already has; and
+# what it would save is the part below that is tested anyway (the .pc
+# without rpath, Libs.private for -static, the SONAME symlinks).
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 libdir_arg=lib
 prefix_arg=

@@ -49,7 +49,7 @@ Output (--format, or from the extension of -o FILE):
             process's events (-p chooses only what else is printed or
             sent), and each process's executable and command line as
             usertrace:process events. Until recording ends it is written
-            beside FILE as .FILE.usertrace-PID-N.tmp; a recorder killed
+            beside FILE as .FILE.XXXXXX.usertrace.tmp; a recorder killed
             with SIGKILL leaves that, which convert calls incomplete.
   Other extensions: text, unless --format says otherwise.
 

@@ -7,6 +7,16 @@
 //! tracepoints in tracefs; both must agree, so the rule lives here once.
 //! Without a system a pattern means user_events and user_events_multi; in
 //! the latter, names carry a `.<hexid>` suffix that patterns need not spell.
+//!
+//! The matching of `*` and `?` is ours, not `globset`'s: the producer needs
+//! it, and the producer crate depends on `libc` alone, which every program
+//! that links it (C, Python, Java through the same library) is glad of;
+//! `globset` would bring `regex-automata`, `aho-corasick` and `bstr` into
+//! each. Its strengths, `[...]` classes, `**` across path separators and
+//! many patterns matched at once, are for paths: event names have no
+//! separator, `-e` takes a handful of patterns, and the charset check below
+//! refuses `[` anyway. [`glob`] is a standard linear-time wildcard match,
+//! tested beside it.
 
 use std::fmt;
 

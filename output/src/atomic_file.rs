@@ -14,12 +14,21 @@
 //! - `-` is standard output, written in place.
 //!
 //! A replaced file keeps its permissions (and, when allowed, its owner).
+//!
+//! The temporary file is `tempfile`'s (a name no other writer can take, and
+//! removed if dropped), and so is the rename (`TempPath::persist`). What is
+//! ours is everything around it, which `tempfile` leaves to its caller:
+//! deciding what the destination is before anything is created (symlinks,
+//! devices, FIFOs, `-`), the fsync of the file and of its directory, and
+//! the replaced file's permissions.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::fd::AsFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use tempfile::TempPath;
 
 /// A file being written; [`AtomicFile::commit`] puts it in place.
 /// Dropping it without committing removes what was written, unless it is
@@ -31,12 +40,12 @@ pub struct AtomicFile {
     /// written in place.
     replace: Option<Replace>,
     destination: PathBuf,
-    committed: bool,
 }
 
 #[derive(Debug)]
 struct Replace {
-    temporary: PathBuf,
+    /// Removed when dropped, unless persisted by a commit.
+    temporary: TempPath,
     /// The destination with its symlinks followed.
     target: PathBuf,
 }
@@ -108,23 +117,17 @@ impl AtomicFile {
                 (file, None)
             }
             Found::Replaced { path, existing } => {
-                let temporary = temporary_path(&path);
-                let file = OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(&temporary)
-                    .map_err(|e| FileError::new(destination, "cannot create a file in its directory", e))?;
-                let replace = Replace { temporary, target: path };
+                let (file, temporary) =
+                    create_temporary(&path).map_err(|e| FileError::new(destination, "cannot create a file in its directory", e))?;
                 if let Some(meta) = existing {
-                    keep_permissions(&file, &meta).map_err(|e| {
-                        let _ = std::fs::remove_file(&replace.temporary);
-                        FileError::new(destination, "cannot give the new file the old one's permissions", e)
-                    })?;
+                    // On failure `temporary` is dropped, which removes it.
+                    keep_permissions(&file, &meta)
+                        .map_err(|e| FileError::new(destination, "cannot give the new file the old one's permissions", e))?;
                 }
-                (file, Some(replace))
+                (file, Some(Replace { temporary, target: path }))
             }
         };
-        Ok(AtomicFile { out: BufWriter::with_capacity(1 << 16, file), replace, destination: destination.to_owned(), committed: false })
+        Ok(AtomicFile { out: BufWriter::with_capacity(1 << 16, file), replace, destination: destination.to_owned() })
     }
 
     /// Flushes, syncs and renames the file over its destination (a file
@@ -133,14 +136,16 @@ impl AtomicFile {
     pub fn commit(mut self) -> Result<(), FileError> {
         let destination = self.destination.clone();
         self.out.flush().map_err(|e| FileError::new(&destination, "writing failed", e))?;
-        if let Some(replace) = &self.replace {
+        if let Some(replace) = self.replace.take() {
             self.out.get_ref().sync_all().map_err(|e| FileError::new(&destination, "writing failed", e))?;
-            std::fs::rename(&replace.temporary, &replace.target)
-                .map_err(|e| FileError::new(&destination, "cannot move the finished file into place", e))?;
-            self.committed = true;
+            // A failed rename gives the path back, and dropping it removes
+            // the temporary file.
+            replace
+                .temporary
+                .persist(&replace.target)
+                .map_err(|e| FileError::new(&destination, "cannot move the finished file into place", e.error))?;
             sync_directory(&replace.target).map_err(|e| FileError::new(&destination, "cannot sync its directory", e))?;
         }
-        self.committed = true;
         Ok(())
     }
 
@@ -153,7 +158,7 @@ impl AtomicFile {
     /// name (perf.data's, which seeks back to write its headers); `None`
     /// for a destination written in place, which cannot be seeked.
     pub fn temporary_path(&self) -> Option<&Path> {
-        self.replace.as_ref().map(|r| r.temporary.as_path())
+        self.replace.as_ref().map(|r| &*r.temporary)
     }
 }
 
@@ -196,14 +201,6 @@ impl Write for AtomicFile {
     }
 }
 
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if let (false, Some(replace)) = (self.committed, &self.replace) {
-            let _ = std::fs::remove_file(&replace.temporary);
-        }
-    }
-}
-
 /// Writes `bytes` to `destination` through an [`AtomicFile`].
 pub fn write_atomically(destination: &Path, bytes: &[u8]) -> Result<(), FileError> {
     let mut file = AtomicFile::create(destination)?;
@@ -225,27 +222,25 @@ pub fn check_writable(destination: &Path) -> Result<(), FileError> {
     match find(destination)? {
         Found::Stdout | Found::InPlace { .. } => Ok(()),
         Found::Replaced { path, .. } => {
-            let temporary = temporary_path(&path);
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&temporary)
-                .map_err(|e| FileError::new(destination, "cannot create a file in its directory", e))?;
-            let _ = std::fs::remove_file(&temporary);
+            // Removed again as it is dropped.
+            create_temporary(&path).map_err(|e| FileError::new(destination, "cannot create a file in its directory", e))?;
             Ok(())
         }
     }
 }
 
-/// `.NAME.usertrace-PID-N.tmp` beside `destination`: hidden, and unique
-/// per process and call so concurrent writers never share one.
-fn temporary_path(destination: &Path) -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    // ATOMICS: Relaxed; only uniqueness matters, not ordering.
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+/// A new file `.NAME.XXXXXX.usertrace.tmp` beside `destination`: hidden,
+/// and named by `tempfile` so that concurrent writers never share one. Its
+/// mode is that of any new file (0666 less the umask), not `tempfile`'s
+/// private 0600: the output is for its user to read as any other.
+fn create_temporary(destination: &Path) -> io::Result<(File, TempPath)> {
     let name = destination.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "output".into());
-    directory_of(destination).join(format!(".{name}.usertrace-{}-{n}.tmp", std::process::id()))
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".usertrace.tmp")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(directory_of(destination))
+        .map(tempfile::NamedTempFile::into_parts)
 }
 
 /// A file could not be written: which, what failed, and why.
@@ -316,6 +311,35 @@ mod tests {
         assert!(!dest.exists());
         f.commit().unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), b"hello");
+        assert_eq!(entries(&dir), ["out.json"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_new_file_has_the_mode_any_new_file_gets_not_a_private_one() {
+        let dir = scratch("mode");
+        let plain = dir.join("plain");
+        File::create(&plain).unwrap();
+        let dest = dir.join("out.json");
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"x").unwrap();
+        f.commit().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode(&dest), mode(&plain), "0666 less the umask, as File::create gives");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_rename_removes_the_temporary_and_names_the_destination() {
+        let dir = scratch("rename");
+        let dest = dir.join("out.json");
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"x").unwrap();
+        // A directory where the file was to go: rename(2) refuses it.
+        std::fs::create_dir(&dest).unwrap();
+        let e = f.commit().unwrap_err();
+        assert_eq!(e.what, "cannot move the finished file into place");
+        assert!(e.to_string().starts_with(&format!("{}: ", dest.display())), "{e}");
         assert_eq!(entries(&dir), ["out.json"]);
         std::fs::remove_dir_all(dir).unwrap();
     }

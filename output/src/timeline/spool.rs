@@ -15,7 +15,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -153,16 +153,10 @@ impl Spool {
     }
 }
 
-/// A new file in `dir` for a run, already unlinked.
+/// A new file in `dir` for a run, already unlinked (`tempfile`'s, which
+/// uses O_TMPFILE where the file system has it).
 fn temporary(dir: &Path) -> io::Result<File> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    // ATOMICS: Relaxed; only uniqueness matters, not ordering.
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let path = dir.join(format!(".usertrace-sort-{}-{n}.tmp", std::process::id()));
-    let file = OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
-    std::fs::remove_file(&path)?;
-    Ok(file)
+    tempfile::tempfile_in(dir)
 }
 
 /// Flushes a run and rewinds it for reading.

@@ -5,7 +5,6 @@
 //! went, from the file alone; and `perf script` reads the same scheduler
 //! records, naming ut_emit.
 
-use std::collections::HashMap;
 use std::process::Command;
 
 use serde_json::Value;
@@ -20,26 +19,7 @@ fn a_sched_recording_in_perf_data_says_again_where_each_span_s_time_went() {
     let dir = std::env::temp_dir().join(&name);
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("rec.data");
-    // As in record_sched_says_where_each_span_s_time_went: the recorder on
-    // CPU 0, the spin on a CPU of its own.
-    let out = Command::new("taskset")
-        .args(["-c", "0"])
-        .arg(usertrace())
-        .args(["record", "--sched", "-e", &format!("{name}_*"), "-o"])
-        .arg(&data)
-        .arg("--")
-        .arg(ut_emit())
-        .args(["sched", &name])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let took: HashMap<&str, u64> = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("took "))
-        .map(|l| l.split_once(' ').map(|(n, ns)| (n, ns.parse().unwrap())).unwrap())
-        .collect();
-    assert_eq!(took.len(), 4, "{stdout}");
+    let took = record_ut_emit_sched(&name, &data);
 
     let report: Value = serde_json::from_str(&usertrace_ok(&["report", "--format", "json", data.to_str().unwrap()])).unwrap();
     let span = |label: &str| -> &Value {

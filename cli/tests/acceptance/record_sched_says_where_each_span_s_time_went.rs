@@ -10,7 +10,6 @@
 //! Perfetto, read with Perfetto's own protos, shows the thread Sleeping
 //! inside the sleep's slice.
 
-use std::collections::HashMap;
 use std::process::Command;
 
 use serde_json::Value;
@@ -25,28 +24,8 @@ fn record_sched_says_where_each_span_s_time_went() {
     let dir = std::env::temp_dir().join(&name);
     std::fs::create_dir_all(&dir).unwrap();
     let jsonl = dir.join("rec.jsonl");
-    // The recorder on CPU 0, so that the spin (pinned by ut_emit to the
-    // last CPU) has a CPU to itself; ut_emit sets its own affinity.
-    let cpu0 = "0".to_owned();
-    let out = Command::new("taskset")
-        .args(["-c", &cpu0])
-        .arg(usertrace())
-        .args(["record", "--sched", "-e", &format!("{name}_*"), "-o"])
-        .arg(&jsonl)
-        .arg("--")
-        .arg(ut_emit())
-        .args(["sched", &name])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // What ut_emit measured itself.
-    let took: HashMap<&str, u64> = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("took "))
-        .map(|l| l.split_once(' ').map(|(n, ns)| (n, ns.parse().unwrap())).unwrap())
-        .collect();
-    assert_eq!(took.len(), 4, "{stdout}");
+    let took = record_ut_emit_sched(&name, &jsonl);
 
     // Scheduler records of ut_emit's threads only: each names one of them
     // (or what they forked: sh, sleep) on one side at least.

@@ -99,3 +99,31 @@ pub fn pftrace_checker() -> PathBuf {
 pub fn event_lines(stdout: &str) -> Vec<serde_json::Value> {
     stdout.lines().filter(|l| l.starts_with("{\"type\":\"event\"")).map(|l| serde_json::from_str(l).unwrap()).collect()
 }
+
+/// `usertrace record --sched -e NAME_* -o OUTPUT -- ut_emit sched NAME`:
+/// four spans that ut_emit times itself with CLOCK_MONOTONIC (a 300 ms
+/// sleep, 200 ms of CPU on a CPU of its own, a spin beside a hog on the same
+/// CPU, a pipe read that `sh` wakes). The recorder runs on CPU 0, so that
+/// the spin (pinned by ut_emit to the last CPU) has a CPU to itself. Returns
+/// what ut_emit measured: span label to nanoseconds, all four of them.
+pub fn record_ut_emit_sched(name: &str, output: &std::path::Path) -> std::collections::HashMap<String, u64> {
+    let out = std::process::Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(usertrace())
+        .args(["record", "--sched", "-e", &format!("{name}_*"), "-o"])
+        .arg(output)
+        .arg("--")
+        .arg(ut_emit())
+        .args(["sched", name])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let took: std::collections::HashMap<String, u64> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("took "))
+        .map(|l| l.split_once(' ').map(|(n, ns)| (n.to_owned(), ns.parse().unwrap())).unwrap())
+        .collect();
+    assert_eq!(took.len(), 4, "{stdout}");
+    took
+}

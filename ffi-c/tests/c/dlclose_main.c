@@ -11,15 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "canaries.h"
 #include "check.h"
 #include "wait.h"
-
-/* Bit 0 of every byte clear: the kernel sets bit 0 of the enable word. */
-#define CANARY 0x5A
-#define BLOCKS 4096
 
 static int write_file(const char *path, const char *text) {
   int fd = open(path, O_WRONLY);
@@ -62,27 +58,10 @@ int main(int argc, char **argv) {
   sleep_ms(100);
   REQUIRE(__atomic_load_n(word, __ATOMIC_RELAXED) == 0);
 
-  uintptr_t page = (uintptr_t)word & ~(uintptr_t)4095;
   REQUIRE(dlclose(lib) == 0);
   REQUIRE(dlopen(library, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
-
-  /* Canaries where the word was: the library's page, mapped again, and heap
-   * blocks, in case the allocator took that address instead. */
-  unsigned char *mapped = mmap((void *)page, 4096, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-  int page_canary = mapped == (void *)page;
-  if (page_canary) memset(mapped, CANARY, 4096);
-  static unsigned char *blocks[BLOCKS];
-  int word_reused = 0;
-  for (int i = 0; i < BLOCKS; i++) {
-    size_t size = 8 + (size_t)(i % 32) * 8;
-    blocks[i] = malloc(size);
-    memset(blocks[i], CANARY, size);
-    if ((uintptr_t)word >= (uintptr_t)blocks[i] && (uintptr_t)word < (uintptr_t)blocks[i] + size) word_reused = 1;
-  }
-  fprintf(stderr, "dlclose_main: word %p, page canary %s, heap block over the old word: %s\n", (void *)word,
-          page_canary ? "mapped" : "not mapped", word_reused ? "yes" : "no");
-  REQUIRE(page_canary || word_reused);
+  static struct canaries canaries;
+  canaries_lay(&canaries, word, "dlclose_main");
 
   /* Enable the unloaded library's event from a consumer. */
   if (access(enable_path, F_OK) != 0) {
@@ -91,17 +70,11 @@ int main(int argc, char **argv) {
   }
   REQUIRE(write_file(enable_path, "1") == 0);
   sleep_ms(500);
-  long changed = 0;
-  if (page_canary)
-    for (int j = 0; j < 4096; j++) changed += mapped[j] != CANARY;
-  for (int i = 0; i < BLOCKS; i++) {
-    size_t size = 8 + (size_t)(i % 32) * 8;
-    for (size_t j = 0; j < size; j++) changed += blocks[i][j] != CANARY;
-  }
+  long changed = canaries_changed(&canaries);
   write_file(enable_path, "0");
   fprintf(stderr, "dlclose_main: %ld canary byte(s) changed after enabling %s\n", changed, event);
   CHECK(expect_intact ? changed == 0 : changed > 0);
-  for (int i = 0; i < BLOCKS; i++) free(blocks[i]);
+  canaries_free(&canaries);
   usertrace_tracepoint_free(keeper);
   return check_done("dlclose_main");
 }

@@ -27,17 +27,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "canaries.h"
 #include "check.h"
 #include "wait.h"
 
-/* The recorder writes whole words, 0 or 1: either changes these bytes. */
-#define CANARY 0x5A
-#define BLOCKS 4096
 /* The event's value: one the recording can only have from this emit. */
 #define VALUE 0xC0DE5EEDu
 /* Longer than the recorder's rescan period (100 ms) five times over. */
@@ -92,18 +89,6 @@ static int wait_enabled_by_recorder(const uint32_t *word, int seconds) {
   return 0;
 }
 
-static size_t block_size(int i) { return 8 + (size_t)(i % 32) * 8; }
-
-/* How many bytes of the page (if mapped) and the blocks are not CANARY. */
-static long canaries_changed(const unsigned char *page, unsigned char *const *blocks) {
-  long changed = 0;
-  if (page)
-    for (int j = 0; j < 4096; j++) changed += page[j] != CANARY;
-  for (int i = 0; i < BLOCKS; i++)
-    for (size_t j = 0; j < block_size(i); j++) changed += blocks[i][j] != CANARY;
-  return changed;
-}
-
 int main(int argc, char **argv) {
   REQUIRE(argc == 7);
   const char *cli = argv[1], *library = argv[2], *event = argv[3], *output = argv[5], *pidfile = argv[6];
@@ -132,35 +117,17 @@ int main(int argc, char **argv) {
   REQUIRE(wait_enabled_by_recorder(word, 60));
   emit(VALUE);
 
-  uintptr_t page = (uintptr_t)word & ~(uintptr_t)4095;
   REQUIRE(dlclose(lib) == 0);
   REQUIRE(dlopen(library, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
-
-  /* Canaries where the word was: the library's page, mapped again, and heap
-   * blocks, in case the allocator took that address instead. */
-  unsigned char *mapped = mmap((void *)page, 4096, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-  int page_canary = mapped == (void *)page;
-  if (page_canary) memset(mapped, CANARY, 4096);
-  static unsigned char *blocks[BLOCKS];
-  int word_reused = 0;
-  for (int i = 0; i < BLOCKS; i++) {
-    size_t size = block_size(i);
-    blocks[i] = malloc(size);
-    REQUIRE(blocks[i] != NULL);
-    memset(blocks[i], CANARY, size);
-    if ((uintptr_t)word >= (uintptr_t)blocks[i] && (uintptr_t)word < (uintptr_t)blocks[i] + size) word_reused = 1;
-  }
-  fprintf(stderr, "dlclose_shm_main: word %p, page canary %s, heap block over the old word: %s\n", (void *)word,
-          page_canary ? "mapped" : "not mapped", word_reused ? "yes" : "no");
-  REQUIRE(page_canary || word_reused);
+  static struct canaries canaries;
+  canaries_lay(&canaries, word, "dlclose_shm_main");
 
   /* The recorder rescans the registry, which changed, while we wait; it must
    * still run after, or its end below would not be while we run. */
   sleep_ms(RESCANS_MS);
   REQUIRE(recorder_running());
   fprintf(stderr, "dlclose_shm_main: %ld canary byte(s) changed while the recorder rescanned\n",
-          canaries_changed(page_canary ? mapped : NULL, blocks));
+          canaries_changed(&canaries));
   /* Its end: it clears the words it set, then writes OUTPUT and exits. */
   REQUIRE(kill(recorder, SIGINT) == 0);
   int status;
@@ -171,10 +138,10 @@ int main(int argc, char **argv) {
     CHECK(0);
   }
 
-  long changed = canaries_changed(page_canary ? mapped : NULL, blocks);
+  long changed = canaries_changed(&canaries);
   fprintf(stderr, "dlclose_shm_main: %ld canary byte(s) changed by the time the recorder of %s ended\n", changed, event);
   CHECK(expect_intact ? changed == 0 : changed > 0);
-  for (int i = 0; i < BLOCKS; i++) free(blocks[i]);
+  canaries_free(&canaries);
 
   FILE *f = fopen(pidfile, "w");
   REQUIRE(f != NULL);

@@ -26,6 +26,17 @@
 //!   is forgotten once its exit (a [`Record::Exit`] of its main thread)
 //!   is seen and its last span sent; only the records of processes a
 //!   batch mentions go into that batch's timeline.
+//! - **Scheduler records** (`record --sched`). A span's on-CPU, runnable
+//!   and blocked time come from its thread's records between its begin and
+//!   its end, which may be in several batches: those of a thread with an
+//!   open span, from that span's begin on, are carried with it and join
+//!   the batch its begin joins, with the thread's last record before the
+//!   begin (which says what it was doing then): so a span ends with the
+//!   same scheduler view as if the recording had come whole. For that the
+//!   mapper keeps each thread's latest scheduler record, one per thread
+//!   until its exit. At most [`MAX_CARRIED_SCHED`]
+//!   (200,000) are carried; beyond that the oldest are dropped, and the
+//!   time they covered is what the span's summary calls unknown.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -34,7 +45,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::mapping::{map_timeline, namespaces_by_pid, Clock, Mapped, Otlp, ResourceSettings, SPAN_PARENT};
 use crate::record::{Namespaces, Record, Value};
-use crate::timeline::{Timeline, SPAN_BEGIN, SPAN_END, UNFINISHED};
+use crate::timeline::{SchedRecord, Timeline, SPAN_BEGIN, SPAN_END, UNFINISHED};
 
 /// What the timeline writes into a span still open at the end of the
 /// records it was given.
@@ -45,6 +56,9 @@ pub const LET_GO: &str = "held open too long";
 
 /// The most span begins carried into a batch.
 pub const MAX_OPEN_SPANS: usize = 10_000;
+
+/// The most scheduler records carried for the threads of open spans.
+pub const MAX_CARRIED_SCHED: usize = 200_000;
 
 /// The longest a span is held open, in the recording's time.
 pub const MAX_OPEN_SPAN_AGE: Duration = Duration::from_secs(3600);
@@ -80,6 +94,12 @@ pub struct BatchMapper {
     exited: FxHashSet<u32>,
     /// Begins of spans still open, in time order.
     carried: Vec<Record>,
+    /// Scheduler records of the threads of open spans, since the earliest
+    /// begin on each, in time order.
+    carried_sched: Vec<Record>,
+    sched_dropped: u64,
+    /// The latest scheduler record about each thread, from earlier batches.
+    last_sched: FxHashMap<u32, Record>,
     spans_let_go: u64,
     processes_forgotten: u64,
 }
@@ -182,6 +202,9 @@ impl BatchMapper {
             namespaces: FxHashMap::default(),
             exited: FxHashSet::default(),
             carried: Vec::new(),
+            carried_sched: Vec::new(),
+            sched_dropped: 0,
+            last_sched: FxHashMap::default(),
             spans_let_go: 0,
             processes_forgotten: 0,
         }
@@ -190,6 +213,17 @@ impl BatchMapper {
     /// How many span begins are carried to the next batch.
     pub fn open_spans(&self) -> usize {
         self.carried.len()
+    }
+
+    /// How many scheduler records are carried with the open spans.
+    pub fn sched_carried(&self) -> usize {
+        self.carried_sched.len()
+    }
+
+    /// How many carried scheduler records were dropped past
+    /// [`MAX_CARRIED_SCHED`].
+    pub fn sched_dropped(&self) -> u64 {
+        self.sched_dropped
     }
 
     /// How many spans were sent unfinished because they were held open
@@ -244,6 +278,18 @@ impl BatchMapper {
                 waiting.push(r);
             }
         }
+        // The scheduler records carried for the threads whose begins join,
+        // in time order with them; the rest wait with theirs.
+        let joined: FxHashSet<u32> = input.iter().filter_map(|r| begin_key(r).map(|_| tid_of(r))).collect();
+        let mut waiting_sched = Vec::new();
+        for r in std::mem::take(&mut self.carried_sched) {
+            if last || sched_tids(&r).iter().flatten().any(|t| joined.contains(t)) {
+                input.push(r);
+            } else {
+                waiting_sched.push(r);
+            }
+        }
+        input.sort_by_key(Record::time_ns);
         input.extend_from_slice(batch);
         // The process records of the processes it mentions, as they stood
         // before it (its own process records follow in it).
@@ -258,8 +304,16 @@ impl BatchMapper {
                     // A pid used again after its exit is a new process.
                     self.exited.remove(&p.pid);
                 }
-                Record::Exit(x) if x.tid == x.pid => {
-                    self.exited.insert(x.pid);
+                Record::Exit(x) => {
+                    self.last_sched.remove(&x.tid);
+                    if x.tid == x.pid {
+                        self.exited.insert(x.pid);
+                    }
+                }
+                Record::Event(_) => {
+                    for t in sched_tids(r).into_iter().flatten() {
+                        self.last_sched.insert(t, r.clone());
+                    }
                 }
                 _ => {}
             }
@@ -287,10 +341,50 @@ impl BatchMapper {
                 .filter_map(|s| Some((s.pid, s.id?, s.start_ns)))
                 .collect();
             let mut carried = std::mem::take(&mut waiting);
-            carried.extend(input.into_iter().filter(|r| begin_key(r).is_some_and(|k| open.contains(&k))));
+            // The earliest open begin on each thread, the waiting ones too.
+            let mut since: FxHashMap<u32, u64> = FxHashMap::default();
+            for s in timeline.spans.iter().filter(|s| s.unfinished == Some(STILL_OPEN)) {
+                since.entry(s.tid).and_modify(|t| *t = (*t).min(s.start_ns)).or_insert(s.start_ns);
+            }
+            for r in &carried {
+                since.entry(tid_of(r)).and_modify(|t| *t = (*t).min(r.time_ns())).or_insert(r.time_ns());
+            }
+            let wanted = |r: &Record| sched_tids(r).iter().flatten().any(|t| since.get(t).is_some_and(|&from| from <= r.time_ns()));
+            // What each such thread was doing at its earliest open begin: its
+            // latest record before it, in this batch or an earlier one.
+            let mut state_at: FxHashMap<u32, &Record> = FxHashMap::default();
+            for r in input.iter().chain(self.last_sched.values()) {
+                for t in sched_tids(r).into_iter().flatten() {
+                    if since.get(&t).is_some_and(|&from| r.time_ns() < from) {
+                        let latest = state_at.entry(t).or_insert(r);
+                        if latest.time_ns() < r.time_ns() {
+                            *latest = r;
+                        }
+                    }
+                }
+            }
+            // One thread's state record may be carried for another already
+            // (a switch from one to the other): the dedup below drops it.
+            let mut sched: Vec<Record> = state_at.into_values().cloned().collect();
+            sched.append(&mut waiting_sched);
+            let mut new_carried = Vec::new();
+            for r in input {
+                if begin_key(&r).is_some_and(|k| open.contains(&k)) {
+                    new_carried.push(r);
+                } else if wanted(&r) {
+                    sched.push(r);
+                }
+            }
+            carried.append(&mut new_carried);
             // Both parts are in time order; a stable sort keeps each.
             carried.sort_by_key(Record::time_ns);
             self.carried = carried;
+            sched.sort_by_key(Record::time_ns);
+            sched.dedup();
+            let over = sched.len().saturating_sub(MAX_CARRIED_SCHED);
+            sched.drain(..over);
+            self.sched_dropped += over as u64;
+            self.carried_sched = sched;
         }
         self.forget_exited();
         otlp
@@ -318,6 +412,26 @@ impl BatchMapper {
             let known = self.processes.remove(&pid).is_some() | self.namespaces.remove(&pid).is_some();
             self.processes_forgotten += u64::from(known);
         }
+    }
+}
+
+/// The thread of a record that is an event (a begin, here).
+fn tid_of(r: &Record) -> u32 {
+    match r {
+        Record::Event(e) => e.tid,
+        _ => 0,
+    }
+}
+
+/// The threads a scheduler record is about (the switched-out and -in, the
+/// woken, the moved), or none if it is no scheduler record.
+fn sched_tids(r: &Record) -> [Option<u32>; 2] {
+    let Record::Event(e) = r else { return [None, None] };
+    match SchedRecord::of(e) {
+        Some(SchedRecord::Switch { prev, next, .. }) => [prev, next],
+        Some(SchedRecord::Waking { wakee }) => [wakee, None],
+        Some(SchedRecord::Migrate { tid }) => [tid, None],
+        None => [None, None],
     }
 }
 

@@ -427,10 +427,20 @@ fn a_span_with_scheduler_records_says_where_its_time_went_and_they_are_no_log_re
 #[test]
 fn a_live_batch_of_scheduler_records_sends_no_log_records() {
     let mut mapper = BatchMapper::new(settings(), CLOCK);
-    let first = mapper.map_batch(&[switch(0, 0, R, 10), begin(10, 10, 10, "live", 1), switch(20, 10, S, 0)]);
+    let (before, after) = (
+        [switch(0, 0, R, 10), begin(10, 10, 10, "live", 1), switch(20, 10, S, 0)],
+        [waking(30, 5, 5, 10), switch(40, 0, R, 10), end(50, 10, 10, "live", 1)],
+    );
+    let first = mapper.map_batch(&before);
     assert_eq!((first.span_count(), first.log_count()), (0, 0));
-    let second = mapper.map_batch(&[waking(30, 5, 5, 10), switch(40, 0, R, 10), end(50, 10, 10, "live", 1)]);
+    let second = mapper.map_batch(&after);
     assert_eq!((second.span_count(), second.log_count()), (1, 0));
-    // The batch before is not replayed: what it held of the thread is unknown.
-    assert_eq!(attr(&named(&second, "live").attributes, "usertrace.sched.unknown_ns"), Some(Any::IntValue(20)));
+    // The batch before is carried with the open span: its sleep from 20 is
+    // known, as in the recording mapped whole.
+    let live = &named(&second, "live").attributes;
+    assert_eq!(attr(live, "usertrace.sched.sleeping_ns"), Some(Any::IntValue(10)));
+    assert_eq!(attr(live, "usertrace.sched.runnable_ns"), Some(Any::IntValue(10)));
+    assert_eq!(attr(live, "usertrace.sched.unknown_ns"), None);
+    let whole = map_records(&[before.to_vec(), after.to_vec()].concat(), &settings(), CLOCK);
+    assert_eq!(live, &named(&whole, "live").attributes);
 }

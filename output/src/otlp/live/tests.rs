@@ -139,3 +139,39 @@ fn the_mapped_items_account_for_every_event_exactly_once() {
         assert_eq!(mapped + mapper.finish_items().events(), events, "batches of {size}");
     }
 }
+
+/// A span's scheduler view does not depend on where the batches break:
+/// thread 11's sleep_span (switched out asleep, woken, run, preempted, run
+/// again) ends with the attributes the whole recording gives it, whatever
+/// the batch size, and nothing stays carried after it.
+#[test]
+fn a_span_across_batches_keeps_its_whole_scheduler_view() {
+    let records = crate::test_records::sleeping();
+    let whole = map_records(&records, &settings(), CLOCK);
+    let expected = named(&whole, "sleep_span");
+    let sleeping = expected.attributes.iter().find(|kv| kv.key == "usertrace.sched.sleeping_ns").expect("the whole recording's view");
+    assert_eq!(sleeping.value.as_ref().unwrap().value, Some(Any::IntValue(700)));
+    for size in 1..=records.len() {
+        let mut mapper = BatchMapper::new(settings(), CLOCK);
+        let mut sent: Vec<Span> = records.chunks(size).flat_map(|batch| spans(&mapper.map_batch(batch)).into_iter().cloned().collect::<Vec<_>>()).collect();
+        sent.extend(spans(&mapper.finish()).into_iter().cloned());
+        let got: Vec<&Span> = sent.iter().filter(|s| s.name == "sleep_span").collect();
+        assert_eq!(got, [expected], "batches of {size}");
+        assert_eq!((mapper.open_spans(), mapper.sched_carried()), (0, 0), "batches of {size}");
+    }
+}
+
+/// Scheduler records of threads without an open span are not carried, and
+/// those of an open span's thread are, until it ends.
+#[test]
+fn only_the_scheduler_records_of_open_spans_threads_are_carried() {
+    use crate::test_records::{switch, S};
+    let mut mapper = BatchMapper::new(settings(), CLOCK);
+    mapper.map_batch(&[begin(10, 1, 11, "open", 1), switch(20, 11, S, 0), switch(30, 40, S, 41)]);
+    assert_eq!((mapper.open_spans(), mapper.sched_carried()), (1, 1));
+    mapper.map_batch(&[switch(50, 0, 0, 11), switch(60, 41, S, 40)]);
+    assert_eq!(mapper.sched_carried(), 2, "its thread's switch in joins the one out");
+    let o = mapper.map_batch(&[end(70, 1, 11, "open", 1)]);
+    assert_eq!(names(&o), ["open"]);
+    assert_eq!((mapper.open_spans(), mapper.sched_carried()), (0, 0));
+}

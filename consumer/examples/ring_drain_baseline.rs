@@ -100,7 +100,7 @@ fn main() {
         .parse()
         .unwrap_or_else(|e| fail("tracepoint id", e));
 
-    // The session's wakeup: a quarter of the ring (session.rs, `wakeup`).
+    // The session's wakeup: a quarter of the ring (session/mod.rs, `wakeup`).
     let wakeup = (pages as u32 * 4096 / 4).max(4096);
     let cpus = sys::online_cpus().unwrap_or_else(|e| fail("online CPUs", e));
     let mut rings = Vec::new();

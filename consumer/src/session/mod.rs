@@ -22,9 +22,13 @@
 //! (`order.rs`), replays sideband into the thread table and yields
 //! [`Output`]s. Glob patterns, and exact ones when asked, are re-checked
 //! against tracefs so tracepoints registered later are attached too.
+//!
+//! Here is the session itself: opening, polling, following, flushing. What
+//! it is asked for is `options.rs`, what it yields `output.rs`, its dummy
+//! events `sideband.rs`; the rings' thread is `drain.rs`, the naming of
+//! each record `attribution.rs`.
 
-use std::borrow::Cow;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
@@ -34,16 +38,13 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
 
-use super::archive::{ArchiveOptions, ArchiveWriter, Descriptions, EVENTS_NAME, SIDEBAND_NAME};
-use super::attach::{perf_error, Window};
+use super::archive::ArchiveWriter;
+use super::attach::perf_error;
 use super::attribution::{Attribution, Fallback, Pending};
 use super::drain::{Archive, Attached, Control, CpuRing, Described, Drain, Round, Shared};
-use super::flight::{DumpRequest, FlightDump, FlightOptions, FlightWindow};
-use super::decode::decode_each;
-use super::error::{DecodeError, Error};
-use super::eventheader::{decode_eventheader, is_eventheader, Field};
+use super::flight::{DumpRequest, FlightDump, FlightWindow};
+use super::error::Error;
 use super::format::EventFormat;
-use super::namespaces::Namespaces;
 use super::processes::ProcessInfo;
 use super::record::{parse, Record};
 use super::ring::Ring;
@@ -53,175 +54,15 @@ use super::sched_scope::{SchedScope, SCHED_PATTERNS};
 use super::shm::ShmSource;
 use super::select::systems_of;
 use super::threads::ThreadTable;
-use usertrace::Errno;
 use super::{procfs, sys};
 
-/// What to record and how.
-#[derive(Debug, Clone)]
-pub struct SessionOptions {
-    /// `[SYSTEM:]NAME` patterns with `*` and `?`.
-    pub patterns: Vec<String>,
-    /// Data pages per CPU ring; rounded up to a power of two.
-    pub ring_pages: usize,
-    /// Wait for exact names that do not exist yet, instead of failing.
-    pub wait_for_exact: bool,
-    /// How often tracefs is re-read for tracepoints registered later.
-    pub rescan_interval: Duration,
-    /// tracefs mount point; found like the producer does when `None`.
-    pub tracefs: Option<PathBuf>,
-    /// Record each task's namespaces where permitted (CAP_PERFMON); the
-    /// session goes on without them when the kernel refuses.
-    pub namespaces: bool,
-    /// Also write every record the rings give into this perf.data file
-    /// (see `archive`); finish it with [`Session::finish_archive`].
-    pub archive: Option<ArchiveOptions>,
-    /// Keep the last seconds of records instead, as a flight recorder:
-    /// [`Session::dump`] closes them into a [`FlightDump`], which
-    /// [`Session::take_dumps`] hands over. Takes the place of `archive`.
-    pub flight: Option<FlightOptions>,
-    /// Also record the scheduling (`sched_switch`, `sched_waking`,
-    /// `sched_migrate_task`) of the threads of every process whose events
-    /// are recorded, and of those given to [`Session::follow_scheduling`]
-    /// (see `sched_scope.rs` for how it is scoped and what it misses).
-    pub sched: bool,
-}
+mod options;
+mod output;
+mod sideband;
 
-impl Default for SessionOptions {
-    fn default() -> Self {
-        SessionOptions {
-            patterns: Vec::new(),
-            ring_pages: 256,
-            wait_for_exact: false,
-            rescan_interval: Duration::from_millis(100),
-            tracefs: None,
-            namespaces: true,
-            archive: None,
-            flight: None,
-            sched: false,
-        }
-    }
-}
-
-/// One tracepoint hit, with who emitted it.
-#[derive(Debug, Clone)]
-pub struct Event {
-    /// CLOCK_MONOTONIC nanoseconds.
-    pub time_ns: u64,
-    /// The CPU it was emitted on.
-    pub cpu: u32,
-    /// The emitting process, in the recorder's PID namespace.
-    pub pid: u32,
-    /// The emitting thread, in the same namespace.
-    pub tid: u32,
-    /// The thread's name when it emitted the event.
-    pub comm: Arc<str>,
-    /// The process's (main thread's) name at that time.
-    pub process: Arc<str>,
-    /// The thread's namespaces at that time, when the session records
-    /// them ([`Session::records_namespaces`]).
-    pub namespaces: Option<Arc<Namespaces>>,
-    /// The tracepoint's layout, shared by all its events.
-    pub format: Arc<EventFormat>,
-    /// `trace_entry` + payload, as the format's offsets expect.
-    pub raw: Box<[u8]>,
-}
-
-impl Event {
-    /// The tracepoint's name, e.g. `myapp_request`.
-    pub fn name(&self) -> &str {
-        &self.format.name
-    }
-
-    /// The decoded fields, in declaration order. An EventHeader event's
-    /// come from its payload's own metadata ([`decode_eventheader`]), so
-    /// their names may be composed (`struct.member`, `array[i]`) and owned.
-    pub fn fields(&self) -> Result<Vec<Field<'_>>, DecodeError> {
-        if is_eventheader(&self.format) {
-            return decode_eventheader(&self.format, &self.raw);
-        }
-        let mut fields = Vec::with_capacity(self.format.fields.len());
-        decode_each(&self.format, &self.raw, |name, value| fields.push((Cow::Borrowed(name), value)))?;
-        Ok(fields)
-    }
-}
-
-/// What a session yields, in time order.
-#[derive(Debug, Clone)]
-pub enum Output {
-    /// A tracepoint hit.
-    Event(Event),
-    /// The ring of `cpu` was full and `count` events were dropped; with
-    /// `sideband`, task records were dropped instead, so names may be wrong.
-    Lost {
-        /// The CPU whose ring overflowed.
-        cpu: u32,
-        /// When the kernel reported the loss: after the dropped records.
-        time_ns: u64,
-        /// How many records were dropped.
-        count: u64,
-        /// Whether they were task records rather than events.
-        sideband: bool,
-    },
-    /// A process that emitted events, by its full name: told before its
-    /// first event, and again after each exec.
-    Process {
-        /// When it was read: the exec, or the first event.
-        time_ns: u64,
-        /// The process id.
-        pid: u32,
-        /// Its executable and command line, as far as `/proc` showed them.
-        info: ProcessInfo,
-    },
-    /// A thread of a process that emitted events exited (`tid == pid`: the
-    /// process itself).
-    Exit {
-        /// When it exited.
-        time_ns: u64,
-        /// Its process.
-        pid: u32,
-        /// The thread.
-        tid: u32,
-    },
-    /// A process has tracepoints the session asked for, in shared memory,
-    /// that it cannot record: another recorder holds them, or the kernel
-    /// does not let this one write their enable words. Told once.
-    NotRecorded(Box<crate::NotRecorded>),
-    /// A tracepoint was attached (at start, or later when it appeared).
-    Attached {
-        /// The tracepoint's layout.
-        format: Arc<EventFormat>,
-        /// When it was attached.
-        time_ns: u64,
-        /// Whether events written while it was being attached may be lost.
-        window: Window,
-    },
-}
-
-/// Counters over the whole session.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Events yielded.
-    pub events: u64,
-    /// Lost events per CPU, by CPU number.
-    pub lost: Vec<(u32, u64)>,
-    /// Lost sideband (task) records, all CPUs.
-    pub lost_sideband: u64,
-    /// Records that could not be parsed (should stay 0).
-    pub malformed: u64,
-    /// Events the recorder itself dropped, apart from what the rings lost:
-    /// rounds its own thread could not take in time (see `drain.rs`).
-    pub dropped: u64,
-    /// Threads known from /proc and sideband.
-    pub threads: usize,
-}
-
-impl Stats {
-    /// Events lost in the rings over all CPUs (sideband losses and the
-    /// recorder's own drops not included).
-    pub fn lost_total(&self) -> u64 {
-        self.lost.iter().map(|l| l.1).sum()
-    }
-}
+pub use options::SessionOptions;
+pub use output::{Event, Output, Stats};
+use sideband::{carriers, open_sideband};
 
 /// A live recording.
 ///
@@ -447,7 +288,7 @@ impl Session {
     }
 
     /// Asks a flight recorder for a dump: its window closes
-    /// [`FlightOptions::after`] later, and goes to [`take_dumps`]'s
+    /// [`FlightOptions::after`](crate::flight::FlightOptions::after) later, and goes to [`take_dumps`]'s
     /// receiver. A request while one is open joins it. Without a flight
     /// recorder, nothing.
     ///
@@ -632,30 +473,6 @@ fn to_pending(record: Record<'_>, described: Option<Box<ProcessInfo>>) -> Option
         Record::Lost { lost, sample, .. } => (sample.time, Pending::Lost { cpu: sample.cpu, count: lost, sideband: false }),
         Record::Mmap2 { .. } | Record::Other { .. } => return None,
     })
-}
-
-/// The two dummy events of every CPU, as an archive names them.
-fn carriers(rings: &[CpuRing], sideband_wakeup: u32, events_wakeup: u32, namespaces: bool) -> Result<Descriptions, Error> {
-    let ids = |fd: fn(&CpuRing) -> BorrowedFd<'_>| -> Result<Vec<u64>, Error> {
-        rings.iter().map(|r| sys::event_id(fd(r)).map_err(|e| perf_error("PERF_EVENT_IOC_ID", r.cpu, e))).collect()
-    };
-    let mut carriers = Descriptions::default();
-    carriers.carrier(&ids(|r| r.sideband.as_fd())?, &sys::sideband_attr(sideband_wakeup, namespaces), SIDEBAND_NAME);
-    carriers.carrier(&ids(|r| r.events.as_fd())?, &sys::ring_owner_attr(events_wakeup), EVENTS_NAME);
-    Ok(carriers)
-}
-
-/// Opens one CPU's sideband event, with namespaces while `namespaces` holds;
-/// a refusal of those (they need CAP_PERFMON) turns them off for the rest
-/// of the session, rather than failing it.
-fn open_sideband(cpu: u32, wakeup_bytes: u32, namespaces: &mut bool) -> Result<OwnedFd, Error> {
-    if *namespaces {
-        match sys::open(&mut sys::sideband_attr(wakeup_bytes, true), cpu, None) {
-            Err(Errno(libc::EACCES | libc::EPERM)) => *namespaces = false,
-            other => return other.map_err(|e| perf_error("perf_event_open(sideband)", cpu, e)),
-        }
-    }
-    sys::open(&mut sys::sideband_attr(wakeup_bytes, false), cpu, None).map_err(|e| perf_error("perf_event_open(sideband)", cpu, e))
 }
 
 /// The tracefs mount point, or why user_events cannot be used.

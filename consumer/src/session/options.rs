@@ -1,0 +1,52 @@
+//! What a session records, and how: [`SessionOptions`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::archive::ArchiveOptions;
+use crate::flight::FlightOptions;
+/// What to record and how.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// `[SYSTEM:]NAME` patterns with `*` and `?`.
+    pub patterns: Vec<String>,
+    /// Data pages per CPU ring; rounded up to a power of two.
+    pub ring_pages: usize,
+    /// Wait for exact names that do not exist yet, instead of failing.
+    pub wait_for_exact: bool,
+    /// How often tracefs is re-read for tracepoints registered later.
+    pub rescan_interval: Duration,
+    /// tracefs mount point; found like the producer does when `None`.
+    pub tracefs: Option<PathBuf>,
+    /// Record each task's namespaces where permitted (CAP_PERFMON); the
+    /// session goes on without them when the kernel refuses.
+    pub namespaces: bool,
+    /// Also write every record the rings give into this perf.data file
+    /// (see `archive`); finish it with [`Session::finish_archive`](super::Session::finish_archive).
+    pub archive: Option<ArchiveOptions>,
+    /// Keep the last seconds of records instead, as a flight recorder:
+    /// [`Session::dump`](super::Session::dump) closes them into a [`FlightDump`](crate::flight::FlightDump), which
+    /// [`Session::take_dumps`](super::Session::take_dumps) hands over. Takes the place of `archive`.
+    pub flight: Option<FlightOptions>,
+    /// Also record the scheduling (`sched_switch`, `sched_waking`,
+    /// `sched_migrate_task`) of the threads of every process whose events
+    /// are recorded, and of those given to [`Session::follow_scheduling`](super::Session::follow_scheduling)
+    /// (see `sched_scope.rs` for how it is scoped and what it misses).
+    pub sched: bool,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            patterns: Vec::new(),
+            ring_pages: 256,
+            wait_for_exact: false,
+            rescan_interval: Duration::from_millis(100),
+            tracefs: None,
+            namespaces: true,
+            archive: None,
+            flight: None,
+            sched: false,
+        }
+    }
+}

@@ -24,7 +24,7 @@ use usertrace_output::timeline::TimelineBuilder;
 use usertrace_output::{AtomicFile, Record, SlowSpan};
 
 use crate::control_socket::{ControlSocket, Waiting};
-use crate::records::to_record;
+use usertrace_consumer::output_records::to_record;
 use crate::run::{print_summary, run, Recording, RunArgs};
 use crate::trigger::Trigger;
 use crate::verbosity::note;

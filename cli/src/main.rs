@@ -55,7 +55,6 @@ mod man_pages;
 mod otlp_args;
 mod record;
 mod recording;
-mod records;
 mod report;
 mod run;
 mod stat;

@@ -20,7 +20,7 @@ use usertrace_output::{check_writable, AtomicFile, ClockRecord, Record, Report};
 
 use crate::flight::{run_flight, FlightArgs};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
-use crate::records::{to_record, write_event_line};
+use usertrace_consumer::output_records::{to_record, write_event_line};
 use crate::run::{print_summary, run, RunArgs};
 use crate::stdout::{out, reader_gone};
 use crate::trace_format::{self, write_streamed, TraceFormat};
@@ -401,7 +401,7 @@ mod tests {
     use usertrace_consumer::{Event, EventFormat, FieldValue, Namespaces};
     use usertrace_output::jsonl::write_record;
 
-    use crate::records::event_record;
+    use usertrace_consumer::output_records::event_record;
     use crate::text::text_line;
 
     use super::*;

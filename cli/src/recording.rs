@@ -17,7 +17,7 @@ use usertrace_consumer::archive::{ArchiveError, ArchiveReader};
 use usertrace_output::jsonl::{self, Input, ReadError, Reader};
 use usertrace_output::{ClockRecord, Record};
 
-use crate::records::to_record;
+use usertrace_consumer::output_records::to_record;
 
 /// The records of a recording, in order.
 pub enum Recording {

@@ -10,7 +10,7 @@ use usertrace_consumer::Output;
 use crate::args::Format;
 use crate::json::{print_line, CpuLost, OtlpLine, StatLine};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
-use crate::records::to_record;
+use usertrace_consumer::output_records::to_record;
 use crate::run::{print_summary, run, Recording, RunArgs};
 use crate::stdout::outln;
 

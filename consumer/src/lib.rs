@@ -31,6 +31,8 @@ mod eventheader;
 mod format;
 mod namespaces;
 mod order;
+#[cfg(feature = "output")]
+pub mod output_records;
 mod procfs;
 mod processes;
 pub mod record;

@@ -1,7 +1,9 @@
-//! What a live session yields, as the neutral records every output of
-//! `usertrace_output` takes.
+//! What a session yields, as the neutral records every output of
+//! `usertrace_output` takes (with the `output` feature): the one place an
+//! [`Output`] becomes a [`Record`], and an [`Event`] its JSON line, for the
+//! CLI's live outputs, its archive readers and anyone else's.
 
-use usertrace_consumer::{DecodeError, Event, Field, FieldValue, Output};
+use crate::{DecodeError, Event, Field, FieldValue, Output};
 use usertrace_output::jsonl::{write_json_line, EventLine, FieldRefs, NamespacesJsonCache};
 use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
 
@@ -92,7 +94,7 @@ pub fn write_event_line(event: &Event, kept: &mut NamespacesJsonCache, out: &mut
     error.is_some()
 }
 
-fn namespaces(ns: &usertrace_consumer::Namespaces) -> Namespaces {
+fn namespaces(ns: &crate::Namespaces) -> Namespaces {
     Namespaces { net: ns.net, uts: ns.uts, ipc: ns.ipc, pid: ns.pid, user: ns.user, mnt: ns.mnt, cgroup: ns.cgroup }
 }
 
@@ -112,7 +114,7 @@ fn value_ref<'a>(value: &'a FieldValue<'a>) -> ValueRef<'a> {
 mod tests {
     use std::sync::Arc;
 
-    use usertrace_consumer::EventFormat;
+    use crate::EventFormat;
     use usertrace_output::jsonl::write_record;
 
     use super::*;

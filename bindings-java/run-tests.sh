@@ -63,10 +63,10 @@ agent_jar_starts_alone() {
 # What `mvn deploy` would upload to Maven Central, deployed into a directory
 # instead and signed with a throwaway key: the parent pom, the API, the
 # agent and the Logback and Log4j2 appenders, each with its pom, sources and
-# javadoc jars, every file with a signature that gpg verifies; and no
-# benchmarks. Without a key, the same
+# javadoc jars, every file with a signature that gpg verifies; and neither
+# the benchmarks nor the appenders' test support. Without a key, the same
 # deploy signs nothing (Central would refuse it; a local one needs none).
-release_deploys_signed_api_and_agent_and_no_benchmarks() {
+release_deploys_signed_api_and_agent_and_no_benchmarks_or_test_support() {
   local work rc=0 out version repo f missing=""
   work=$(mktemp -d /tmp/usertrace-java-release.XXXXXX)
   version=$(sed -n 's:^  <version>\(.*\)</version>:\1:p' "$here/pom.xml" | head -1)
@@ -88,13 +88,14 @@ release_deploys_signed_api_and_agent_and_no_benchmarks() {
     done
     [ -z "$missing" ] || { rc=1; out="missing or unverified:$missing"; }
     [ ! -e "$repo/usertrace-bench" ] || { rc=1; out="the benchmarks would be published: $(ls "$repo/usertrace-bench")"; }
+    [ ! -e "$repo/usertrace-test-support" ] || { rc=1; out="the test support would be published: $(ls "$repo/usertrace-test-support")"; }
   fi
   if [ "$rc" = 0 ]; then
     out=$(cd "$here" && mvn -B -ntp -q -Dstyle.color=never -DskipTests -DaltDeploymentRepository=staging::file://"$work/unsigned" deploy 2>&1) || rc=$?
     if [ "$rc" = 0 ] && find "$work/unsigned" -name '*.asc' | grep -q .; then rc=1; out="signed with no key named"; fi
   fi
   unset GNUPGHOME
-  script_result release_deploys_signed_api_and_agent_and_no_benchmarks "$rc" "$out"
+  script_result release_deploys_signed_api_and_agent_and_no_benchmarks_or_test_support "$rc" "$out"
   rm -rf "$work"
 }
 
@@ -256,7 +257,7 @@ host() {
   api_jar_is_a_module_exporting_only_the_api
   api_jar_reads_words_through_the_segment_on_jdk_24_and_later
   shipped_library_exports_only_the_bindings_native_methods
-  release_deploys_signed_api_and_agent_and_no_benchmarks
+  release_deploys_signed_api_and_agent_and_no_benchmarks_or_test_support
   # Not a host test, but the guest run needs it, and builds nothing itself.
   build_cli || rc=1
   summarize_reports "$rc"

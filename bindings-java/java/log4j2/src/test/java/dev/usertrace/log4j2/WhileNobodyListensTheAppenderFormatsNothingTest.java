@@ -1,16 +1,14 @@
 package dev.usertrace.log4j2;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usertrace.testing.ProcessConsole;
 import java.lang.reflect.Proxy;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -121,19 +119,6 @@ class WhileNobodyListensTheAppenderFormatsNothingTest {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(App.class.getName());
-        Path log = Files.createTempFile("usertrace-log4j2-noop", ".log");
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            boolean exited = p.waitFor(300, TimeUnit.SECONDS);
-            if (!exited) {
-                p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-            }
-            String out = Files.readString(log);
-            assertTrue(exited, "did not exit within 300 s: " + out);
-            assertEquals(0, p.exitValue(), out);
-            return out;
-        } finally {
-            Files.deleteIfExists(log);
-        }
+        return ProcessConsole.of(new ProcessBuilder(cmd), "the app", "usertrace-log4j2-noop");
     }
 }

@@ -36,7 +36,12 @@
 #          contended and a pipe-woken span) five times over, beside two
 #          busy loops that nobody follows, recorded with and without
 #          --sched into perf.data: the recorder's CPU seconds (rusage),
-#          the events recorded and the file's bytes.
+#          the events recorded and the file's bytes. Then the producer's
+#          costs under each: core/benches/producer.rs (enabled_emit,
+#          enabled_span; BENCH_PRODUCER, else the newest built by
+#          `cargo bench -p usertrace --bench producer --no-run`) run by
+#          `usertrace record [--sched] -e 'bench_enabled*'`, so that with
+#          --sched its own threads' switches are traced.
 #   shm    the recorder over each transport in one run (user_events and
 #          shared memory, forced with USERTRACE_TRANSPORT), the same ring
 #          bytes: events/s drained from rings filled while the recorder
@@ -552,6 +557,24 @@ for kind, label in (("plain", "usertrace record"), ("sched", "usertrace record -
 print(f"  ratio --sched / plain        {sc / max(pc, 1e-9):>7.2f} {se / max(pe, 1):>8.1f} {sb / max(pb, 1):>10.1f}")
 PY
   kill $loops 2>/dev/null || true
+  producer=${BENCH_PRODUCER:-$(ls -t target/release/deps/producer-* 2>/dev/null | grep -v '\.d$' | head -1)}
+  [ -x "$producer" ] || { echo "bench-consumer: no producer bench: cargo bench -p usertrace --bench producer --no-run" >&2; exit 1; }
+  python3 - "$ut" "$producer" <<'PY'
+import re, subprocess, sys
+ut, producer = sys.argv[1:]
+rows = {}
+for kind, flags in (("plain", []), ("sched", ["--sched"])):
+    p = subprocess.run([ut, "record", *flags, "-e", "bench_enabled*", "-o", "/dev/null", "--", producer, "enabled_emit", "enabled_span"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit(f"bench-consumer: {kind}: {p.stderr}")
+    rows[kind] = {m[1].strip(): float(m[2]) for m in re.finditer(r"^(\S.*?)\s{2,}([\d.]+) ns", p.stdout, re.M)}
+print("sched: the producer's costs (core/benches/producer.rs) under `usertrace record -e 'bench_enabled*'`, without and with --sched:")
+for name in rows["plain"]:
+    if name in rows["sched"]:
+        a, b = rows["plain"][name], rows["sched"][name]
+        print(f"  {name:44} {a:>10.1f} ns  {b:>10.1f} ns  ratio {b / a:.2f}")
+PY
 fi
 
 if want flight; then

@@ -15,6 +15,7 @@
 
 #include "canaries.h"
 #include "check.h"
+#include "plugin_handle.h"
 #include "wait.h"
 
 static int write_file(const char *path, const char *text) {
@@ -39,27 +40,18 @@ int main(int argc, char **argv) {
   CHECK_RESULT(usertrace_tracepoint_new("ctest_keeper", f, 1, 0, &keeper), USERTRACE_OK);
   CHECK_RESULT(usertrace_tracepoint_register(keeper), USERTRACE_OK);
 
-  void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    fprintf(stderr, "dlopen %s: %s\n", library, dlerror());
-    return 1;
-  }
-  int (*reg)(void) = (int (*)(void))dlsym(lib, "plugin_register");
-  const uint32_t *(*word_of)(void) = (const uint32_t *(*)(void))dlsym(lib, "plugin_word");
-  void (*emit)(uint32_t) = (void (*)(uint32_t))dlsym(lib, "plugin_emit");
-  REQUIRE(reg && word_of && emit);
-  REQUIRE(reg() == 0);
-  const uint32_t *word = word_of();
+  struct plugin plugin = plugin_open(library);
+  REQUIRE(plugin.register_events() == 0);
+  const uint32_t *word = plugin.word();
   /* The event works while loaded. */
   REQUIRE(write_file(enable_path, "1") == 0);
   REQUIRE(wait_enabled(word, 10));
-  emit(1);
+  plugin.emit(1);
   REQUIRE(write_file(enable_path, "0") == 0);
   sleep_ms(100);
   REQUIRE(__atomic_load_n(word, __ATOMIC_RELAXED) == 0);
 
-  REQUIRE(dlclose(lib) == 0);
-  REQUIRE(dlopen(library, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
+  plugin_close(&plugin, library);
   static struct canaries canaries;
   canaries_lay(&canaries, word, "dlclose_main");
 

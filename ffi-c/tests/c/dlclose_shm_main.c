@@ -33,6 +33,7 @@
 
 #include "canaries.h"
 #include "check.h"
+#include "plugin_handle.h"
 #include "wait.h"
 
 /* The event's value: one the recording can only have from this emit. */
@@ -101,24 +102,15 @@ int main(int argc, char **argv) {
   REQUIRE(atexit(stop_recorder) == 0);
   recorder = start_recorder(cli, event, output);
 
-  void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    fprintf(stderr, "dlopen %s: %s\n", library, dlerror());
-    return 1;
-  }
-  int (*reg)(void) = (int (*)(void))dlsym(lib, "plugin_register");
-  const uint32_t *(*word_of)(void) = (const uint32_t *(*)(void))dlsym(lib, "plugin_word");
-  void (*emit)(uint32_t) = (void (*)(uint32_t))dlsym(lib, "plugin_emit");
-  REQUIRE(reg && word_of && emit);
-  CHECK_RESULT((usertrace_result)reg(), USERTRACE_OK);
+  struct plugin plugin = plugin_open(library);
+  CHECK_RESULT((usertrace_result)plugin.register_events(), USERTRACE_OK);
   REQUIRE(check_failures == 0);
-  const uint32_t *word = word_of();
+  const uint32_t *word = plugin.word();
   /* The event works while loaded. */
   REQUIRE(wait_enabled_by_recorder(word, 60));
-  emit(VALUE);
+  plugin.emit(VALUE);
 
-  REQUIRE(dlclose(lib) == 0);
-  REQUIRE(dlopen(library, RTLD_NOW | RTLD_NOLOAD) == NULL); /* really unloaded */
+  plugin_close(&plugin, library);
   static struct canaries canaries;
   canaries_lay(&canaries, word, "dlclose_shm_main");
 

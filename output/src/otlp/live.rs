@@ -310,11 +310,6 @@ impl BatchMapper {
                         self.exited.insert(x.pid);
                     }
                 }
-                Record::Event(_) => {
-                    for t in sched_tids(r).into_iter().flatten() {
-                        self.last_sched.insert(t, r.clone());
-                    }
-                }
                 _ => {}
             }
         }
@@ -349,17 +344,26 @@ impl BatchMapper {
             for r in &carried {
                 since.entry(tid_of(r)).and_modify(|t| *t = (*t).min(r.time_ns())).or_insert(r.time_ns());
             }
-            let wanted = |r: &Record| sched_tids(r).iter().flatten().any(|t| since.get(t).is_some_and(|&from| from <= r.time_ns()));
-            // What each such thread was doing at its earliest open begin: its
-            // latest record before it, in this batch or an earlier one.
+            // Each record's threads, read once.
+            let tids: Vec<[Option<u32>; 2]> = input.iter().map(sched_tids).collect();
+            // Each thread's latest record of this batch, and what each thread
+            // with an open span was doing at its earliest open begin: its
+            // latest record before it, here or in an earlier batch.
+            let mut latest: FxHashMap<u32, &Record> = FxHashMap::default();
             let mut state_at: FxHashMap<u32, &Record> = FxHashMap::default();
-            for r in input.iter().chain(self.last_sched.values()) {
-                for t in sched_tids(r).into_iter().flatten() {
-                    if since.get(&t).is_some_and(|&from| r.time_ns() < from) {
-                        let latest = state_at.entry(t).or_insert(r);
-                        if latest.time_ns() < r.time_ns() {
-                            *latest = r;
-                        }
+            let later = |map: &FxHashMap<u32, &Record>, t: u32, r: &Record| map.get(&t).is_none_or(|known| known.time_ns() <= r.time_ns());
+            let earlier = self.last_sched.values().map(|r| (r, sched_tids(r)));
+            for (r, ts) in input.iter().zip(&tids).map(|(r, ts)| (r, *ts)).chain(earlier) {
+                for t in ts.into_iter().flatten() {
+                    if since.get(&t).is_some_and(|&from| r.time_ns() < from) && later(&state_at, t, r) {
+                        state_at.insert(t, r);
+                    }
+                }
+            }
+            for (r, ts) in input.iter().zip(&tids) {
+                for t in ts.iter().flatten() {
+                    if later(&latest, *t, r) {
+                        latest.insert(*t, r);
                     }
                 }
             }
@@ -367,14 +371,21 @@ impl BatchMapper {
             // (a switch from one to the other): the dedup below drops it.
             let mut sched: Vec<Record> = state_at.into_values().cloned().collect();
             sched.append(&mut waiting_sched);
+            // Carried records are older than what an earlier batch left here.
+            let latest: Vec<(u32, Record)> = latest
+                .into_iter()
+                .filter(|(t, r)| self.last_sched.get(t).is_none_or(|known| known.time_ns() <= r.time_ns()))
+                .map(|(t, r)| (t, r.clone()))
+                .collect();
             let mut new_carried = Vec::new();
-            for r in input {
+            for (r, ts) in input.into_iter().zip(tids) {
                 if begin_key(&r).is_some_and(|k| open.contains(&k)) {
                     new_carried.push(r);
-                } else if wanted(&r) {
+                } else if ts.iter().flatten().any(|t| since.get(t).is_some_and(|&from| from <= r.time_ns())) {
                     sched.push(r);
                 }
             }
+            self.last_sched.extend(latest);
             carried.append(&mut new_carried);
             // Both parts are in time order; a stable sort keeps each.
             carried.sort_by_key(Record::time_ns);

@@ -146,11 +146,23 @@ fn the_mapped_items_account_for_every_event_exactly_once() {
 /// the batch size, and nothing stays carried after it.
 #[test]
 fn a_span_across_batches_keeps_its_whole_scheduler_view() {
-    let records = crate::test_records::sleeping();
-    let whole = map_records(&records, &settings(), CLOCK);
+    use crate::test_records::{switch, R};
+    let sleeping = crate::test_records::sleeping();
+    // The same, with the thread switched in before its span begins: what it
+    // was doing at the begin comes from a batch before the begin's.
+    let switched_in_before = [vec![switch(50, 0, R, 11)], sleeping.clone()].concat();
+    for (records, want_unknown) in [(sleeping, true), (switched_in_before, false)] {
+        a_span_across_batches_keeps(&records, want_unknown);
+    }
+}
+
+fn a_span_across_batches_keeps(records: &[Record], want_unknown: bool) {
+    let whole = map_records(records, &settings(), CLOCK);
     let expected = named(&whole, "sleep_span");
-    let sleeping = expected.attributes.iter().find(|kv| kv.key == "usertrace.sched.sleeping_ns").expect("the whole recording's view");
-    assert_eq!(sleeping.value.as_ref().unwrap().value, Some(Any::IntValue(700)));
+    let attr = |key: &str| expected.attributes.iter().find(|kv| kv.key == key).map(|kv| kv.value.clone().unwrap().value);
+    assert_eq!(attr("usertrace.sched.sleeping_ns"), Some(Some(Any::IntValue(700))), "the whole recording's view");
+    // Without a record before the begin, [100, 200) is unknown; with one, known.
+    assert_eq!(attr("usertrace.sched.unknown_ns").is_some(), want_unknown);
     for size in 1..=records.len() {
         let mut mapper = BatchMapper::new(settings(), CLOCK);
         let mut sent: Vec<Span> = records.chunks(size).flat_map(|batch| spans(&mapper.map_batch(batch)).into_iter().cloned().collect::<Vec<_>>()).collect();

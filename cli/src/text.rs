@@ -6,7 +6,8 @@
 //! `\` are written `\n`, `\r`, `\t` and `\\`; other C0 controls and DEL
 //! `\xNN`; C1 controls (U+0080..U+009F, which terminals act on) `\u{NN}`.
 //! The same goes for the thread name. Bytes are printed as hex, f32/f64 as
-//! Rust prints them (`NaN`, `inf` included). Only events have a text
+//! Rust prints them (`NaN`, `inf` included), arrays `[1, 2]` and structs
+//! `{x=1, y=2}` (an EventHeader event's). Only events have a text
 //! line; losses are told on stderr as they happen.
 
 use std::borrow::Cow;
@@ -23,10 +24,10 @@ pub fn text_line(event: &EventRecord, out: &mut Vec<u8>) {
     match &event.error {
         None => {
             for (name, value) in &event.fields {
-                let _ = match value {
-                    Value::Str(s) => write!(out, " {name}={}", escape(s)),
-                    other => write!(out, " {name}={other}"),
-                };
+                // An EventHeader event names its own fields, so names are
+                // escaped too.
+                let _ = write!(out, " {}=", escape(name));
+                write_value(value, out);
             }
         }
         Some(e) => {
@@ -34,6 +35,35 @@ pub fn text_line(event: &EventRecord, out: &mut Vec<u8>) {
         }
     }
     out.push(b'\n');
+}
+
+/// A value as the line shows it: arrays `[1, 2]` and structs `{x=1, y=2}`
+/// as [`Value`] prints them, with their strings escaped like any other.
+fn write_value(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Str(s) => out.extend_from_slice(escape(s).as_bytes()),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                write_value(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Struct(members) => {
+            out.push(b'{');
+            for (i, (name, member)) in members.iter().enumerate() {
+                let _ = write!(out, "{}{}=", if i > 0 { ", " } else { "" }, escape(name));
+                write_value(member, out);
+            }
+            out.push(b'}');
+        }
+        other => {
+            let _ = write!(out, "{other}");
+        }
+    }
 }
 
 /// `s` with the characters the module docs name escaped; borrowed when
@@ -61,4 +91,36 @@ fn escape(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_and_structs_print_nested_with_their_strings_escaped() {
+        let s = |v: &str| Value::Str(v.into());
+        let event = EventRecord {
+            time_ns: 2_000_001_000,
+            cpu: 3,
+            pid: 7,
+            tid: 8,
+            comm: "w".into(),
+            process: "p".into(),
+            namespaces: None,
+            event: "Shop:Checkout".into(),
+            tracepoint: Some("Shop_L4K1".into()),
+            fields: vec![
+                ("arr".into(), Value::Array(vec![Value::Unsigned(1), s("a\nb")])),
+                ("pt".into(), Value::Struct(vec![("x".into(), Value::Signed(-2)), ("odd\nname".into(), Value::Struct(vec![("y".into(), s("z"))]))])),
+            ],
+            error: None,
+        };
+        let mut out = Vec::new();
+        text_line(&event, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "               w 7/8 [003] 2.000001: Shop:Checkout: arr=[1, a\\nb] pt={x=-2, odd\\nname={y=z}}\n"
+        );
+    }
 }

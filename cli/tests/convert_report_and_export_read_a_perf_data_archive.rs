@@ -68,10 +68,12 @@ fn convert_gives_the_recorded_events_in_time_order_with_exact_values() {
             ("event", 8971993749, Some(79), Some("ut-new-79"), "ut_fix_ren"),
             ("exit", 8978684808, Some(79), None, ""),
             ("process", 9254690272, Some(81), None, "/work/main/target/debug/examples/eventheader_producer"),
-            ("event", 9254690272, Some(81), Some("eventheader_pro"), "UsertraceEhStatic_L4K1"),
-            ("event", 9255518948, Some(81), Some("eventheader_pro"), "UsertraceEhStatic_L4K1"),
-            ("event", 9255658717, Some(81), Some("eventheader_pro"), "UsertraceEhStatic_L4K1"),
-            ("event", 9267699045, Some(81), Some("eventheader_pro"), "UsertraceEhDynamic_L5K2"),
+            // EventHeader events by their own names, as Microsoft's
+            // decoders name them; their tracepoints are checked below.
+            ("event", 9254690272, Some(81), Some("eventheader_pro"), "UsertraceEhStatic:Every"),
+            ("event", 9255518948, Some(81), Some("eventheader_pro"), "UsertraceEhStatic:Work"),
+            ("event", 9255658717, Some(81), Some("eventheader_pro"), "UsertraceEhStatic:Work"),
+            ("event", 9267699045, Some(81), Some("eventheader_pro"), "UsertraceEhDynamic:Dynamic"),
             ("exit", 9275053704, Some(81), None, ""),
         ]
     );
@@ -129,19 +131,24 @@ fn convert_gives_the_recorded_events_in_time_order_with_exact_values() {
     );
     assert_eq!(lines[9], json!({"type": "exit", "time_ns": 8978684808u64, "pid": 79, "tid": 79}));
 
-    // Microsoft's EventHeader encoders: decoded, with their metadata.
+    // Microsoft's EventHeader encoders: decoded, with their metadata, their
+    // arrays as arrays and their structs as objects, nested as written.
+    let tracepoints: Vec<_> = lines[11..15].iter().map(|l| l["tracepoint"].as_str()).collect();
+    assert_eq!(
+        tracepoints,
+        [Some("UsertraceEhStatic_L4K1"), Some("UsertraceEhStatic_L4K1"), Some("UsertraceEhStatic_L4K1"), Some("UsertraceEhDynamic_L5K2")]
+    );
+    assert!(lines[2].get("tracepoint").is_none(), "only where it is not the event's name: {}", lines[2]);
     let every = &lines[11]["fields"];
     assert_eq!(
-        (&every["u64"], &every["i64"], &every["f64"], &every["s16"], &every["guid"], &every["pt.inner.name"]),
-        (
-            &json!(18446744073709551614u64),
-            &json!(i64::MIN),
-            &json!(-0.25),
-            &json!("wörld €"),
-            &json!("12345678-9abc-def0-0102-030405060708"),
-            &json!("wörld €")
-        )
+        (&every["u64"], &every["i64"], &every["f64"], &every["s16"], &every["guid"]),
+        (&json!(18446744073709551614u64), &json!(i64::MIN), &json!(-0.25), &json!("wörld €"), &json!("12345678-9abc-def0-0102-030405060708"))
     );
+    assert_eq!(
+        (&every["arr"], &every["neg"], &every["pt"]),
+        (&json!([1, 2, 3]), &json!([-1, -2]), &json!({"x": 7, "inner": {"y": -2, "name": "wörld €"}}))
+    );
+    assert!(text.contains(r#""pt":{"x":7,"inner":{"y":-2,"name":"wörld €"}}"#), "members in declaration order: {text}");
     assert_eq!((&every["meta.provider"], &every["meta.event"], &every["meta.id"]), (&json!("UsertraceEhStatic"), &json!("Every"), &json!(5)));
     assert_eq!(
         (&lines[12]["fields"]["span_begin"], &lines[13]["fields"]["span_end"], &lines[12]["fields"]["what"]),
@@ -149,8 +156,17 @@ fn convert_gives_the_recorded_events_in_time_order_with_exact_values() {
     );
     let dynamic = &lines[14]["fields"];
     assert_eq!(
-        (&dynamic["big"], &dynamic["signed"], &dynamic["wide"], &dynamic["names[1]"], &dynamic["outer.deep.leaf"], &dynamic["meta.level"]),
-        (&json!(u64::MAX), &json!(-5), &json!("grüße"), &json!("beta"), &json!("end"), &json!(5))
+        (&dynamic["big"], &dynamic["signed"], &dynamic["wide"], &dynamic["names"], &dynamic["floats"], &dynamic["outer"], &dynamic["meta.level"]),
+        (
+            &json!(u64::MAX),
+            &json!(-5),
+            &json!("grüße"),
+            &json!(["alpha", "beta"]),
+            // A float with no fraction prints as an integer (the contract).
+            &json!([0.5, -1]),
+            &json!({"a": 1, "deep": {"leaf": "end"}}),
+            &json!(5)
+        )
     );
     assert!(lines[11..15].iter().all(|l| l["namespaces"] == namespaces()));
 }

@@ -132,6 +132,7 @@ fn line(bytes: &[u8], format: &EventFormat, out: &mut Vec<u8>) -> u64 {
         process: "paced_emit",
         namespaces: None,
         event: "bench_flood",
+        tracepoint: None,
         fields: FieldRefs(values),
         error: None,
     };

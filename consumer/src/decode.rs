@@ -28,11 +28,16 @@ pub enum FieldValue<'a> {
     Str(Cow<'a, str>),
     /// A bytes field, or a fixed field of a type this crate does not know.
     Bytes(&'a [u8]),
+    /// An EventHeader array: its elements, in order.
+    Array(Vec<FieldValue<'a>>),
+    /// An EventHeader struct: its members, in declaration order.
+    Struct(Vec<(Cow<'a, str>, FieldValue<'a>)>),
 }
 
 impl fmt::Display for FieldValue<'_> {
     /// The text form: numbers in decimal, strings as they are (as perf
-    /// prints them), bytes as lowercase hex.
+    /// prints them), bytes as lowercase hex, arrays as `[1, 2]` and structs
+    /// as `{x=1, y=2}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FieldValue::Unsigned(v) => write!(f, "{v}"),
@@ -42,6 +47,20 @@ impl fmt::Display for FieldValue<'_> {
             FieldValue::F64(v) => write!(f, "{v}"),
             FieldValue::Str(s) => f.write_str(s),
             FieldValue::Bytes(b) => b.iter().try_for_each(|x| write!(f, "{x:02x}")),
+            FieldValue::Array(items) => {
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    write!(f, "{}{item}", if i > 0 { ", " } else { "" })?;
+                }
+                f.write_str("]")
+            }
+            FieldValue::Struct(members) => {
+                f.write_str("{")?;
+                for (i, (name, value)) in members.iter().enumerate() {
+                    write!(f, "{}{name}={value}", if i > 0 { ", " } else { "" })?;
+                }
+                f.write_str("}")
+            }
         }
     }
 }

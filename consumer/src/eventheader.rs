@@ -7,12 +7,14 @@
 //! u8 opcode; u8 level`; the rest of each payload (extensions: metadata with
 //! the event's name and field types, activity ids; then the field values) is
 //! not in the format file. Microsoft's `tracepoint_decode` walks it: this
-//! module only maps what it yields into the consumer's flat
-//! `(name, FieldValue)` model, so every output takes these events unchanged.
+//! module only maps what it yields into the consumer's `(name, FieldValue)`
+//! model, so every output takes these events as it takes any other.
 //!
 //! The mapping:
-//! - a struct's members are named `struct.member`, an array's elements
-//!   `array[i]` (nesting composes: `a[1].b`);
+//! - an array is a [`FieldValue::Array`] of its elements and a struct a
+//!   [`FieldValue::Struct`] of its members, nested as the event nests them,
+//!   as `tracepoint_decode`'s JSON gives them (`"arr": [1, 2]`,
+//!   `"pt": {"x": 1}`);
 //! - integers of up to 64 bits in decimal, signed or unsigned, pid and port
 //!   formats, floats and booleans 0/1 keep their types;
 //! - binary data (hex bytes) stays bytes;
@@ -77,31 +79,23 @@ pub fn decode_eventheader<'a>(format: &EventFormat, raw: &'a [u8]) -> Result<Vec
         .map_err(|error| DecodeError::EventHeader { error: error.into(), at: 0 })?;
 
     let mut out = Vec::new();
-    // Containers entered and not yet left: their composed name, and for an
-    // array the index its next element takes.
-    let mut stack: Vec<(String, Option<usize>)> = Vec::new();
+    // Arrays and structs entered and not yet left, innermost last, each with
+    // its name and what it holds so far.
+    let mut open: Vec<(Cow<'a, str>, Container<'a>)> = Vec::new();
     while e.move_next() {
         let state = e.state();
         if matches!(state, EventHeaderEnumeratorState::ArrayEnd | EventHeaderEnumeratorState::StructEnd) {
-            stack.pop();
+            if let Some((name, container)) = open.pop() {
+                place(&mut open, &mut out, name, container.into_value());
+            }
             continue;
         }
         let item = e.item_info();
-        let name = match stack.last_mut() {
-            // Elements are named by their array's name and their index; the
-            // element metadata repeats the array's own name.
-            Some((array, Some(next))) if item.metadata().is_element() => {
-                let name = format!("{array}[{next}]");
-                *next += 1;
-                Cow::Owned(name)
-            }
-            Some((parent, _)) => Cow::Owned(format!("{parent}.{}", String::from_utf8_lossy(item.name_bytes()))),
-            None => String::from_utf8_lossy(item.name_bytes()),
-        };
+        let name = String::from_utf8_lossy(item.name_bytes());
         match state {
-            EventHeaderEnumeratorState::ArrayBegin => stack.push((name.into_owned(), Some(0))),
-            EventHeaderEnumeratorState::StructBegin => stack.push((name.into_owned(), None)),
-            _ => out.push((name, value_of(item.value()))),
+            EventHeaderEnumeratorState::ArrayBegin => open.push((name, Container::Array(Vec::new()))),
+            EventHeaderEnumeratorState::StructBegin => open.push((name, Container::Struct(Vec::new()))),
+            _ => place(&mut open, &mut out, name, value_of(item.value())),
         }
     }
     if e.state() == EventHeaderEnumeratorState::Error {
@@ -151,6 +145,32 @@ pub fn decode_eventheader<'a>(format: &EventFormat, raw: &'a [u8]) -> Result<Vec
         out.insert(0, (Cow::Borrowed(name), FieldValue::Unsigned(span_id(id))));
     }
     Ok(out)
+}
+
+/// An array or a struct being read: what it holds so far.
+enum Container<'a> {
+    Array(Vec<FieldValue<'a>>),
+    Struct(Vec<Field<'a>>),
+}
+
+impl<'a> Container<'a> {
+    fn into_value(self) -> FieldValue<'a> {
+        match self {
+            Container::Array(items) => FieldValue::Array(items),
+            Container::Struct(members) => FieldValue::Struct(members),
+        }
+    }
+}
+
+/// Puts a value read in its place: into the innermost open array (whose
+/// elements repeat the array's own name, so it is dropped) or struct, or
+/// among the event's fields.
+fn place<'a>(open: &mut [(Cow<'a, str>, Container<'a>)], out: &mut Vec<Field<'a>>, name: Cow<'a, str>, value: FieldValue<'a>) {
+    match open.last_mut() {
+        Some((_, Container::Array(items))) => items.push(value),
+        Some((_, Container::Struct(members))) => members.push((name, value)),
+        None => out.push((name, value)),
+    }
 }
 
 /// The two halves of an activity id XORed, 1 if that is 0.

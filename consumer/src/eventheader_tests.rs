@@ -168,6 +168,11 @@ fn owned<'a>(fields: &'a [(Cow<'a, str>, FieldValue<'a>)]) -> Vec<(&'a str, &'a 
     fields.iter().map(|(n, v)| (n.as_ref(), v)).collect()
 }
 
+/// A struct value of these members, in this order.
+fn member_list(members: &[(&'static str, FieldValue<'static>)]) -> FieldValue<'static> {
+    FieldValue::Struct(members.iter().map(|(n, v)| (Cow::Borrowed(*n), v.clone())).collect())
+}
+
 #[test]
 fn every_encoding_and_format_reads_back_its_value() {
     let format = format();
@@ -206,15 +211,14 @@ fn every_encoding_and_format_reads_back_its_value() {
         ("json", s("{\"a\":1}")),
         ("bin", FieldValue::Bytes(&[0xde, 0xad])),
         ("blob", FieldValue::Bytes(&[1, 2, 0xff])),
-        ("pt.x", FieldValue::Unsigned(7)),
-        ("pt.inner.y", FieldValue::Signed(-2)),
-        ("arr[0]", FieldValue::Unsigned(1)),
-        ("arr[1]", FieldValue::Unsigned(2)),
-        ("arr[2]", FieldValue::Unsigned(3)),
-        ("two[0]", FieldValue::Unsigned(9)),
-        ("two[1]", FieldValue::Unsigned(8)),
-        ("pts[0].a", FieldValue::Unsigned(5)),
-        ("pts[1].a", FieldValue::Unsigned(6)),
+        // Structs and arrays nest as the event nests them.
+        ("pt", member_list(&[("x", FieldValue::Unsigned(7)), ("inner", member_list(&[("y", FieldValue::Signed(-2))]))])),
+        ("arr", FieldValue::Array(vec![FieldValue::Unsigned(1), FieldValue::Unsigned(2), FieldValue::Unsigned(3)])),
+        ("two", FieldValue::Array(vec![FieldValue::Unsigned(9), FieldValue::Unsigned(8)])),
+        (
+            "pts",
+            FieldValue::Array(vec![member_list(&[("a", FieldValue::Unsigned(5))]), member_list(&[("a", FieldValue::Unsigned(6))])]),
+        ),
         ("meta.provider", s("MyProvider")),
         ("meta.event", s("Every")),
         ("meta.id", FieldValue::Unsigned(5)),
@@ -345,9 +349,9 @@ fn an_array_of_structs_without_fields_is_decoded_without_a_library_assertion() {
             ("n", &FieldValue::Unsigned(42)),
             // A counted string of 2 bytes, not UTF-8: read as Latin-1.
             ("s", &s("\u{8b}Q")),
-            // `x` has no element; `y` follows the struct `\u{80}pt`, with an
-            // unknown format (0x40): its value in decimal, as text.
-            ("\u{fffd}pt.y", &s("65535")),
+            // `x`'s 121 structs have no field, so they read no byte; `y`,
+            // with an unknown format (0x40), is its value in decimal, as text.
+            ("\u{fffd}pt", &member_list(&[("x", FieldValue::Array(vec![member_list(&[]); 121])), ("y", s("65535"))])),
             ("meta.provider", &s("\u{1}\u{85}Provider")),
         ]
     );

@@ -3,7 +3,11 @@
 //! [`Output`] becomes a [`Record`], and an [`Event`] its JSON line, for the
 //! CLI's live outputs, its archive readers and anyone else's.
 
+use std::borrow::Cow;
+
+use crate::eventheader::is_eventheader;
 use crate::{DecodeError, Event, Field, FieldValue, Output};
+use usertrace::{EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
 use usertrace_output::jsonl::{write_json_line, EventLine, FieldRefs, NamespacesJsonCache};
 use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
 
@@ -50,9 +54,34 @@ fn field_ref<'a>((name, value): &'a Field<'a>) -> (&'a str, ValueRef<'a>) {
     (name, value_ref(value))
 }
 
+/// The name `event` goes by, and its tracepoint where that differs: an
+/// EventHeader event is `Provider:Event` (from its decoded `meta.provider`
+/// and `meta.event`), as Microsoft's decoders name it, since many events
+/// share its tracepoint; any other event, or an EventHeader event that
+/// could not be decoded, is its tracepoint's name.
+fn names<'a>(event: &'a Event, decoded: &Result<Vec<Field<'_>>, DecodeError>) -> (Cow<'a, str>, Option<&'a str>) {
+    let text = |fields: &[Field<'_>], name: &str| -> Option<String> {
+        match fields.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)? {
+            FieldValue::Str(s) => Some(s.to_string()),
+            _ => None,
+        }
+    };
+    let eventheader = match decoded {
+        Ok(fields) if is_eventheader(&event.format) => {
+            text(fields, EVENTHEADER_PROVIDER_FIELD).zip(text(fields, EVENTHEADER_EVENT_FIELD))
+        }
+        _ => None,
+    };
+    match eventheader {
+        Some((provider, name)) => (Cow::Owned(usertrace::eventheader_event_name(&provider, &name)), Some(event.name())),
+        None => (Cow::Borrowed(event.name()), None),
+    }
+}
+
 /// `event` with its fields decoded (or the reason they could not be).
 pub fn event_record(event: &Event) -> EventRecord {
     let decoded = event.fields();
+    let (name, tracepoint) = names(event, &decoded);
     let (fields, error) = fields_of(event, &decoded);
     EventRecord {
         time_ns: event.time_ns,
@@ -62,7 +91,8 @@ pub fn event_record(event: &Event) -> EventRecord {
         comm: event.comm.to_string(),
         process: event.process.to_string(),
         namespaces: event.namespaces.as_deref().map(namespaces),
-        event: event.name().to_owned(),
+        event: name.into_owned(),
+        tracepoint: tracepoint.map(str::to_owned),
         fields: fields.map(|(name, value)| (name.to_owned(), Value::from(value))).collect(),
         error,
     }
@@ -76,6 +106,7 @@ pub fn event_record(event: &Event) -> EventRecord {
 /// line then has an `error`, as [`EventRecord::error`] would).
 pub fn write_event_line(event: &Event, kept: &mut NamespacesJsonCache, out: &mut Vec<u8>) -> bool {
     let decoded = event.fields();
+    let (name, tracepoint) = names(event, &decoded);
     let (fields, error) = fields_of(event, &decoded);
     let namespaces = event.namespaces.as_deref().map(namespaces);
     let line = EventLine {
@@ -86,7 +117,8 @@ pub fn write_event_line(event: &Event, kept: &mut NamespacesJsonCache, out: &mut
         comm: &event.comm,
         process: &event.process,
         namespaces: namespaces.as_ref().map(|ns| kept.get(ns)),
-        event: event.name(),
+        event: &name,
+        tracepoint,
         fields: FieldRefs(fields),
         error: error.as_deref(),
     };
@@ -107,6 +139,8 @@ fn value_ref<'a>(value: &'a FieldValue<'a>) -> ValueRef<'a> {
         FieldValue::F64(v) => ValueRef::F64(*v),
         FieldValue::Str(s) => ValueRef::Str(s),
         FieldValue::Bytes(b) => ValueRef::Bytes(b),
+        FieldValue::Array(items) => ValueRef::Array(items.iter().map(value_ref).collect()),
+        FieldValue::Struct(members) => ValueRef::Struct(members.iter().map(|(n, v)| (n.as_ref(), value_ref(v))).collect()),
     }
 }
 
@@ -123,6 +157,12 @@ mod tests {
     /// header (flags 7: 64-bit, little-endian, extensions; level 4), the
     /// metadata extension (event name, field name, encoding Value8), the data.
     fn eventheader_event(payload_tail: &[u8]) -> Event {
+        eventheader_event_with(b"E\0n\0\x02", payload_tail)
+    }
+
+    /// `P_L4K1` with this metadata (event name, then each field's name and
+    /// encoding) and this data after the header.
+    fn eventheader_event_with(metadata: &[u8], payload_tail: &[u8]) -> Event {
         let format = EventFormat::parse(
             "user_events",
             "name: P_L4K1\nID: 3\n\tfield:u8 eventheader_flags;\toffset:8;\tsize:1;\tsigned:0;\n\
@@ -135,8 +175,9 @@ mod tests {
         .unwrap();
         let mut raw = vec![0u8; 8];
         raw.extend_from_slice(&[7, 0, 0, 0, 0, 0, 0, 4]);
-        raw.extend_from_slice(&[5, 0, 1, 0]);
-        raw.extend_from_slice(b"E\0n\0\x02");
+        raw.extend_from_slice(&(metadata.len() as u16).to_le_bytes());
+        raw.extend_from_slice(&[1, 0]);
+        raw.extend_from_slice(metadata);
         raw.extend_from_slice(payload_tail);
         Event {
             time_ns: 5,
@@ -155,6 +196,8 @@ mod tests {
     fn an_eventheader_event_is_a_record_with_its_own_fields_and_meta() {
         let record = event_record(&eventheader_event(&[42]));
         assert_eq!(record.error, None);
+        // Named as Microsoft's decoders name it, its tracepoint beside.
+        assert_eq!((record.event.as_str(), record.tracepoint.as_deref()), ("P:E", Some("P_L4K1")));
         assert_eq!(
             record.fields,
             vec![
@@ -170,7 +213,7 @@ mod tests {
         write_record(&Record::Event(record), &mut line);
         let line = String::from_utf8(line).unwrap();
         assert!(
-            line.contains(r#""event":"P_L4K1","fields":{"n":42,"meta.provider":"P","meta.event":"E","meta.level":4,"meta.keyword":1,"meta.flags":7}"#),
+            line.contains(r#""event":"P:E","tracepoint":"P_L4K1","fields":{"n":42,"meta.provider":"P","meta.event":"E","meta.level":4,"meta.keyword":1,"meta.flags":7}"#),
             "{line}"
         );
     }
@@ -203,12 +246,38 @@ mod tests {
         assert!(timeline.instants.is_empty(), "{timeline:?}");
     }
 
+    /// `P_L4K1 E { u8 a[] = [1, 2]; struct p { u8 x = 7; u8 y = 8 } }`: a
+    /// variable-length array (encoding 0x40 | Value8) and a struct (0x80 |
+    /// Struct, its format byte the member count).
+    fn nested_event() -> Event {
+        eventheader_event_with(b"E\0a\0\x42p\0\x81\x02x\0\x02y\0\x02", &[2, 0, 1, 2, 7, 8])
+    }
+
+    #[test]
+    fn an_eventheader_array_and_struct_are_nested_values_in_the_record_and_its_line() {
+        let record = event_record(&nested_event());
+        assert_eq!(record.error, None);
+        assert_eq!(
+            record.fields[..2],
+            [
+                ("a".to_owned(), Value::Array(vec![Value::Unsigned(1), Value::Unsigned(2)])),
+                ("p".to_owned(), Value::Struct(vec![("x".to_owned(), Value::Unsigned(7)), ("y".to_owned(), Value::Unsigned(8))])),
+            ]
+        );
+        let mut line = Vec::new();
+        write_record(&Record::Event(record), &mut line);
+        let line = String::from_utf8(line).unwrap();
+        assert!(line.contains(r#""event":"P:E","tracepoint":"P_L4K1","fields":{"a":[1,2],"p":{"x":7,"y":8},"meta.provider":"P""#), "{line}");
+    }
+
     #[test]
     fn an_undecodable_eventheader_event_keeps_its_error_and_payload() {
         // The metadata says 5 bytes but only 3 are there, and no data.
         let mut event = eventheader_event(&[]);
         event.raw = event.raw[..8 + 8 + 4 + 3].into();
         let record = event_record(&event);
+        // With no metadata read, it goes by its tracepoint's name.
+        assert_eq!((record.event.as_str(), record.tracepoint.as_deref()), ("P_L4K1", None));
         assert_eq!(
             record.error.as_deref(),
             Some("undecodable EventHeader event at byte 0: a length or offset runs past the end of the payload")
@@ -223,7 +292,7 @@ mod tests {
     fn an_eventheader_line_straight_from_the_event_is_the_records_line() {
         let mut undecodable = eventheader_event(&[]);
         undecodable.raw = undecodable.raw[..8 + 8 + 4 + 3].into();
-        for (event, broken) in [(eventheader_event(&[42]), false), (activity_event(1, 5), false), (undecodable, true)] {
+        for (event, broken) in [(eventheader_event(&[42]), false), (activity_event(1, 5), false), (nested_event(), false), (undecodable, true)] {
             let mut want = Vec::new();
             write_record(&Record::Event(event_record(&event)), &mut want);
             let mut got = Vec::new();

@@ -17,6 +17,18 @@ pub const EVENTHEADER_PROVIDER_FIELD: &str = "meta.provider";
 /// metadata (many events share one tracepoint).
 pub const EVENTHEADER_EVENT_FIELD: &str = "meta.event";
 
+/// `<provider>:<event>`: the one spelling of a decoded EventHeader event's
+/// name, as Microsoft's decoders print it (`MyProvider:Request`). Many
+/// events share one tracepoint, so this, not the tracepoint, is the name
+/// every output gives the event.
+///
+/// ```
+/// assert_eq!(usertrace::eventheader_event_name("Shop", "Checkout"), "Shop:Checkout");
+/// ```
+pub fn eventheader_event_name(provider: &str, event: &str) -> String {
+    format!("{provider}:{event}")
+}
+
 /// The parts of an EventHeader tracepoint's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventHeaderName<'a> {

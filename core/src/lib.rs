@@ -53,7 +53,7 @@ pub mod shm_layout;
 pub mod descriptor;
 
 pub use errno::Errno;
-pub use eventheader_name::{EventHeaderName, EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
+pub use eventheader_name::{eventheader_event_name, EventHeaderName, EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
 pub use error::{Error, ErrorKind};
 pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
 pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};

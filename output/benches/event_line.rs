@@ -50,7 +50,8 @@ fn round(way: Way, namespaces: &Namespaces) -> (f64, usize) {
                 Way::Cached => Some(kept.get(namespaces)),
             },
             event: "bench_flood",
-            fields: FieldRefs(fields.iter().copied()),
+            tracepoint: None,
+            fields: FieldRefs(fields.iter().cloned()),
             error: None,
         };
         write_json_line(&line, &mut out);

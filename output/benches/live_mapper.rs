@@ -32,6 +32,7 @@ fn event(t: u64, pid: u32, tid: u32, name: &str, fields: Vec<(String, Value)>) -
         process: "server".into(),
         namespaces: None,
         event: name.into(),
+        tracepoint: None,
         fields,
         error: None,
     })

@@ -40,6 +40,7 @@ fn recording() -> Vec<Record> {
                         process: format!("server-{p}"),
                         namespaces: None,
                         event: name.into(),
+                        tracepoint: None,
                         fields: fields.into_iter().map(|(n, v)| (n.to_owned(), v)).collect(),
                         error: None,
                     })
@@ -70,6 +71,7 @@ fn recording() -> Vec<Record> {
                     process: format!("server-{p}"),
                     namespaces: None,
                     event: "jvm_gc_pause".into(),
+                    tracepoint: None,
                     fields: vec![
                         ("span_start_ns".into(), Value::Unsigned(t - 5_000)),
                         ("span_duration_ns".into(), Value::Unsigned(4_000)),

@@ -37,13 +37,23 @@
 //! | `comm`       | string  | the thread's name at that time |
 //! | `process`    | string  | the process's (main thread's) name at that time |
 //! | `namespaces` | object  | only when the session may record them (CAP_PERFMON or root): `net`, `uts`, `ipc`, `pid`, `user`, `mnt`, `cgroup`, each the namespace's inode number as `/proc/PID/ns/*` shows it (0 where unknown) |
-//! | `event`      | string  | the event's name, without its system |
+//! | `event`      | string  | the event's name, without its system; an EventHeader event's is `Provider:Event`, as Microsoft's decoders name it |
+//! | `tracepoint` | string  | only where it is not `event`: the tracepoint the event came through, without its system (an EventHeader event's `Provider_L4K1`) |
 //! | `fields`     | object  | the event's fields in declaration order: name → value |
 //! | `error`      | string  | only when the payload could not be decoded; `fields` is then `{}` |
 //!
 //! A field value is an integer (unsigned and signed integer fields), `true`
-//! or `false` (bool fields), a float (f32, f64), or a string (strings; byte
-//! arrays as lowercase hex; non-finite floats as above).
+//! or `false` (bool fields), a float (f32, f64), a string (strings; byte
+//! arrays as lowercase hex; non-finite floats as above), or, for an
+//! EventHeader event, an array of values (`"arr": [1, 2]`) or an object of
+//! a struct's members in order (`"pt": {"x": 1, "y": 2}`), as
+//! `tracepoint_decode`'s JSON gives them.
+//!
+//! Changed since 0.1.0 (the line keeps its other fields): an EventHeader event's
+//! `event` was its tracepoint, now in `tracepoint`, and its arrays and
+//! structs were flattened into fields named `arr[0]` and `pt.x`. Its
+//! `meta.*` fields (`meta.provider`, `meta.event`, `meta.level`, ...)
+//! stay flat, as before. Files written by 0.1.0 still read.
 //!
 //! ## `"type": "process"`: a process seen ([`ProcessRecord`])
 //!

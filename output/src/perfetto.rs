@@ -270,7 +270,8 @@ impl Encoder {
             if i == event.debug_annotations.len() {
                 event.debug_annotations.push(DebugAnnotation::default());
             }
-            fill_annotation(&mut event.debug_annotations[i], names.annotation(name), value);
+            let iid = names.annotation(name);
+            fill_annotation(&mut event.debug_annotations[i], Some(debug_annotation::NameField::NameIid(iid)), value);
         }
         packet.timestamp = Some(time_ns);
         if names.new.event_names.is_empty() && names.new.debug_annotation_names.is_empty() {
@@ -325,16 +326,35 @@ fn sequence(packet: &mut TracePacket) {
     }
 }
 
-/// Makes `annotation` the arg `value` named by `iid`, writing a string
-/// into the one it held if it held one.
-fn fill_annotation(annotation: &mut DebugAnnotation, iid: u64, value: &Value) {
-    annotation.name_field = Some(debug_annotation::NameField::NameIid(iid));
+/// Makes `annotation` the arg `value` named `name` (none for an array's
+/// element), writing a string into the one it held if it held one.
+///
+/// An array is the annotation's `array_values` and a struct its
+/// `dict_entries`, each member named by its own name: the nested form
+/// Perfetto's UI shows as `arg[0]` and `arg.member`.
+fn fill_annotation(annotation: &mut DebugAnnotation, name: Option<debug_annotation::NameField>, value: &Value) {
+    annotation.name_field = name;
+    annotation.array_values.clear();
+    annotation.dict_entries.clear();
     let text = match value {
         Value::Unsigned(v) => Some(debug_annotation::Value::UintValue(*v)),
         Value::Signed(v) => Some(debug_annotation::Value::IntValue(*v)),
         Value::Bool(v) => Some(debug_annotation::Value::BoolValue(*v)),
         Value::F32(v) => Some(debug_annotation::Value::DoubleValue(f64::from(*v))),
         Value::F64(v) => Some(debug_annotation::Value::DoubleValue(*v)),
+        Value::Array(items) => {
+            annotation.value = None;
+            annotation.array_values = items.iter().map(|item| nested_annotation(None, item)).collect();
+            return;
+        }
+        Value::Struct(members) => {
+            annotation.value = None;
+            annotation.dict_entries = members
+                .iter()
+                .map(|(member, value)| nested_annotation(Some(debug_annotation::NameField::Name(member.clone())), value))
+                .collect();
+            return;
+        }
         Value::Str(_) | Value::Bytes(_) => None,
     };
     if text.is_some() {
@@ -353,6 +373,13 @@ fn fill_annotation(annotation: &mut DebugAnnotation, iid: u64, value: &Value) {
             let _ = std::fmt::Write::write_fmt(s, format_args!("{value}"));
         }
     }
+}
+
+/// A member of an array or a struct arg, as [`fill_annotation`] makes it.
+fn nested_annotation(name: Option<debug_annotation::NameField>, value: &Value) -> DebugAnnotation {
+    let mut annotation = DebugAnnotation::default();
+    fill_annotation(&mut annotation, name, value);
+    annotation
 }
 
 #[cfg(test)]

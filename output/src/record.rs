@@ -62,8 +62,13 @@ pub struct EventRecord {
     pub process: String,
     /// The emitting task's namespaces, where the recorder could see them.
     pub namespaces: Option<Namespaces>,
-    /// The event's name, without its system (`myapp_request`).
+    /// The event's name, without its system (`myapp_request`). An
+    /// EventHeader event is named `Provider:Event`, as Microsoft's decoders
+    /// name it, since many such events share one tracepoint.
     pub event: String,
+    /// The tracepoint the event came through, where that is not `event`
+    /// (an EventHeader event's `Provider_L4K1`); `None` otherwise.
+    pub tracepoint: Option<String>,
     /// The fields in declaration order.
     pub fields: Vec<(String, Value)>,
     /// Why the payload could not be decoded; `fields` is then empty.
@@ -71,10 +76,33 @@ pub struct EventRecord {
 }
 
 impl EventRecord {
-    /// The value of the field `name`, if the event has one.
+    /// The value of the field `name`, if the event has one; `a.b` names
+    /// member `b` of struct field `a` ([`find_field`]).
     pub fn field(&self, name: &str) -> Option<&Value> {
-        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        find_field(&self.fields, name)
     }
+}
+
+/// The value at `path` among `fields`: the field of that exact name, else,
+/// for `a.b.c`, member `c` of struct member `b` of struct field `a`.
+///
+/// The exact name comes first because files written before structs were
+/// nested hold their members as flat fields named `a.b.c`, and a field's
+/// own name may hold a dot.
+pub fn find_field<'a>(fields: &'a [(String, Value)], path: &str) -> Option<&'a Value> {
+    let member = |members: &'a [(String, Value)], name: &str| members.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    if let Some(value) = member(fields, path) {
+        return Some(value);
+    }
+    let mut parts = path.split('.');
+    let mut value = member(fields, parts.next()?)?;
+    for part in parts {
+        match value {
+            Value::Struct(members) => value = member(members, part)?,
+            _ => return None,
+        }
+    }
+    Some(value)
 }
 
 /// Namespace inode numbers as `/proc/PID/ns/*` shows them, 0 where unknown.
@@ -108,13 +136,18 @@ pub enum Value {
     Str(String),
     /// A bytes field.
     Bytes(Vec<u8>),
+    /// An array of values (an EventHeader array), in order.
+    Array(Vec<Value>),
+    /// A struct (an EventHeader struct): its members, in declaration order.
+    Struct(Vec<(String, Value)>),
 }
 
 /// A field value borrowed from wherever it lives, as the JSON-lines writer
 /// takes it: a live recorder writes an event's line from its decoded
 /// payload this way, with no owned copy of its strings
-/// ([`jsonl::EventLine`](crate::jsonl::EventLine)).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// ([`jsonl::EventLine`](crate::jsonl::EventLine)). Scalars borrow; an
+/// array or a struct holds its borrowed members in a vector of its own.
+#[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)] // each is its `Value` namesake, borrowed
 pub enum ValueRef<'a> {
     Unsigned(u64),
@@ -124,6 +157,8 @@ pub enum ValueRef<'a> {
     F64(f64),
     Str(&'a str),
     Bytes(&'a [u8]),
+    Array(Vec<ValueRef<'a>>),
+    Struct(Vec<(&'a str, ValueRef<'a>)>),
 }
 
 impl<'a> From<&'a Value> for ValueRef<'a> {
@@ -136,6 +171,8 @@ impl<'a> From<&'a Value> for ValueRef<'a> {
             Value::F64(v) => ValueRef::F64(*v),
             Value::Str(s) => ValueRef::Str(s),
             Value::Bytes(b) => ValueRef::Bytes(b),
+            Value::Array(items) => ValueRef::Array(items.iter().map(ValueRef::from).collect()),
+            Value::Struct(members) => ValueRef::Struct(members.iter().map(|(n, v)| (n.as_str(), v.into())).collect()),
         }
     }
 }
@@ -150,6 +187,10 @@ impl From<ValueRef<'_>> for Value {
             ValueRef::F64(v) => Value::F64(v),
             ValueRef::Str(s) => Value::Str(s.to_owned()),
             ValueRef::Bytes(b) => Value::Bytes(b.to_vec()),
+            ValueRef::Array(items) => Value::Array(items.into_iter().map(Value::from).collect()),
+            ValueRef::Struct(members) => {
+                Value::Struct(members.into_iter().map(|(n, v)| (n.to_owned(), Value::from(v))).collect())
+            }
         }
     }
 }
@@ -177,7 +218,7 @@ impl Value {
 impl std::fmt::Display for Value {
     /// The text form `usertrace record` prints: numbers in decimal, floats
     /// as Rust prints them (`NaN`, `inf`), strings as they are, bytes as
-    /// lowercase hex.
+    /// lowercase hex, arrays as `[1, 2]` and structs as `{x=1, y=2}`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Value::Unsigned(v) => write!(f, "{v}"),
@@ -187,6 +228,20 @@ impl std::fmt::Display for Value {
             Value::F64(v) => write!(f, "{v}"),
             Value::Str(s) => f.write_str(s),
             Value::Bytes(b) => Hex(b).fmt(f),
+            Value::Array(items) => {
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    write!(f, "{}{item}", if i > 0 { ", " } else { "" })?;
+                }
+                f.write_str("]")
+            }
+            Value::Struct(members) => {
+                f.write_str("{")?;
+                for (i, (name, value)) in members.iter().enumerate() {
+                    write!(f, "{}{name}={value}", if i > 0 { ", " } else { "" })?;
+                }
+                f.write_str("}")
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ pub fn event(t: u64, pid: u32, tid: u32, name: &str, fields: &[(&str, Value)]) -
         process: format!("proc{pid}"),
         namespaces: None,
         event: name.into(),
+        tracepoint: None,
         fields: fields.iter().map(|(n, v)| ((*n).to_owned(), v.clone())).collect(),
         error: None,
     })

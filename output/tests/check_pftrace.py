@@ -131,6 +131,12 @@ def arg_value(annotation):
         return {"bool": annotation.bool_value}
     if kind == "string_value":
         return {"string": annotation.string_value}
+    # Nested args: an array's elements have no name; a dict's entries
+    # each carry their own (not interned).
+    if len(annotation.array_values) > 0:
+        return {"array": [arg_value(a) for a in annotation.array_values]}
+    if len(annotation.dict_entries) > 0:
+        return {"dict": {a.name: arg_value(a) for a in annotation.dict_entries}}
     return {str(kind): None}
 
 

@@ -47,6 +47,7 @@ fn on_cpu(cpu: u32, t: u64, pid: u32, tid: u32, name: &str, fields: Vec<(&str, V
         process: "srv".into(),
         namespaces: None,
         event: name.into(),
+        tracepoint: None,
         fields: fields.into_iter().map(|(n, v)| (n.to_owned(), v)).collect(),
         error: None,
     })
@@ -63,7 +64,21 @@ fn recording() -> Vec<Record> {
         }),
         event(1_000, 40, 41, "request", vec![("span_begin", Value::Unsigned(1)), ("path", Value::Str("/é".into()))]),
         event(1_100, 40, 41, "parse", vec![("span_begin", Value::Unsigned(2))]),
-        event(1_150, 40, 41, "note", vec![("u", Value::Unsigned(u64::MAX)), ("i", Value::Signed(-3)), ("f", Value::F64(0.25)), ("b", Value::Bool(true))]),
+        event(
+            1_150,
+            40,
+            41,
+            "note",
+            vec![
+                ("u", Value::Unsigned(u64::MAX)),
+                ("i", Value::Signed(-3)),
+                ("f", Value::F64(0.25)),
+                ("b", Value::Bool(true)),
+                // An EventHeader event's array and struct.
+                ("arr", Value::Array(vec![Value::Unsigned(1), Value::Str("two".into())])),
+                ("pt", Value::Struct(vec![("x".into(), Value::Signed(-7)), ("inner".into(), Value::Struct(vec![("y".into(), Value::Bool(false))]))])),
+            ],
+        ),
         event(1_200, 40, 41, "parse", vec![("span_end", Value::Unsigned(2))]),
         event(1_300, 40, 41, "handoff", vec![("span_begin", Value::Unsigned(3))]),
         event(1_400, 40, 42, "handoff", vec![("span_end", Value::Unsigned(3)), ("error", Value::Str("timeout".into()))]),
@@ -110,7 +125,9 @@ fn perfetto_trace_passes_perfettos_own_checker() {
     assert_eq!(
         summary["instants"],
         json!([{"track": "thread:41", "depth": 2, "name": "note", "ts": 1150,
-                "args": {"u": {"uint": u64::MAX}, "i": {"int": -3}, "f": {"double": 0.25}, "b": {"bool": true}}}])
+                "args": {"u": {"uint": u64::MAX}, "i": {"int": -3}, "f": {"double": 0.25}, "b": {"bool": true},
+                         "arr": {"array": [{"uint": 1}, {"string": "two"}]},
+                         "pt": {"dict": {"x": {"int": -7}, "inner": {"dict": {"y": {"bool": false}}}}}}}])
     );
     assert_eq!(summary["lost"], json!([{"ts": 1600, "name": "lost 12 events on cpu 1"}]));
     assert_eq!(summary["ftrace"], json!([]), "no scheduler records, no ftrace events");

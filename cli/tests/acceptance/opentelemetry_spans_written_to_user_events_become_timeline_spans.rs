@@ -50,12 +50,20 @@ fn opentelemetry_spans_written_to_user_events_become_timeline_spans() {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|v| v["type"] == "event")
         .collect();
-    let names: Vec<(&str, &str)> =
-        events.iter().map(|e| (e["event"].as_str().unwrap(), e["fields"]["PartB.name"].as_str().unwrap())).collect();
-    assert_eq!(names, [("UsertraceOtelTraces_L4K1", "charge"), ("UsertraceOtelTraces_L4K1", "checkout")], "{recorded}");
+    // Each is the exporter's `Span` event, its Common Schema parts A, B
+    // and C structs, as tracepoint_decode gives them.
+    let names: Vec<(&str, &str, &str)> = events
+        .iter()
+        .map(|e| (e["event"].as_str().unwrap(), e["tracepoint"].as_str().unwrap(), e["fields"]["PartB"]["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [("UsertraceOtelTraces:Span", "UsertraceOtelTraces_L4K1", "charge"), ("UsertraceOtelTraces:Span", "UsertraceOtelTraces_L4K1", "checkout")],
+        "{recorded}"
+    );
     let (charge, checkout) = (&events[0]["fields"], &events[1]["fields"]);
-    assert_eq!(charge["PartB.parentId"], checkout["PartA.ext_dt_spanId"], "{recorded}");
-    assert_eq!(charge["PartA.ext_dt_traceId"], checkout["PartA.ext_dt_traceId"]);
+    assert_eq!(charge["PartB"]["parentId"], checkout["PartA"]["ext_dt_spanId"], "{recorded}");
+    assert_eq!(charge["PartA"]["ext_dt_traceId"], checkout["PartA"]["ext_dt_traceId"]);
     let pid = events[0]["pid"].as_u64().unwrap();
 
     let trace_events = trace["traceEvents"].as_array().unwrap();
@@ -81,34 +89,34 @@ fn opentelemetry_spans_written_to_user_events_become_timeline_spans() {
         [(charge, charge_start, charge_end, &events[0]), (checkout, checkout_start, checkout_end, &events[1])]
     {
         // As long as its own stamps say, ending when its event was written.
-        let length = stamp_ns(&fields["PartA.time"]) - stamp_ns(&fields["PartB.startTime"]);
+        let length = stamp_ns(&fields["PartA"]["time"]) - stamp_ns(&fields["PartB"]["startTime"]);
         assert_eq!(i128::from(end - start), length, "{fields}");
         assert_eq!(end, event["time_ns"].as_u64().unwrap());
     }
     assert!(charge_end - charge_start >= 20_000_000, "charge slept 20 ms: {}", charge_end - charge_start);
     assert!(checkout_start < charge_start && charge_end < checkout_end, "charge inside checkout");
-    assert_eq!(charge_args["PartC.amount"], 12.5);
-    assert_eq!(checkout_args["PartC.user_id"], 42);
+    assert_eq!(charge_args["PartC"]["amount"], 12.5);
+    assert_eq!(checkout_args["PartC"]["user_id"], 42);
     assert_eq!(checkout_args["meta.provider"], "UsertraceOtelTraces");
 
     // In Jaeger: the SDK's own ids, and the parent it named.
     let (spans, processes) = jaeger.spans_of("otel_traces_producer", 2);
     let by_name = |n: &str| spans.iter().find(|s| s["operationName"] == n).unwrap_or_else(|| panic!("no {n} in {spans:#?}"));
     let (charge_span, checkout_span) = (by_name("charge"), by_name("checkout"));
-    assert_eq!(charge_span["traceID"], charge["PartA.ext_dt_traceId"]);
-    assert_eq!(checkout_span["traceID"], checkout["PartA.ext_dt_traceId"]);
-    assert_eq!(charge_span["spanID"], charge["PartA.ext_dt_spanId"]);
-    assert_eq!(checkout_span["spanID"], checkout["PartA.ext_dt_spanId"]);
+    assert_eq!(charge_span["traceID"], charge["PartA"]["ext_dt_traceId"]);
+    assert_eq!(checkout_span["traceID"], checkout["PartA"]["ext_dt_traceId"]);
+    assert_eq!(charge_span["spanID"], charge["PartA"]["ext_dt_spanId"]);
+    assert_eq!(checkout_span["spanID"], checkout["PartA"]["ext_dt_spanId"]);
     assert_eq!(parent(charge_span).as_deref(), checkout_span["spanID"].as_str(), "{processes}");
     assert_eq!(parent(checkout_span), None);
     // The SDK's attribute under its own name; the Common Schema envelope
     // is the span itself, not attributes.
     assert_eq!(tag(charge_span, "amount"), json!({"type": "float64", "value": 12.5}));
     assert_eq!(tag(checkout_span, "user_id"), json!({"type": "int64", "value": 42}));
-    for envelope in ["PartA.ext_dt_traceId", "PartB.name", "PartB.startTime", "meta.provider", "PartC.amount"] {
+    for envelope in ["PartA", "PartB", "PartC", "PartA.ext_dt_traceId", "PartB.name", "PartB.startTime", "meta.provider", "PartC.amount"] {
         assert_eq!(tag(charge_span, envelope), Value::Null, "{envelope}: {charge_span}");
     }
     // Jaeger keeps microseconds: the length the stamps give, to the µs.
-    let length_us = (stamp_ns(&charge["PartA.time"]) - stamp_ns(&charge["PartB.startTime"])) / 1000;
+    let length_us = (stamp_ns(&charge["PartA"]["time"]) - stamp_ns(&charge["PartB"]["startTime"])) / 1000;
     assert_eq!(i128::from(charge_span["duration"].as_u64().unwrap()), length_us);
 }

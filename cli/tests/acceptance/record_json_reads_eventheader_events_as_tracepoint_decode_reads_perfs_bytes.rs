@@ -105,21 +105,23 @@ fn record_json_reads_eventheader_events_as_tracepoint_decode_reads_perfs_bytes()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|v| v["type"] == "event")
         .collect();
-    let names = |e: &Value| (e["event"].as_str().unwrap().to_owned(), e["fields"]["meta.event"].as_str().unwrap().to_owned());
+    // Each event by its own name, `Provider:Event` as Microsoft's decoders
+    // name it, with the tracepoint it came through beside it.
+    let names = |e: &Value| (e["event"].as_str().unwrap().to_owned(), e["tracepoint"].as_str().unwrap().to_owned());
     assert_eq!(
         our_events.iter().map(names).collect::<Vec<_>>(),
         [
-            ("UsertraceEhStatic_L4K1", "Every"),
-            ("UsertraceEhStatic_L4K1", "Work"),
-            ("UsertraceEhStatic_L4K1", "Work"),
-            ("UsertraceEhDynamic_L5K2", "Dynamic"),
+            ("UsertraceEhStatic:Every", "UsertraceEhStatic_L4K1"),
+            ("UsertraceEhStatic:Work", "UsertraceEhStatic_L4K1"),
+            ("UsertraceEhStatic:Work", "UsertraceEhStatic_L4K1"),
+            ("UsertraceEhDynamic:Dynamic", "UsertraceEhDynamic_L5K2"),
         ]
         .map(|(a, b)| (a.to_owned(), b.to_owned())),
         "{recorded}"
     );
     assert_eq!(
         perf_events.iter().map(|(which, _)| TRACEPOINTS[*which]).collect::<Vec<_>>(),
-        our_events.iter().map(|e| e["event"].as_str().unwrap()).collect::<Vec<_>>(),
+        our_events.iter().map(|e| e["tracepoint"].as_str().unwrap()).collect::<Vec<_>>(),
         "perf script:\n{text}"
     );
 
@@ -137,11 +139,14 @@ fn record_json_reads_eventheader_events_as_tracepoint_decode_reads_perfs_bytes()
     assert_eq!(every["i64"].as_i64(), Some(i64::MIN));
     assert_eq!(every["s16"], "wörld €");
     assert_eq!(every["z32"], "a😀");
-    assert_eq!(every["pt.inner.name"], "wörld €");
+    // Arrays and structs nest as the producer wrote them.
+    assert_eq!(every["pt"]["inner"]["name"], "wörld €");
+    assert_eq!((&every["arr"], &every["neg"]), (&serde_json::json!([1, 2, 3]), &serde_json::json!([-1, -2])));
     assert_eq!(every["bin"], "dead");
     let dynamic = &our_events[3]["fields"];
     assert_eq!(dynamic["v128"], "00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F");
-    assert_eq!(dynamic["outer.deep.leaf"], "end");
+    assert_eq!(dynamic["outer"]["deep"]["leaf"], "end");
+    assert_eq!(dynamic["names"], serde_json::json!(["alpha", "beta"]));
     // The activity's start and stop carry one span id.
     assert_eq!(our_events[1]["fields"]["span_begin"], our_events[2]["fields"]["span_end"]);
     assert_eq!(our_events[1]["fields"]["span_begin"].as_u64(), Some(0x0808_0808_0808_0808));
@@ -163,9 +168,12 @@ fn assert_same_fields(ours: &Map<String, Value>, library: &[(String, Value)]) {
     assert!(extra.is_empty(), "fields tracepoint_decode does not give: {extra:?}");
 }
 
-/// Whether our JSON value says what the library's JSON value says.
+/// Whether our JSON value says what the library's JSON value says: arrays
+/// element by element, objects member by member.
 fn same(ours: &Value, theirs: &Value) -> bool {
     match (ours, theirs) {
+        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b)),
+        (Value::Object(a), Value::Object(b)) => a.len() == b.len() && a.iter().all(|(k, a)| b.get(k).is_some_and(|b| same(a, b))),
         (Value::Number(a), Value::Number(b)) => match (a.as_u64(), a.as_i64()) {
             (Some(a), _) => b.as_u64() == Some(a),
             (None, Some(a)) => b.as_i64() == Some(a),

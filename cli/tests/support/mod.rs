@@ -44,6 +44,7 @@ pub fn worker_event(n: u64, event: &str, fields: Vec<(String, Value)>) -> Record
         process: "worker".into(),
         namespaces: None,
         event: event.into(),
+        tracepoint: None,
         fields,
         error: None,
     })

@@ -28,19 +28,30 @@ fn an_opentelemetry_log_reads_field_by_field_as_tracepoint_decode_reads_it() {
 
     let s = |v: &str| FieldValue::Str(Cow::Owned(v.to_owned()));
     let got: Vec<(&str, &FieldValue<'_>)> = fields.iter().map(|(n, v)| (n.as_ref(), v)).collect();
+    let part = |members: &[(&'static str, FieldValue<'static>)]| {
+        FieldValue::Struct(members.iter().map(|(n, v)| (Cow::Borrowed(*n), v.clone())).collect())
+    };
     let expected = [
         ("__csver__", FieldValue::Unsigned(0x400)),
-        ("PartA.time", s("2023-11-14T22:13:20Z")),
-        // The SDK's default service.name, which the exporter sends as the cloud role.
-        ("PartA.ext_cloud_role", s("unknown_service:otel_logs_producer")),
-        ("PartC.user_id", FieldValue::Signed(42)),
-        ("PartC.amount", FieldValue::F64(12.5)),
-        ("PartC.ok", FieldValue::Bool(false)),
-        ("PartB._typeName", s("Log")),
-        ("PartB.body", s("payment declined")),
-        ("PartB.severityNumber", FieldValue::Signed(17)),
-        ("PartB.severityText", s("ERROR")),
-        ("PartB.name", s("Checkout")),
+        (
+            "PartA",
+            part(&[
+                ("time", s("2023-11-14T22:13:20Z")),
+                // The SDK's default service.name, which the exporter sends as the cloud role.
+                ("ext_cloud_role", s("unknown_service:otel_logs_producer")),
+            ]),
+        ),
+        ("PartC", part(&[("user_id", FieldValue::Signed(42)), ("amount", FieldValue::F64(12.5)), ("ok", FieldValue::Bool(false))])),
+        (
+            "PartB",
+            part(&[
+                ("_typeName", s("Log")),
+                ("body", s("payment declined")),
+                ("severityNumber", FieldValue::Signed(17)),
+                ("severityText", s("ERROR")),
+                ("name", s("Checkout")),
+            ]),
+        ),
         ("meta.provider", s("UsertraceOtel")),
         ("meta.event", s("Log")),
         ("meta.level", FieldValue::Unsigned(2)),

@@ -75,14 +75,10 @@ fn eventheader_events_read_field_by_field_as_tracepoint_decode_reads_them() {
             ("z32", s("a😀")),
             ("json", s("{\"a\":1}")),
             ("bin", FieldValue::Bytes(&[0xde, 0xad])),
-            ("arr[0]", FieldValue::Unsigned(1)),
-            ("arr[1]", FieldValue::Unsigned(2)),
-            ("arr[2]", FieldValue::Unsigned(3)),
-            ("neg[0]", FieldValue::Signed(-1)),
-            ("neg[1]", FieldValue::Signed(-2)),
-            ("pt.x", FieldValue::Unsigned(7)),
-            ("pt.inner.y", FieldValue::Signed(-2)),
-            ("pt.inner.name", s("wörld €")),
+            // Arrays and structs nest as the producer wrote them.
+            ("arr", FieldValue::Array(vec![FieldValue::Unsigned(1), FieldValue::Unsigned(2), FieldValue::Unsigned(3)])),
+            ("neg", FieldValue::Array(vec![FieldValue::Signed(-1), FieldValue::Signed(-2)])),
+            ("pt", part(&[("x", FieldValue::Unsigned(7)), ("inner", part(&[("y", FieldValue::Signed(-2)), ("name", s("wörld €"))]))])),
             ("meta.provider", s("UsertraceEhStatic")),
             ("meta.event", s("Every")),
             ("meta.id", FieldValue::Unsigned(5)),
@@ -133,12 +129,9 @@ fn eventheader_events_read_field_by_field_as_tracepoint_decode_reads_them() {
             // the library prints them.
             ("v128", s("00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F")),
             ("wide", s("grüße")),
-            ("names[0]", s("alpha")),
-            ("names[1]", s("beta")),
-            ("floats[0]", FieldValue::F64(0.5)),
-            ("floats[1]", FieldValue::F64(-1.0)),
-            ("outer.a", FieldValue::Unsigned(1)),
-            ("outer.deep.leaf", s("end")),
+            ("names", FieldValue::Array(vec![s("alpha"), s("beta")])),
+            ("floats", FieldValue::Array(vec![FieldValue::F64(0.5), FieldValue::F64(-1.0)])),
+            ("outer", part(&[("a", FieldValue::Unsigned(1)), ("deep", part(&[("leaf", s("end"))]))])),
             ("meta.provider", s("UsertraceEhDynamic")),
             ("meta.event", s("Dynamic")),
             ("meta.id", FieldValue::Unsigned(9)),
@@ -149,6 +142,11 @@ fn eventheader_events_read_field_by_field_as_tracepoint_decode_reads_them() {
             ("meta.flags", FieldValue::Unsigned(7)),
         ],
     );
+}
+
+/// A struct of these members, in this order.
+fn part(members: &[(&'static str, FieldValue<'static>)]) -> FieldValue<'static> {
+    FieldValue::Struct(members.iter().map(|(n, v)| (Cow::Borrowed(*n), v.clone())).collect())
 }
 
 /// Exactly these fields, in this order.

@@ -1,6 +1,7 @@
 //! The yardstick for our EventHeader fields: `tracepoint_decode`'s own JSON
-//! of the same payload, flattened the way our decoder names fields
-//! (`struct.member`, `array[i]`, `meta.*`), and a field-by-field comparison.
+//! of the same payload, its fields as they nest and its `meta` object
+//! flattened the way our decoder names those fields (`meta.*`), and a
+//! field-by-field comparison.
 //!
 //! Shared by the decoder's unit tests and the guest-kernel tests, which
 //! include this file with `#[path]`.
@@ -11,8 +12,9 @@ use tracepoint_decode::{EventHeaderEnumeratorContext, PerfConvertOptions, PerfMe
 use super::{EventFormat, FieldValue};
 
 /// The library's JSON of the event in `raw` (`trace_entry` + payload),
-/// fields then meta, as `name -> value` pairs in order. Field tags are left
-/// out of names (our decoder keeps none).
+/// fields then meta, as `name -> value` pairs: each field whole (an array
+/// or an object where it nests), each meta entry as `meta.NAME`. Field tags
+/// are left out of names (our decoder keeps none).
 pub fn library_fields(format: &EventFormat, raw: &[u8]) -> Vec<(String, Value)> {
     let data = &raw[format.fields[0].offset..];
     let mut context = EventHeaderEnumeratorContext::new();
@@ -32,31 +34,26 @@ pub fn library_fields(format: &EventFormat, raw: &[u8]) -> Vec<(String, Value)> 
         .unwrap();
     json.push_str("}}");
     let value: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("library JSON {json}: {e}"));
+    let Value::Object(top) = value else { panic!("library JSON {json} is not an object") };
     let mut out = Vec::new();
-    flatten("", &value, &mut out);
+    for (name, v) in top {
+        match v {
+            Value::Object(meta) if name == "meta" => out.extend(meta.into_iter().map(|(k, v)| (format!("meta.{k}"), v))),
+            v => out.push((name, v)),
+        }
+    }
     out
 }
 
-fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                let name = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
-                flatten(&name, v, out);
-            }
-        }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                flatten(&format!("{prefix}[{i}]"), v, out);
-            }
-        }
-        other => out.push((prefix.to_owned(), other.clone())),
-    }
-}
-
-/// Whether our value says what the library's JSON value says.
+/// Whether our value says what the library's JSON value says: arrays
+/// element by element, structs member by member (the same names, each the
+/// same).
 pub fn same(ours: &FieldValue<'_>, theirs: &Value) -> bool {
     match (ours, theirs) {
+        (FieldValue::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b)),
+        (FieldValue::Struct(a), Value::Object(b)) => {
+            a.len() == b.len() && a.iter().all(|(name, a)| b.get(name.as_ref()).is_some_and(|b| same(a, b)))
+        }
         (FieldValue::Unsigned(a), Value::Number(b)) => b.as_u64() == Some(*a),
         // The library's JSON gives keyword and tag as hex strings.
         (FieldValue::Unsigned(a), Value::String(b)) => *b == format!("0x{a:X}"),

@@ -9,7 +9,7 @@ use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use crate::record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
@@ -224,6 +224,7 @@ struct AnyLine {
     process: Option<String>,
     namespaces: Option<NamespacesLine>,
     event: Option<String>,
+    tracepoint: Option<String>,
     fields: Option<FieldList>,
     error: Option<String>,
     executable: Option<String>,
@@ -276,6 +277,7 @@ fn parse_line(bytes: &[u8], line: u64, complete: bool) -> Result<Option<Record>,
                     cgroup: n.cgroup,
                 }),
                 event: parsed.event.ok_or_else(|| missing(k, "event"))?,
+                tracepoint: parsed.tracepoint,
                 fields: parsed.fields.ok_or_else(|| missing(k, "fields"))?.0,
                 error: parsed.error,
             })
@@ -324,24 +326,28 @@ struct FieldList(Vec<(String, Value)>);
 
 impl<'de> Deserialize<'de> for FieldList {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> Visitor<'de> for Fields {
-            type Value = FieldList;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of field values")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FieldList, A::Error> {
-                let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(name) = map.next_key::<String>()? {
-                    let FieldValue(value) = map.next_value()?;
-                    fields.push((name, value));
-                }
-                Ok(FieldList(fields))
-            }
-        }
         deserializer.deserialize_map(Fields)
+    }
+}
+
+/// Reads an object of named values: an event's `fields`, or a struct's
+/// members.
+struct Fields;
+
+impl<'de> Visitor<'de> for Fields {
+    type Value = FieldList;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of field values")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FieldList, A::Error> {
+        let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(4).min(1024));
+        while let Some(name) = map.next_key::<String>()? {
+            let FieldValue(value) = map.next_value()?;
+            fields.push((name, value));
+        }
+        Ok(FieldList(fields))
     }
 }
 
@@ -354,7 +360,23 @@ impl<'de> Deserialize<'de> for FieldValue {
             type Value = FieldValue;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a field value: a number, true, false or a string")
+                f.write_str("a field value: a number, true, false, a string, an array or an object")
+            }
+
+            // An array or a struct (an EventHeader event's); serde_json
+            // refuses nesting deeper than 128, so a hostile line cannot
+            // recurse without bound.
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FieldValue, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(4).min(1024));
+                while let Some(FieldValue(item)) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(FieldValue(Value::Array(items)))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<FieldValue, A::Error> {
+                let FieldList(members) = Fields.visit_map(map)?;
+                Ok(FieldValue(Value::Struct(members)))
             }
 
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<FieldValue, E> {

@@ -31,6 +31,8 @@ fn as_read(v: &Value) -> Value {
             }
         }
         Value::Bytes(_) => Value::Str(v.to_string()),
+        Value::Array(items) => Value::Array(items.iter().map(as_read).collect()),
+        Value::Struct(members) => Value::Struct(members.iter().map(|(n, v)| (n.clone(), as_read(v))).collect()),
         other => other.clone(),
     }
 }
@@ -104,6 +106,42 @@ fn event_lines_keep_the_contracts_bytes_with_a_type_first() {
 }
 
 #[test]
+fn an_eventheader_event_keeps_its_tracepoint_and_nested_values_and_reads_back() {
+    let pt = Value::Struct(vec![("x".into(), Value::Signed(-7)), ("inner".into(), Value::Struct(vec![("name".into(), Value::Str("wörld".into()))]))]);
+    let arr = Value::Array(vec![Value::Unsigned(1), Value::F32(1.5), Value::Array(vec![]), Value::Struct(vec![])]);
+    let mut record = event(7, 1, 2, "Shop:Checkout", &[("arr", arr), ("pt", pt)]);
+    if let Record::Event(e) = &mut record {
+        e.tracepoint = Some("Shop_L4K1".into());
+    }
+    let text = lines(&[record.clone()]);
+    assert_eq!(
+        text,
+        "{\"type\":\"event\",\"time_ns\":7,\"cpu\":0,\"pid\":1,\"tid\":2,\"comm\":\"thread2\",\"process\":\"proc1\",\
+         \"event\":\"Shop:Checkout\",\"tracepoint\":\"Shop_L4K1\",\
+         \"fields\":{\"arr\":[1,1.5,[],{}],\"pt\":{\"x\":-7,\"inner\":{\"name\":\"wörld\"}}}}\n"
+    );
+    let back = read(&text).unwrap();
+    let Record::Event(orig) = record else { unreachable!() };
+    let expected = EventRecord { fields: orig.fields.iter().map(|(n, v)| (n.clone(), as_read(v))).collect(), ..orig };
+    assert_eq!(back, [Record::Event(expected)]);
+}
+
+#[test]
+fn a_struct_flattened_by_an_older_version_reads_by_the_same_path() {
+    // 0.1.0 wrote a struct's members as flat fields named `pt.x`.
+    let back = read("{\"type\":\"event\",\"time_ns\":1,\"cpu\":0,\"pid\":1,\"tid\":1,\"comm\":\"c\",\"process\":\"p\",\"event\":\"e\",\"fields\":{\"pt.x\":7}}\n")
+        .unwrap();
+    let nested = read("{\"type\":\"event\",\"time_ns\":1,\"cpu\":0,\"pid\":1,\"tid\":1,\"comm\":\"c\",\"process\":\"p\",\"event\":\"e\",\"fields\":{\"pt\":{\"x\":7}}}\n")
+        .unwrap();
+    for records in [back, nested] {
+        let [Record::Event(e)] = records.as_slice() else { panic!("{records:?}") };
+        assert_eq!(e.field("pt.x"), Some(&Value::Unsigned(7)));
+        assert_eq!(e.field("pt.y"), None);
+        assert_eq!(e.tracepoint, None);
+    }
+}
+
+#[test]
 fn the_other_line_kinds_look_as_documented() {
     let mut contained = process(6, 7, "/app/srv", &["srv"]);
     if let Record::Process(p) = &mut contained {
@@ -163,7 +201,7 @@ fn a_line_missing_a_field_or_with_a_wrong_type_is_named() {
     assert_eq!(e.to_string(), "line 1: a \"lost\" line has no \"count\"; the line is not one `usertrace record --format json` writes");
     let e = read("{\"type\":\"exit\",\"time_ns\":-1,\"pid\":1,\"tid\":1}\n").unwrap_err();
     assert!(e.to_string().starts_with("line 1: invalid value: integer `-1`, expected u64 at column"), "{e}");
-    let e = read("{\"type\":\"event\",\"time_ns\":1,\"cpu\":0,\"pid\":1,\"tid\":1,\"comm\":\"c\",\"process\":\"p\",\"event\":\"e\",\"fields\":{\"a\":[1]}}\n")
+    let e = read("{\"type\":\"event\",\"time_ns\":1,\"cpu\":0,\"pid\":1,\"tid\":1,\"comm\":\"c\",\"process\":\"p\",\"event\":\"e\",\"fields\":{\"a\":null}}\n")
         .unwrap_err();
     assert!(e.to_string().contains("expected a field value"), "{e}");
     let e = read("\u{feff}not json\n").unwrap_err();

@@ -88,6 +88,8 @@ pub struct EventLine<'a, F> {
     pub namespaces: Option<NamespacesRef<'a>>,
     /// The event's name.
     pub event: &'a str,
+    /// The tracepoint, where it is not the event's name.
+    pub tracepoint: Option<&'a str>,
     /// The fields, in declaration order.
     pub fields: F,
     /// Why the payload could not be decoded.
@@ -106,6 +108,7 @@ impl<'a> EventLine<'a, FieldsJson<'a>> {
             process: &e.process,
             namespaces: e.namespaces.as_ref().map(NamespacesRef::Values),
             event: &e.event,
+            tracepoint: e.tracepoint.as_deref(),
             fields: FieldsJson(&e.fields),
             error: e.error.as_deref(),
         }
@@ -126,6 +129,9 @@ impl<F: Serialize> Serialize for EventLine<'_, F> {
             map.serialize_entry("namespaces", &ns)?;
         }
         map.serialize_entry("event", self.event)?;
+        if let Some(tracepoint) = self.tracepoint {
+            map.serialize_entry("tracepoint", tracepoint)?;
+        }
         map.serialize_entry("fields", &self.fields)?;
         if let Some(error) = self.error {
             map.serialize_entry("error", error)?;
@@ -230,7 +236,16 @@ pub(crate) struct ValueJson<'a>(pub(crate) ValueRef<'a>);
 
 impl Serialize for ValueJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
+        ValueRefJson(&self.0).serialize(serializer)
+    }
+}
+
+/// [`ValueJson`] by reference, for the members of arrays and structs.
+struct ValueRefJson<'r, 'a>(&'r ValueRef<'a>);
+
+impl Serialize for ValueRefJson<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self.0 {
             ValueRef::Unsigned(v) => serializer.serialize_u64(v),
             ValueRef::Signed(v) => serializer.serialize_i64(v),
             ValueRef::Bool(v) => serializer.serialize_bool(v),
@@ -242,6 +257,12 @@ impl Serialize for ValueJson<'_> {
             ValueRef::F32(v) => serializer.collect_str(&v),
             ValueRef::F64(v) => serializer.collect_str(&v),
             ValueRef::Bytes(b) => serializer.collect_str(&Hex(b)),
+            // As tracepoint_decode's JSON gives them: arrays as arrays,
+            // structs as objects with their members in order.
+            ValueRef::Array(ref items) => serializer.collect_seq(items.iter().map(ValueRefJson)),
+            ValueRef::Struct(ref members) => {
+                serializer.collect_map(members.iter().map(|(name, value)| (*name, ValueRefJson(value))))
+            }
         }
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
+use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, ArrayValue, InstrumentationScope, KeyValue, KeyValueList};
 use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSpans, Span, Status};
@@ -426,21 +426,32 @@ fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Nam
 
 /// Fields as typed attributes. OTLP integers are signed 64-bit, so a u64
 /// above `i64::MAX` goes as its decimal string rather than wrapping.
-fn attributes<'a>(args: impl IntoIterator<Item = (&'a str, &'a Value)>) -> Vec<KeyValue> {
+fn attributes<'a, K: AsRef<str>>(args: impl IntoIterator<Item = (K, &'a Value)>) -> Vec<KeyValue> {
     args.into_iter()
-        .map(|(name, v)| {
-            let value = match v {
-                Value::Unsigned(u) => i64::try_from(*u).map_or_else(|_| string(&u.to_string()), int),
-                Value::Signed(i) => int(*i),
-                Value::Bool(b) => AnyValue { value: Some(any_value::Value::BoolValue(*b)) },
-                Value::F32(f) => AnyValue { value: Some(any_value::Value::DoubleValue(f64::from(*f))) },
-                Value::F64(f) => AnyValue { value: Some(any_value::Value::DoubleValue(*f)) },
-                Value::Str(s) => string(s),
-                Value::Bytes(b) => AnyValue { value: Some(any_value::Value::BytesValue(b.clone())) },
-            };
-            KeyValue { key: name.to_owned(), value: Some(value), ..Default::default() }
-        })
+        .map(|(name, v)| KeyValue { key: name.as_ref().to_owned(), value: Some(any_value(v)), ..Default::default() })
         .collect()
+}
+
+/// One value as OTLP's `AnyValue`: an array as an `ArrayValue`, a struct
+/// as a `KeyValueList` of its members in order.
+fn any_value(v: &Value) -> AnyValue {
+    match v {
+        Value::Unsigned(u) => i64::try_from(*u).map_or_else(|_| string(&u.to_string()), int),
+        Value::Signed(i) => int(*i),
+        Value::Bool(b) => AnyValue { value: Some(any_value::Value::BoolValue(*b)) },
+        Value::F32(f) => AnyValue { value: Some(any_value::Value::DoubleValue(f64::from(*f))) },
+        Value::F64(f) => AnyValue { value: Some(any_value::Value::DoubleValue(*f)) },
+        Value::Str(s) => string(s),
+        Value::Bytes(b) => AnyValue { value: Some(any_value::Value::BytesValue(b.clone())) },
+        Value::Array(items) => AnyValue {
+            value: Some(any_value::Value::ArrayValue(ArrayValue { values: items.iter().map(any_value).collect() })),
+        },
+        Value::Struct(members) => AnyValue {
+            value: Some(any_value::Value::KvlistValue(KeyValueList {
+                values: attributes(members.iter().map(|(n, v)| (n.as_str(), v))),
+            })),
+        },
+    }
 }
 
 fn key_value(key: &str, value: AnyValue) -> KeyValue {

@@ -159,6 +159,8 @@ fn fields_become_typed_attributes_and_an_error_sets_the_status() {
                     ("ratio", Value::F32(0.5)),
                     ("ms", Value::F64(1.25)),
                     ("raw", Value::Bytes(vec![1, 2])),
+                    ("arr", Value::Array(vec![Value::Unsigned(1), Value::Signed(-2)])),
+                    ("pt", Value::Struct(vec![("x".into(), Value::Unsigned(7)), ("inner".into(), Value::Struct(vec![("y".into(), Value::Bool(false))]))])),
                 ],
             ),
             event(20, 1, 1, "req_error", &[("span_end", Value::Unsigned(1)), ("error", Value::Str("Timeout".into()))]),
@@ -175,6 +177,12 @@ fn fields_become_typed_attributes_and_an_error_sets_the_status() {
     assert_eq!(attr(a, "ratio"), Some(Any::DoubleValue(0.5)));
     assert_eq!(attr(a, "ms"), Some(Any::DoubleValue(1.25)));
     assert_eq!(attr(a, "raw"), Some(Any::BytesValue(vec![1, 2])));
+    // An EventHeader array or struct: OTLP's own nested values.
+    let int = |i: i64| AnyValue { value: Some(Any::IntValue(i)) };
+    assert_eq!(attr(a, "arr"), Some(Any::ArrayValue(ArrayValue { values: vec![int(1), int(-2)] })));
+    let kv = |k: &str, v: AnyValue| KeyValue { key: k.into(), value: Some(v), ..Default::default() };
+    let inner = AnyValue { value: Some(Any::KvlistValue(KeyValueList { values: vec![kv("y", AnyValue { value: Some(Any::BoolValue(false)) })] })) };
+    assert_eq!(attr(a, "pt"), Some(Any::KvlistValue(KeyValueList { values: vec![kv("x", int(7)), kv("inner", inner)] })));
     assert_eq!(attr(a, "thread.name"), Some(Any::StringValue("thread1".into())));
     let status = s.status.clone().expect("a status");
     assert_eq!((status.code, status.message.as_str()), (status::StatusCode::Error as i32, "Timeout"));
@@ -309,22 +317,58 @@ fn a_recording_is_dated_by_its_first_clock_line() {
 }
 
 /// A span as OpenTelemetry's user_events trace exporter writes it (the
-/// consumer's decoding of it), with the ids its SDK gave it.
+/// consumer's decoding of it: Part A and Part B are structs), with the ids
+/// its SDK gave it.
 fn otel_span(t: u64, name: &str, span_id: &str, parent: Option<&str>) -> Record {
-    let mut fields = vec![
-        ("PartA.time", Value::Str("2026-12-01T06:00:00.000000050Z".into())),
-        ("PartA.ext_dt_traceId", Value::Str("0af7651916cd43dd8448eb211c80319c".into())),
-        ("PartA.ext_dt_spanId", Value::Str(span_id.into())),
-        ("PartB._typeName", Value::Str("Span".into())),
-        ("PartB.name", Value::Str(name.into())),
-        ("PartB.startTime", Value::Str("2026-12-01T06:00:00.000000010Z".into())),
+    let s = |v: &str| Value::Str(v.into());
+    let part_a = vec![
+        ("time".to_owned(), s("2026-12-01T06:00:00.000000050Z")),
+        ("ext_dt_traceId".to_owned(), s("0af7651916cd43dd8448eb211c80319c")),
+        ("ext_dt_spanId".to_owned(), s(span_id)),
+    ];
+    let mut part_b = vec![
+        ("_typeName".to_owned(), s("Span")),
+        ("name".to_owned(), s(name)),
+        ("startTime".to_owned(), s("2026-12-01T06:00:00.000000010Z")),
     ];
     if let Some(p) = parent {
-        fields.push(("PartB.parentId", Value::Str(p.into())));
+        part_b.push(("parentId".to_owned(), s(p)));
     }
-    fields.push(("meta.provider", Value::Str("Shop".into())));
-    fields.push(("meta.event", Value::Str("Span".into())));
-    event(t, 1, 1, "Shop_L4K1", &fields)
+    let fields = [
+        ("PartA", Value::Struct(part_a)),
+        ("PartB", Value::Struct(part_b)),
+        ("meta.provider", s("Shop")),
+        ("meta.event", s("Span")),
+    ];
+    event(t, 1, 1, "Shop:Span", &fields)
+}
+
+/// `record` (an [`otel_span`]) with `value` added to the struct `part`,
+/// which is added after the others if it is not there.
+fn with_member(record: Record, part: &str, member: &str, value: Value) -> Record {
+    let Record::Event(mut e) = record else { unreachable!() };
+    if !e.fields.iter().any(|(n, _)| n == part) {
+        let at = e.fields.iter().position(|(n, _)| n.starts_with("meta.")).unwrap_or(e.fields.len());
+        e.fields.insert(at, (part.to_owned(), Value::Struct(vec![])));
+    }
+    let Some((_, Value::Struct(members))) = e.fields.iter_mut().find(|(n, _)| n == part) else { unreachable!() };
+    members.push((member.to_owned(), value));
+    Record::Event(e)
+}
+
+/// `record` as a JSON-lines file of 0.1.0 holds it: each struct's members
+/// as flat fields named `part.member`.
+fn flattened(record: Record) -> Record {
+    let Record::Event(mut e) = record else { unreachable!() };
+    e.fields = e
+        .fields
+        .into_iter()
+        .flat_map(|(n, v)| match v {
+            Value::Struct(members) => members.into_iter().map(|(m, v)| (format!("{n}.{m}"), v)).collect(),
+            v => vec![(n, v)],
+        })
+        .collect();
+    Record::Event(e)
 }
 
 #[test]
@@ -356,30 +400,39 @@ fn an_opentelemetry_span_with_malformed_ids_gets_derived_ones() {
 #[test]
 fn an_opentelemetry_span_its_sdk_marked_failed_gets_an_error_status() {
     let with = |extra: &[(&str, Value)]| {
-        let Record::Event(mut e) = otel_span(100, "charge", "b7ad6b7169203331", None) else { unreachable!() };
-        e.fields.extend(extra.iter().map(|(n, v)| ((*n).to_owned(), v.clone())));
-        named(&map_records(&[Record::Event(e)], &settings(), CLOCK), "charge").status.clone()
+        let span = extra.iter().fold(otel_span(100, "charge", "b7ad6b7169203331", None), |r, (m, v)| with_member(r, "PartB", m, v.clone()));
+        let nested = named(&map_records(std::slice::from_ref(&span), &settings(), CLOCK), "charge").status.clone();
+        let flat = named(&map_records(&[flattened(span)], &settings(), CLOCK), "charge").status.clone();
+        assert_eq!(nested, flat, "a flat file of 0.1.0 reads alike");
+        nested
     };
-    let failed = with(&[("PartB.success", Value::Bool(false)), ("PartB.statusMessage", Value::Str("card declined".into()))]).unwrap();
+    let failed = with(&[("success", Value::Bool(false)), ("statusMessage", Value::Str("card declined".into()))]).unwrap();
     assert_eq!((failed.code, failed.message.as_str()), (status::StatusCode::Error as i32, "card declined"));
-    let http = with(&[("PartB.success", Value::Bool(false)), ("PartB.httpStatusCode", Value::Signed(503))]).unwrap();
+    let http = with(&[("success", Value::Bool(false)), ("httpStatusCode", Value::Signed(503))]).unwrap();
     assert_eq!((http.code, http.message.as_str()), (status::StatusCode::Error as i32, "HTTP 503"));
-    assert_eq!(with(&[("PartB.success", Value::Bool(true))]), None);
+    assert_eq!(with(&[("success", Value::Bool(true))]), None);
     assert_eq!(with(&[]), None);
 }
 
 #[test]
 fn an_opentelemetry_span_keeps_its_sdk_attribute_names_and_kind_not_its_envelope() {
-    let Record::Event(mut e) = otel_span(100, "charge", "b7ad6b7169203331", None) else { unreachable!() };
-    e.fields.push(("PartB.kind".into(), Value::Unsigned(2)));
-    e.fields.push(("PartB.success".into(), Value::Bool(true)));
-    e.fields.push(("PartA.ext_cloud_role".into(), Value::Str("shop".into())));
-    e.fields.push(("PartC.amount".into(), Value::F64(12.5)));
-    let o = map_records(&[Record::Event(e)], &settings(), CLOCK);
-    let charge = named(&o, "charge");
-    assert_eq!(charge.kind, span::SpanKind::Client as i32);
-    let keys: Vec<&str> = charge.attributes.iter().map(|kv| kv.key.as_str()).collect();
-    assert_eq!(keys, ["amount", "PartA.ext_cloud_role", "thread.id", "thread.name"]);
+    let mut span = otel_span(100, "charge", "b7ad6b7169203331", None);
+    span = with_member(span, "PartB", "kind", Value::Unsigned(2));
+    span = with_member(span, "PartB", "success", Value::Bool(true));
+    span = with_member(span, "PartA", "ext_cloud_role", Value::Str("shop".into()));
+    span = with_member(span, "PartC", "amount", Value::F64(12.5));
+    let items = Value::Array(vec![Value::Str("a".into()), Value::Str("b".into())]);
+    span = with_member(span, "PartC", "items", items);
+    for (form, record) in [("nested", span.clone()), ("flat, as 0.1.0 wrote it", flattened(span))] {
+        let o = map_records(&[record], &settings(), CLOCK);
+        let charge = named(&o, "charge");
+        assert_eq!(charge.kind, span::SpanKind::Client as i32, "{form}");
+        let keys: Vec<&str> = charge.attributes.iter().map(|kv| kv.key.as_str()).collect();
+        assert_eq!(keys, ["amount", "items", "PartA.ext_cloud_role", "thread.id", "thread.name"], "{form}");
+        // An array attribute stays an array.
+        let strings = |v: &[&str]| v.iter().map(|s| AnyValue { value: Some(Any::StringValue((*s).into())) }).collect();
+        assert_eq!(attr(&charge.attributes, "items"), Some(Any::ArrayValue(ArrayValue { values: strings(&["a", "b"]) })), "{form}");
+    }
 }
 
 #[test]

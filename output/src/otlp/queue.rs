@@ -180,17 +180,25 @@ impl BatchQueue {
 /// An estimate (allocator slack is not counted), but one that grows with
 /// every byte the record carries, which is what a cap needs.
 pub fn approx_bytes(record: &Record) -> usize {
-    let value = |v: &Value| match v {
-        Value::Str(s) => s.capacity(),
-        Value::Bytes(b) => b.capacity(),
-        _ => 0,
-    };
+    fn value(v: &Value) -> usize {
+        match v {
+            Value::Str(s) => s.capacity(),
+            Value::Bytes(b) => b.capacity(),
+            Value::Array(items) => items.capacity() * size_of::<Value>() + items.iter().map(value).sum::<usize>(),
+            Value::Struct(members) => {
+                members.capacity() * size_of::<(String, Value)>()
+                    + members.iter().map(|(n, v)| n.capacity() + value(v)).sum::<usize>()
+            }
+            _ => 0,
+        }
+    }
     size_of::<Record>()
         + match record {
             Record::Event(e) => {
                 e.comm.capacity()
                     + e.process.capacity()
                     + e.event.capacity()
+                    + e.tracepoint.as_ref().map_or(0, String::capacity)
                     + e.error.as_ref().map_or(0, String::capacity)
                     + e.fields.capacity() * size_of::<(String, Value)>()
                     + e.fields.iter().map(|(n, v)| n.capacity() + value(v)).sum::<usize>()

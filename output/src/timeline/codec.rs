@@ -150,32 +150,45 @@ fn args(out: &mut Vec<u8>, args: &[(String, Value)]) {
     encode_varint(args.len() as u64, out);
     for (name, value) in args {
         string(out, name);
-        match value {
-            Value::Unsigned(v) => {
-                out.push(0);
-                encode_varint(*v, out);
-            }
-            Value::Signed(v) => {
-                out.push(1);
-                signed(out, *v);
-            }
-            Value::Bool(v) => out.push(2 + u8::from(*v)),
-            Value::F32(v) => {
-                out.push(4);
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-            Value::F64(v) => {
-                out.push(5);
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-            Value::Str(s) => {
-                out.push(6);
-                string(out, s);
-            }
-            Value::Bytes(b) => {
-                out.push(7);
-                bytes(out, b);
-            }
+        self::value(out, value);
+    }
+}
+
+fn value(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Unsigned(v) => {
+            out.push(0);
+            encode_varint(*v, out);
+        }
+        Value::Signed(v) => {
+            out.push(1);
+            signed(out, *v);
+        }
+        Value::Bool(v) => out.push(2 + u8::from(*v)),
+        Value::F32(v) => {
+            out.push(4);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Value::F64(v) => {
+            out.push(5);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Value::Str(s) => {
+            out.push(6);
+            string(out, s);
+        }
+        Value::Bytes(b) => {
+            out.push(7);
+            bytes(out, b);
+        }
+        Value::Array(items) => {
+            out.push(8);
+            encode_varint(items.len() as u64, out);
+            items.iter().for_each(|item| self::value(out, item));
+        }
+        Value::Struct(members) => {
+            out.push(9);
+            args(out, members);
         }
     }
 }
@@ -322,19 +335,31 @@ impl Reader<'_> {
         let mut args = Vec::with_capacity((n as usize).min(self.buf.len()));
         for _ in 0..n {
             let name = self.string()?;
-            let value = match self.byte()? {
-                0 => Value::Unsigned(self.varint()?),
-                1 => Value::Signed(self.signed()?),
-                2 => Value::Bool(false),
-                3 => Value::Bool(true),
-                4 => Value::F32(f32::from_le_bytes(self.take(4)?.try_into().map_err(|_| corrupt())?)),
-                5 => Value::F64(f64::from_le_bytes(self.take(8)?.try_into().map_err(|_| corrupt())?)),
-                6 => Value::Str(self.string()?),
-                7 => Value::Bytes(self.bytes()?),
-                _ => return Err(corrupt()),
-            };
-            args.push((name, value));
+            args.push((name, self.value()?));
         }
         Ok(args)
+    }
+
+    fn value(&mut self) -> io::Result<Value> {
+        Ok(match self.byte()? {
+            0 => Value::Unsigned(self.varint()?),
+            1 => Value::Signed(self.signed()?),
+            2 => Value::Bool(false),
+            3 => Value::Bool(true),
+            4 => Value::F32(f32::from_le_bytes(self.take(4)?.try_into().map_err(|_| corrupt())?)),
+            5 => Value::F64(f64::from_le_bytes(self.take(8)?.try_into().map_err(|_| corrupt())?)),
+            6 => Value::Str(self.string()?),
+            7 => Value::Bytes(self.bytes()?),
+            8 => {
+                let n = self.varint()?;
+                let mut items = Vec::with_capacity((n as usize).min(self.buf.len()));
+                for _ in 0..n {
+                    items.push(self.value()?);
+                }
+                Value::Array(items)
+            }
+            9 => Value::Struct(self.args()?),
+            _ => return Err(corrupt()),
+        })
     }
 }

@@ -14,11 +14,17 @@
 //!   no wall-clock-to-monotonic conversion is involved. The span keeps the
 //!   ids its SDK gave it (`PartA.ext_dt_traceId`, `PartA.ext_dt_spanId`,
 //!   `PartB.parentId`), which OTLP export sends on ([`otel_ids`]).
+//! - Part A, B and C are structs, so `PartB.name` is member `name` of the
+//!   struct field `PartB` ([`find_field`]); a JSON-lines file from before
+//!   structs were nested holds the same as a flat field of that name, which
+//!   reads alike.
+
+use std::borrow::Cow;
 
 use chrono::DateTime;
 use usertrace::{EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
 
-use crate::record::{EventRecord, Value};
+use crate::record::{find_field, EventRecord, Value};
 
 /// Common Schema: the record type, the span's name, its start and its end.
 const TYPE_NAME_FIELD: &str = "PartB._typeName";
@@ -39,10 +45,10 @@ fn text<'a>(e: &'a EventRecord, name: &str) -> Option<&'a str> {
 }
 
 fn arg<'a>(args: &'a [(String, Value)], name: &str) -> Option<&'a str> {
-    args.iter().find(|(n, _)| n == name).and_then(|(_, v)| match v {
+    match find_field(args, name)? {
         Value::Str(s) => Some(s.as_str()),
         _ => None,
-    })
+    }
 }
 
 /// `<provider>:<event>` for an EventHeader event, as Microsoft's decoders
@@ -56,9 +62,9 @@ fn provider_and_event(e: &EventRecord) -> Option<(&str, &str)> {
     Some((text(e, EVENTHEADER_PROVIDER_FIELD)?, text(e, EVENTHEADER_EVENT_FIELD)?))
 }
 
-/// `<provider>:<event>`, the one spelling of an EventHeader event's name.
+/// `<provider>:<event>`, the core's one spelling of an EventHeader event's name.
 fn qualified((provider, event): (&str, &str)) -> String {
-    format!("{provider}:{event}")
+    usertrace::eventheader_event_name(provider, event)
 }
 
 /// The name an EventHeader event's slice or instant goes by: a Common
@@ -139,7 +145,7 @@ const SPAN_ENVELOPE: [&str; 11] = [
 
 /// A Common Schema span's kind, 0 (internal) to 4 (consumer), if given.
 pub fn otel_kind(args: &[(String, Value)]) -> Option<u64> {
-    args.iter().find(|(n, _)| n == KIND_FIELD).and_then(|(_, v)| v.as_u64()).filter(|k| *k <= 4)
+    find_field(args, KIND_FIELD).and_then(Value::as_u64).filter(|k| *k <= 4)
 }
 
 /// The attributes an OpenTelemetry SDK gave a Common Schema span, under
@@ -147,16 +153,33 @@ pub fn otel_kind(args: &[(String, Value)]) -> Option<u64> {
 /// field that is not part of the span's envelope, under its own name
 /// (`PartA.ext_cloud_role`, `PartB.httpStatusCode`); `None` for what is
 /// not a Common Schema span.
-pub fn otel_attributes(args: &[(String, Value)]) -> Option<impl Iterator<Item = (&str, &Value)>> {
+pub fn otel_attributes(args: &[(String, Value)]) -> Option<Vec<(Cow<'_, str>, &Value)>> {
     if arg(args, TYPE_NAME_FIELD) != Some(SPAN_TYPE_NAME) {
         return None;
     }
-    let own = args.iter().filter_map(|(n, v)| Some((n.strip_prefix(ATTRIBUTE_PREFIX)?, v)));
-    let rest = args
+    let parts = parts_members(args);
+    let own = parts.iter().filter_map(|(n, v)| Some((Cow::Owned(n.strip_prefix(ATTRIBUTE_PREFIX)?.to_owned()), *v)));
+    let rest = parts
         .iter()
-        .filter(|(n, _)| !n.starts_with(ATTRIBUTE_PREFIX) && !SPAN_ENVELOPE.contains(&n.as_str()) && n != EVENTHEADER_EVENT_FIELD)
-        .map(|(n, v)| (n.as_str(), v));
-    Some(own.chain(rest))
+        .filter(|(n, _)| !n.starts_with(ATTRIBUTE_PREFIX) && !SPAN_ENVELOPE.contains(&n.as_ref()) && n != EVENTHEADER_EVENT_FIELD)
+        .map(|(n, v)| (n.clone(), *v));
+    Some(own.chain(rest).collect())
+}
+
+/// The fields, each struct field's members in its place as `part.member`
+/// (one level: a member that is a struct itself stays one value), so that
+/// Part A, B and C read alike whether nested or flat.
+fn parts_members(args: &[(String, Value)]) -> Vec<(Cow<'_, str>, &Value)> {
+    let mut out = Vec::with_capacity(args.len());
+    for (name, value) in args {
+        match value {
+            Value::Struct(members) => {
+                out.extend(members.iter().map(|(member, v)| (Cow::Owned(format!("{name}.{member}")), v)));
+            }
+            _ => out.push((Cow::Borrowed(name.as_str()), value)),
+        }
+    }
+    out
 }
 
 /// Why a Common Schema span failed, if its SDK set its status to Error
@@ -166,11 +189,10 @@ pub fn otel_failure(args: &[(String, Value)]) -> Option<String> {
     if arg(args, TYPE_NAME_FIELD) != Some(SPAN_TYPE_NAME) {
         return None;
     }
-    let success = args.iter().find(|(n, _)| n == SUCCESS_FIELD).map(|(_, v)| v);
-    if !matches!(success, Some(Value::Bool(false))) {
+    if !matches!(find_field(args, SUCCESS_FIELD), Some(Value::Bool(false))) {
         return None;
     }
-    let http = args.iter().find(|(n, _)| n == "PartB.httpStatusCode").map(|(_, v)| format!("HTTP {v}"));
+    let http = find_field(args, "PartB.httpStatusCode").map(|v| format!("HTTP {v}"));
     Some(arg(args, STATUS_MESSAGE_FIELD).map(str::to_owned).or(http).unwrap_or_default())
 }
 

@@ -106,6 +106,7 @@ pub fn job_done(n: u64, pad_bytes: usize) -> Record {
         process: "worker".into(),
         namespaces: None,
         event: "job_done".into(),
+        tracepoint: None,
         fields,
         error: None,
     })

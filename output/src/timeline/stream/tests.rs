@@ -152,6 +152,9 @@ fn every_value_comes_back_from_a_file_as_it_was() {
         Value::F64(f64::NEG_INFINITY),
         Value::Str("héllo \"x\"\n".into()),
         Value::Bytes(vec![0, 0xab, 0xff]),
+        Value::Array(vec![]),
+        Value::Array(vec![Value::Signed(-2), Value::Array(vec![Value::Str("in".into())])]),
+        Value::Struct(vec![("x".into(), Value::Unsigned(7)), ("inner".into(), Value::Struct(vec![("y".into(), Value::F32(0.5))]))]),
     ];
     let fields: Vec<(String, Value)> = values.iter().enumerate().map(|(i, v)| (format!("f{i}"), v.clone())).collect();
     let fields: Vec<(&str, Value)> = fields.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();

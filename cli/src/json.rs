@@ -29,7 +29,9 @@
 //! Events, processes, exits and losses, each line with its `type`: the
 //! JSON-lines archive, documented with its reader in
 //! [`usertrace_output::jsonl`] (output/src/jsonl.rs), which `convert` and
-//! `report` read back.
+//! `report` read back. Since 0.1.0 an EventHeader event's line is named
+//! `Provider:Event`, with its tracepoint in `tracepoint`, and its arrays and
+//! structs are JSON arrays and objects (that module says more).
 //!
 //! ## `report --format json`: one [`Report`](usertrace_output::Report)
 //!

@@ -43,7 +43,7 @@ impl Event {
 
     /// The decoded fields, in declaration order. An EventHeader event's
     /// come from its payload's own metadata ([`decode_eventheader`]), so
-    /// their names may be composed (`struct.member`, `array[i]`) and owned.
+    /// their names are owned, and their arrays and structs are nested values.
     pub fn fields(&self) -> Result<Vec<Field<'_>>, DecodeError> {
         if is_eventheader(&self.format) {
             return decode_eventheader(&self.format, &self.raw);

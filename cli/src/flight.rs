@@ -58,7 +58,8 @@ pub struct FlightArgs {
     /// Dump when an event matches: PATTERN as -e takes it, then
     /// optionally :FIELD OP VALUE with OP one of == != < <= > >= and VALUE
     /// a number or a quoted string, e.g. 'myapp_request:status>=500' or
-    /// "myapp_log:level=='error'". Repeatable
+    /// "myapp_log:level=='error'" (FIELD may be STRUCT.MEMBER for an
+    /// EventHeader struct). Repeatable
     #[arg(long = "trigger", value_name = "PATTERN[:FIELD OP VALUE]", value_parser = Trigger::parse, requires = "flight_recorder")]
     pub triggers: Vec<Trigger>,
 

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use usertrace_consumer::{Event, FieldValue, Pattern};
+use usertrace_consumer::{find_field, Event, FieldValue, Pattern};
 
 /// `PATTERN[:FIELD OP VALUE]`.
 #[derive(Debug, Clone)]
@@ -68,7 +68,8 @@ impl Trigger {
         }
         let Some(condition) = &self.condition else { return Some(format!("event {}", event.name())) };
         let fields = event.fields().ok()?;
-        let (_, value) = fields.iter().find(|(name, _)| *name == condition.field)?;
+        // `pt.x` is member `x` of an EventHeader struct `pt`.
+        let value = find_field(&fields, &condition.field)?;
         condition.holds(value).then(|| format!("event {} with {}={value}", event.name(), condition.field))
     }
 }
@@ -81,7 +82,8 @@ impl fmt::Display for Trigger {
 
 impl Condition {
     fn parse(text: &str) -> Result<Condition, String> {
-        let hint = "give FIELD OP VALUE, OP one of == != < <= > >=, VALUE a number or a quoted string";
+        let hint = "give FIELD OP VALUE, OP one of == != < <= > >=, VALUE a number or a quoted string \
+                    (FIELD may be STRUCT.MEMBER for an EventHeader struct)";
         let (at, token, op) = OPS
             .iter()
             .filter_map(|(token, op)| text.find(token).map(|at| (at, *token, *op)))
@@ -89,7 +91,9 @@ impl Condition {
             .min_by_key(|(at, _, _)| *at)
             .ok_or_else(|| format!("`{text}`: {hint}"))?;
         let field = text[..at].trim();
-        if field.is_empty() || !field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        // A dotted path names a member of an EventHeader struct.
+        let is_name = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !field.split('.').all(is_name) {
             return Err(format!("`{text}`: `{field}` is not a field name: {hint}"));
         }
         let value = text[at + token.len()..].trim();
@@ -179,10 +183,51 @@ mod tests {
         assert!(holds("log:level!=5", FieldValue::Str(Cow::Borrowed("5"))));
     }
 
+    /// `P_L4K1 E { struct pt { u8 x = 7 } }`, an EventHeader event as
+    /// LinuxTracepoints lays it out: the header (flags 7, level 4), the
+    /// metadata extension (event name; `pt`, a struct of one member; `x`,
+    /// Value8), the data.
+    fn eventheader_struct_event() -> Event {
+        let header: String = ["eventheader_flags", "version", "id", "tag", "opcode", "level"]
+            .iter()
+            .zip([("u8", 8, 1), ("u8", 9, 1), ("u16", 10, 2), ("u16", 12, 2), ("u8", 14, 1), ("u8", 15, 1)])
+            .map(|(name, (ty, offset, size))| format!("\tfield:{ty} {name};\toffset:{offset};\tsize:{size};\tsigned:0;\n"))
+            .collect();
+        let format = usertrace_consumer::EventFormat::parse("user_events", &format!("name: P_L4K1\nID: 3\n{header}")).unwrap();
+        let metadata = b"E\0pt\0\x81\x01x\0\x02";
+        let mut raw = vec![0u8; 8];
+        raw.extend_from_slice(&[7, 0, 0, 0, 0, 0, 0, 4]);
+        raw.extend_from_slice(&(metadata.len() as u16).to_le_bytes());
+        raw.extend_from_slice(&[1, 0]);
+        raw.extend_from_slice(metadata);
+        raw.push(7);
+        Event {
+            time_ns: 1,
+            cpu: 0,
+            pid: 2,
+            tid: 2,
+            comm: "c".into(),
+            process: "c".into(),
+            namespaces: None,
+            format: std::sync::Arc::new(format),
+            raw: raw.into(),
+        }
+    }
+
+    #[test]
+    fn a_condition_on_a_struct_member_names_it_by_its_path() {
+        let event = eventheader_struct_event();
+        let fires = |text: &str| Trigger::parse(text).unwrap().fires(&event);
+        assert_eq!(fires("P:L4:pt.x==7").as_deref(), Some("event P_L4K1 with pt.x=7"));
+        assert_eq!(fires("P:L4:pt.x>7"), None);
+        assert_eq!(fires("P:L4:pt.y==7"), None);
+    }
+
     #[test]
     fn bad_triggers_say_what_to_write() {
         assert!(Trigger::parse("status>=500").unwrap_err().contains("after a colon"));
         assert!(Trigger::parse("r:status>=many").unwrap_err().contains("neither a number nor a quoted string"));
         assert!(Trigger::parse("r:sta tus==1").unwrap_err().contains("not a field name"));
+        assert!(Trigger::parse("r:pt..x==1").unwrap_err().contains("not a field name"));
     }
 }

@@ -65,6 +65,39 @@ impl fmt::Display for FieldValue<'_> {
     }
 }
 
+/// The value at `path` among decoded `fields`: the field of that exact
+/// name, else, for `a.b.c`, member `c` of struct member `b` of struct
+/// field `a` (an EventHeader event's). The exact name comes first because
+/// a field's own name may hold a dot. The same rule as
+/// `usertrace_output::find_field`, over the recorded model.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use usertrace_consumer::{find_field, FieldValue};
+///
+/// let pt = FieldValue::Struct(vec![(Cow::Borrowed("x"), FieldValue::Unsigned(7))]);
+/// let fields = [(Cow::Borrowed("pt"), pt)];
+/// assert_eq!(find_field(&fields, "pt.x"), Some(&FieldValue::Unsigned(7)));
+/// assert_eq!(find_field(&fields, "pt.y"), None);
+/// ```
+pub fn find_field<'f, 'a>(fields: &'f [(Cow<'a, str>, FieldValue<'a>)], path: &str) -> Option<&'f FieldValue<'a>> {
+    fn member<'f, 'a>(members: &'f [(Cow<'a, str>, FieldValue<'a>)], name: &str) -> Option<&'f FieldValue<'a>> {
+        members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+    if let Some(value) = member(fields, path) {
+        return Some(value);
+    }
+    let mut parts = path.split('.');
+    let mut value = member(fields, parts.next()?)?;
+    for part in parts {
+        match value {
+            FieldValue::Struct(members) => value = member(members, part)?,
+            _ => return None,
+        }
+    }
+    Some(value)
+}
+
 /// Decodes every field of `format` from `raw`, in declaration order.
 ///
 /// `raw` is an event's `trace_entry` and payload, as in [`Event::raw`](crate::Event::raw).

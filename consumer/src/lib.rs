@@ -46,7 +46,7 @@ mod threads;
 
 pub use attach::Window;
 pub use attach_requests::AttachRequests;
-pub use decode::{decode, FieldValue};
+pub use decode::{decode, find_field, FieldValue};
 pub use error::{DecodeError, Error, EventHeaderError, FormatError, RecordError, RingError};
 pub use eventheader::{decode_eventheader, is_eventheader, Field};
 pub use flight::{DumpRequest, DumpSummary, FlightDump, FlightOptions, Switch};

@@ -21,7 +21,7 @@ use usertrace_output::{check_writable, AtomicFile, ClockRecord, Record, Report};
 use crate::flight::{run_flight, FlightArgs};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use usertrace_consumer::output_records::{to_record, write_event_line};
-use crate::run::{print_summary, run, RunArgs};
+use crate::run::{print_summary, run, Recording, RunArgs};
 use crate::stdout::{out, reader_gone};
 use crate::trace_format::{self, write_streamed, TraceFormat};
 
@@ -275,7 +275,20 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     // JSON lines that nothing else reads (no export, nothing kept) are
     // written straight from each event, with no owned record in between.
     let direct = format == TraceFormat::Json && exporter.is_none() && !keep;
-    let result = run(&args.run, "record", archive.into(), |output| {
+    // With the archive alone (no other output, no export, nothing kept),
+    // nothing reads the events: the session only counts them.
+    let archive_only = format == TraceFormat::PerfData && exporter.is_none() && !keep;
+    let recording = match archive {
+        Some(archive) if archive_only => Recording::ArchiveOnly(archive),
+        Some(archive) => Recording::Archive(archive),
+        None => Recording::Live,
+    };
+    let result = run(&args.run, "record", recording, |output| {
+        // The events that still come (with -p, to count those left out)
+        // are in the archive already.
+        if archive_only {
+            return;
+        }
         if let (true, Output::Event(event)) = (direct, &output) {
             if write_event_line(event, &mut namespaces_json, &mut line) {
                 undecodable += 1;

@@ -145,16 +145,16 @@ pub enum Recording<'a> {
     /// Every record, written into this perf.data file, all processes'
     /// (`-p` chooses only what the sink sees).
     Archive(ArchiveOptions),
+    /// The same, and the archive is all there is: the sink wants no
+    /// events, which are then only counted, so that the session's thread
+    /// keeps up with the rings (`SessionOptions::yield_events`). With `-p`
+    /// they are still handed on, to count those left out.
+    ArchiveOnly(ArchiveOptions),
     /// The last seconds, as a flight recorder; `control` is called once
     /// the session is open and after each poll, to ask for dumps.
     Flight { options: FlightOptions, control: &'a mut dyn FnMut(&mut Session) },
 }
 
-impl From<Option<ArchiveOptions>> for Recording<'_> {
-    fn from(archive: Option<ArchiveOptions>) -> Self {
-        archive.map_or(Recording::Live, Recording::Archive)
-    }
-}
 
 /// Opens the session, starts the command (if any), and feeds every output
 /// to `sink` (leaving out events of processes not given with `-p`) until
@@ -192,6 +192,10 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl 
     match recording {
         Recording::Live => {}
         Recording::Archive(archive) => options.archive = Some(archive),
+        Recording::ArchiveOnly(archive) => {
+            options.archive = Some(archive);
+            options.yield_events = !args.pids.is_empty();
+        }
         Recording::Flight { options: flight, control: c } => {
             options.flight = Some(flight);
             control = Some(c);

@@ -111,6 +111,13 @@ impl Attribution {
         self.orderer = orderer;
     }
 
+    /// Counts `n` samples as events without yielding them: a session whose
+    /// events nobody takes, whose drain only counts them. (Every sample in
+    /// the rings is of an attached tracepoint, which `release` counts.)
+    pub(crate) fn count_events(&mut self, n: u64) {
+        self.events += n;
+    }
+
     fn release(&mut self, time: u64, pending: Pending, out: &mut impl FnMut(Output)) {
         match pending {
             Pending::Sample { id, pid, tid, cpu, raw, described } => {

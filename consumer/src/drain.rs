@@ -20,7 +20,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use perf_event_open_sys::bindings::perf_event_attr;
@@ -78,6 +78,9 @@ pub(crate) struct Round {
     pub not_recorded: Vec<super::shm::NotRecorded>,
     /// Rings whose published range made no sense (should stay 0).
     pub broken_rings: u64,
+    /// Samples read and left out of `bytes`, counted only: a session whose
+    /// events nobody takes (`Drain::count_samples`).
+    pub samples: u64,
 }
 
 /// A stretch of a round's bytes from one ring.
@@ -102,10 +105,19 @@ pub(crate) struct Attached {
 pub(crate) struct Shared {
     /// Set to end the drain: it reads the rings a last time and stops.
     pub stop: AtomicBool,
+    /// Woken with `stop` (an eventfd the drain also waits on), so that the
+    /// drain ends at once rather than at the end of its wait; without one,
+    /// at the end of the wait.
+    pub stop_wake: Option<OwnedFd>,
     /// Bytes of rounds sent and not yet taken.
     pub queued_bytes: AtomicUsize,
     /// Events in rounds dropped because the queue was full.
     pub dropped: AtomicU64,
+    /// A round's buffer the session's thread is done with, emptied, for
+    /// the drain's next round: a fresh one would fault in each of its pages
+    /// again, the larger part of the drain's own time in a flood. One is
+    /// kept at the most, so this holds no more than one round's bytes.
+    pub spare: Mutex<Option<Vec<u8>>>,
 }
 
 /// What the session's thread may tell the drain thread after it started.
@@ -182,6 +194,11 @@ pub(crate) struct Drain {
     /// Whether the last read of the shared-memory rings found records: it
     /// has no wakeup, so the drain then waits less.
     pub shm_busy: bool,
+    /// Whether samples are only counted, not handed to the session's
+    /// thread (`SessionOptions::yield_events` false): they still go into
+    /// the archive and through the scheduler scope, and task records and
+    /// losses are handed on as ever.
+    pub count_samples: bool,
 }
 
 impl Drain {
@@ -273,7 +290,7 @@ impl Drain {
                 }
             }
             if !stopping {
-                if let Err(e) = self.wait_and_attach() {
+                if let Err(e) = self.wait_and_attach(shared.stop_wake.as_ref().map(AsFd::as_fd)) {
                     let _ = rounds.send(Err(e));
                 }
             } else {
@@ -283,7 +300,9 @@ impl Drain {
                 self.attach_shm();
                 self.shm.disable_all();
             }
-            let mut round = Round { attached: std::mem::take(&mut self.attached), ..Round::default() };
+            // (A flight recorder's session gives none back: see Session.)
+            let spare = shared.spare.lock().ok().and_then(|mut spare| spare.take());
+            let mut round = Round { attached: std::mem::take(&mut self.attached), bytes: spare.unwrap_or_default(), ..Round::default() };
             self.described.next_round();
             self.read_rings(&mut round);
             if stopping {
@@ -345,9 +364,10 @@ impl Drain {
 
     /// Waits up to the rescan interval for data, and attaches tracepoints
     /// that appeared.
-    fn wait_and_attach(&mut self) -> Result<(), Error> {
+    fn wait_and_attach(&mut self, stop_wake: Option<BorrowedFd<'_>>) -> Result<(), Error> {
         let mut fds: Vec<BorrowedFd<'_>> = self.rings.iter().flat_map(|r| [r.sideband.as_fd(), r.events.as_fd()]).collect();
         fds.extend(self.attach_requests.as_ref().map(|r| r.as_fd()));
+        fds.extend(stop_wake);
         // The stop flag is looked at between waits: a short one keeps the
         // end of a recording prompt.
         let wait = if self.shm_busy { 1 } else { self.rescan_interval.min(Duration::from_millis(50)).as_millis() as i32 };
@@ -414,7 +434,13 @@ impl Drain {
             let cpu = r.cpu;
             for sideband in [true, false] {
                 let ring = if sideband { &mut r.sideband_ring } else { &mut r.events_ring };
-                let mut taker = RecordTaker { described: &mut self.described, archive: &mut self.archive, sched: &mut self.sched, round: &mut *round };
+                let mut taker = RecordTaker {
+                    described: &mut self.described,
+                    archive: &mut self.archive,
+                    sched: &mut self.sched,
+                    count_samples: self.count_samples,
+                    round: &mut *round,
+                };
                 let result = ring.drain(|bytes| taker.take(bytes, cpu));
                 if result.is_err() {
                     round.broken_rings += 1;
@@ -424,7 +450,13 @@ impl Drain {
         }
         let before = round.bytes.len();
         let malformed = self.shm.malformed;
-        let mut taker = RecordTaker { described: &mut self.described, archive: &mut self.archive, sched: &mut self.sched, round: &mut *round };
+        let mut taker = RecordTaker {
+            described: &mut self.described,
+            archive: &mut self.archive,
+            sched: &mut self.sched,
+            count_samples: self.count_samples,
+            round: &mut *round,
+        };
         let new = self.shm.read(|item| match item {
             ShmItem::Record(bytes) => taker.take(bytes, sample_cpu(bytes).unwrap_or(0)),
             ShmItem::EndOfRing { cpu } => {
@@ -443,6 +475,7 @@ struct RecordTaker<'a> {
     described: &'a mut Described,
     archive: &'a mut Option<Archive>,
     sched: &'a mut Option<SchedScope>,
+    count_samples: bool,
     round: &'a mut Round,
 }
 
@@ -456,13 +489,23 @@ impl RecordTaker<'_> {
             if let (Some(archive), Some(pid)) = (self.archive.as_mut(), pid_of(bytes)) {
                 archive.process(pid, time, cpu, &info);
             }
-            self.round.described.push((self.round.bytes.len(), info));
+            if !(self.count_samples && is_sample(bytes)) {
+                self.round.described.push((self.round.bytes.len(), info));
+            }
         }
         if let Some(archive) = self.archive.as_mut() {
             archive.copy(bytes);
         }
+        if self.count_samples && is_sample(bytes) {
+            self.round.samples += 1;
+            return;
+        }
         self.round.bytes.extend_from_slice(bytes);
     }
+}
+
+fn is_sample(record: &[u8]) -> bool {
+    u32_at(record, 0) == Some(PERF_RECORD_SAMPLE)
 }
 
 /// A sample's CPU (after id, pid, tid and time).
@@ -502,11 +545,16 @@ pub(crate) struct Described {
     pids: FxHashSet<u32>,
     /// Exits read in this round, and in the one before.
     exited: [Vec<u32>; 2],
+    /// The pid of the last sample, known described: a ring holds runs of
+    /// one process's samples, and this spares each a look in `pids`.
+    last_sample_pid: Option<u32>,
 }
 
 impl Described {
     /// Starts a round: forgets the exits of the round before the last.
     fn next_round(&mut self) {
+        // A pid forgotten below may come back as a new process.
+        self.last_sample_pid = None;
         let [older, last] = &mut self.exited;
         for pid in older.drain(..) {
             self.pids.remove(&pid);
@@ -521,7 +569,11 @@ fn description_needed(record: &[u8], described: &mut Described) -> Option<Proces
     let kind = u32_at(record, 0)?;
     let pid = pid_of(record)?;
     match kind {
-        PERF_RECORD_SAMPLE if described.pids.insert(pid) => Some(ProcessInfo::read(Path::new("/proc"), pid)),
+        PERF_RECORD_SAMPLE if described.last_sample_pid == Some(pid) => None,
+        PERF_RECORD_SAMPLE => {
+            described.last_sample_pid = Some(pid);
+            described.pids.insert(pid).then(|| ProcessInfo::read(Path::new("/proc"), pid))
+        }
         PERF_RECORD_COMM if u16_at(record, 4)? & PERF_RECORD_MISC_COMM_EXEC != 0 => Some(ProcessInfo::read(Path::new("/proc"), pid)),
         PERF_RECORD_EXIT => {
             // pid, ppid, tid: the process itself exits when tid == pid.
@@ -536,7 +588,7 @@ fn description_needed(record: &[u8], described: &mut Described) -> Option<Proces
 
 /// The samples in a round: what dropping it loses.
 fn samples_in(round: &Round) -> u64 {
-    let mut count = 0;
+    let mut count = round.samples;
     let mut at = 0;
     while let (Some(kind), Some(size)) = (u32_at(&round.bytes, at), u16_at(&round.bytes, at + 6)) {
         if size == 0 {

@@ -286,6 +286,29 @@ pub fn current_cpu() -> Option<u32> {
 }
 
 /// `poll(fds, timeout)` for readability; returns when any is ready or time is up.
+/// A new eventfd (nonblocking, close-on-exec), readable once [`wake`]
+/// has written to it: what a thread asleep in [`poll_readable`] is woken
+/// with.
+pub fn event_fd() -> Result<OwnedFd, Errno> {
+    // SAFETY: eventfd(2) takes no pointers; a non-negative result is a new
+    // descriptor that nothing else owns.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(last_errno());
+    }
+    // SAFETY: `fd` was just returned by eventfd(2) and is owned by no one else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Makes the eventfd `fd` readable (adds 1 to its counter).
+pub fn wake(fd: BorrowedFd<'_>) {
+    let one = 1u64.to_ne_bytes();
+    // SAFETY: writes the 8 bytes of `one`, which lives across the call, to
+    // a descriptor the caller keeps open. A full counter (EAGAIN) is still
+    // readable, which is all a waker needs.
+    unsafe { libc::write(fd.as_raw_fd(), one.as_ptr().cast(), one.len()) };
+}
+
 pub fn poll_readable(fds: &[BorrowedFd<'_>], timeout_ms: i32) -> Result<(), Errno> {
     let mut pfds: Vec<libc::pollfd> =
         fds.iter().map(|fd| libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 }).collect();

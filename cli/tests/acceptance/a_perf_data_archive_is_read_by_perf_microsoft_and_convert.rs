@@ -88,6 +88,12 @@ fn perf_script_reads_every_field_and_every_name_across_exec_late_attach_and_exit
 
     let (text, errors) = perf_script(&data);
     assert!(!errors.contains("Error") && !errors.contains("arning"), "perf script complained: {errors}");
+    // With the archive alone, the recorder only counts events as they pass:
+    // its summary counts what the file holds, one `all` and three stages.
+    let in_file = text.lines().filter(|l| l.contains(&format!("user_events:{all}:")) || l.contains(&format!("user_events:{renamed}:"))).count();
+    assert_eq!(in_file, 4, "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("usertrace record: 4 events, 0 lost"), "{stderr}");
     let line = text.lines().find(|l| l.contains(&format!("user_events:{all}:"))).unwrap_or_else(|| panic!("no {all}:\n{text}"));
     // The process exited before recording ended; it keeps its name.
     assert!(line.trim_start().starts_with("ut_emit "), "{line}");

@@ -114,6 +114,10 @@ pub struct Session {
     drain: Option<JoinHandle<Result<(), Error>>>,
     /// A flight recorder's closed dumps, until taken.
     dumps: Option<Receiver<FlightDump>>,
+    /// Whether a round's buffer goes back to the drain thread (the drain's
+    /// `Shared::spare`); not a flight recorder's, whose memory is bounded
+    /// by the rounds as they come.
+    reuse_buffers: bool,
     /// How the drain thread ended, once it has.
     drained: Option<Result<(), Error>>,
 }
@@ -218,6 +222,7 @@ impl Session {
             sched: options.sched.then(SchedScope::default),
             shm: ShmSource::new(shm_patterns),
             shm_busy: false,
+            count_samples: !options.yield_events,
         };
         drain.attach_new()?;
         if !options.wait_for_exact {
@@ -236,12 +241,13 @@ impl Session {
             lost,
             lost_sideband: 0,
             malformed: 0,
-            shared: Arc::new(Shared::default()),
+            shared: Arc::new(Shared { stop_wake: sys::event_fd().ok(), ..Shared::default() }),
             rounds: mpsc::channel().1,
             control: mpsc::channel().0,
             drain: None,
             drained: None,
             dumps: dumps_rx,
+            reuse_buffers: options.flight.is_none(),
         };
         // What was attached here is known before any event of it comes.
         for attached in std::mem::take(&mut drain.attached) {
@@ -374,6 +380,9 @@ impl Session {
             // ATOMICS: Release pairs with the drain thread's Acquire load:
             // it sees the stop, reads once more and ends.
             self.shared.stop.store(true, Ordering::Release);
+            if let Some(fd) = &self.shared.stop_wake {
+                sys::wake(fd.as_fd());
+            }
             let ended = handle.join().unwrap_or_else(|_| Err(Error::Io {
                 path: "the drain thread".into(),
                 error: std::io::Error::other("it panicked"),
@@ -404,6 +413,9 @@ impl Session {
         // ATOMICS: Relaxed; see Drain::send.
         self.shared.queued_bytes.fetch_sub(round.bytes.capacity(), Ordering::Relaxed);
         self.malformed += round.broken_rings;
+        // Samples only counted, with no events yielded: the drain left them
+        // out of the round.
+        self.attribution.count_events(round.samples);
         for attached in round.attached {
             self.take_attached(attached);
         }
@@ -442,6 +454,14 @@ impl Session {
             at = segment.end;
         }
         self.attribution.end_round(each);
+        // Its buffer goes back to the drain thread for a later round.
+        if let (true, Ok(mut spare)) = (self.reuse_buffers, self.shared.spare.lock()) {
+            if spare.is_none() {
+                let mut bytes = round.bytes;
+                bytes.clear();
+                *spare = Some(bytes);
+            }
+        }
         Ok(())
     }
 }

@@ -33,6 +33,13 @@ pub struct SessionOptions {
     /// are recorded, and of those given to [`Session::follow_scheduling`](super::Session::follow_scheduling)
     /// (see `sched_scope.rs` for how it is scoped and what it misses).
     pub sched: bool,
+    /// Whether events are handed on as [`Output::Event`](crate::Output::Event).
+    /// A recorder whose only sink is the archive sets it false: its events
+    /// are then only counted ([`Stats::events`](crate::Stats::events)),
+    /// and the session's thread neither copies, orders, names nor decodes
+    /// them, so that it keeps up with the drain. Task records, losses and
+    /// attachments are handed on either way.
+    pub yield_events: bool,
 }
 
 impl Default for SessionOptions {
@@ -47,6 +54,7 @@ impl Default for SessionOptions {
             archive: None,
             flight: None,
             sched: false,
+            yield_events: true,
         }
     }
 }

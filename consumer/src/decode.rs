@@ -87,6 +87,9 @@ pub fn find_field<'f, 'a>(fields: &'f [(Cow<'a, str>, FieldValue<'a>)], path: &s
     if let Some(value) = member(fields, path) {
         return Some(value);
     }
+    if !path.contains('.') {
+        return None;
+    }
     let mut parts = path.split('.');
     let mut value = member(fields, parts.next()?)?;
     for part in parts {

@@ -56,12 +56,9 @@ use crate::format::EventFormat;
 use crate::record::{HEADER_LEN, PERF_RECORD_EXIT, PERF_RECORD_FORK, PERF_RECORD_SAMPLE};
 use crate::sys;
 
-/// The patterns `--sched` records, as `-e` spells them.
-pub const SCHED_PATTERNS: [&str; 3] = ["sched:sched_switch", "sched:sched_waking", "sched:sched_migrate_task"];
-
-/// The tracepoint system and names of [`SCHED_PATTERNS`].
-const SYSTEM: &str = "sched";
-const SWITCH: &str = "sched_switch";
+/// The patterns `--sched` records, as `-e` spells them (the core's list).
+pub use usertrace::SCHED_PATTERNS;
+use usertrace::{SCHED_SWITCH as SWITCH, SCHED_SYSTEM as SYSTEM, SCHED_TRACEPOINTS};
 
 /// The longest filter the kernel takes (`strndup_user(.., PAGE_SIZE)`),
 /// its NUL included.
@@ -84,7 +81,7 @@ pub(crate) struct SchedScope {
 
 /// Whether a tracepoint is one of `--sched`'s.
 pub(crate) fn is_sched(system: &str, name: &str) -> bool {
-    system == SYSTEM && SCHED_PATTERNS.iter().any(|p| p.strip_prefix("sched:") == Some(name))
+    system == SYSTEM && SCHED_TRACEPOINTS.contains(&name)
 }
 
 impl SchedScope {

@@ -40,6 +40,7 @@ mod eventheader_name;
 mod handshake;
 mod pattern;
 mod producer;
+mod sched_tracepoints;
 mod status;
 mod sys;
 mod thread_name;
@@ -68,6 +69,7 @@ pub use producer::{
 pub use producer::{check_field_count, format_string, is_valid_name, wait_for_emits, EmitScope};
 pub use producer::fit::fit_payload;
 pub use producer::span::{self, Span};
+pub use sched_tracepoints::{SCHED_MIGRATE_TASK, SCHED_PATTERNS, SCHED_SWITCH, SCHED_SYSTEM, SCHED_TRACEPOINTS, SCHED_WAKING};
 pub use status::{status, Availability, Status};
 pub use transport::{transport, Transport, TransportChoice, TRANSPORT_ENV};
 pub use thread_name::{kernel_thread_name, set_current_thread_name, THREAD_NAME_MAX_BYTES};

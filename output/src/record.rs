@@ -94,6 +94,9 @@ pub fn find_field<'a>(fields: &'a [(String, Value)], path: &str) -> Option<&'a V
     if let Some(value) = member(fields, path) {
         return Some(value);
     }
+    if !path.contains('.') {
+        return None;
+    }
     let mut parts = path.split('.');
     let mut value = member(fields, parts.next()?)?;
     for part in parts {

@@ -357,7 +357,7 @@ impl Builder {
     /// every span open on the thread it woke.
     fn sched_record(&mut self, e: &EventRecord, record: SchedRecord) {
         if !self.drop_instants {
-            self.sched_events.extend(SchedEvent::of(e));
+            self.sched_events.extend(SchedEvent::of_record(e, record));
         }
         let Some(wakee) = self.sched.push(e.time_ns, record) else { return };
         for key in self.stacks.get(&wakee).into_iter().flatten() {

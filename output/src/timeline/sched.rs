@@ -72,6 +72,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::record::{EventRecord, Value};
+use usertrace::{SCHED_MIGRATE_TASK, SCHED_SWITCH, SCHED_WAKING};
 
 /// The wakers of one span counted by name, at most: a span woken by more
 /// distinct threads counts the first ones only.
@@ -152,15 +153,15 @@ impl SchedRecord {
         }
         let int = |name: &str| e.field(name).and_then(integer);
         match e.event.as_str() {
-            "sched_switch" => {
+            SCHED_SWITCH => {
                 let (prev, prev_state, next) = (int("prev_pid")?, int("prev_state")?, int("next_pid")?);
                 Some(SchedRecord::Switch { prev: tid(prev), prev_state, next: tid(next) })
             }
-            "sched_waking" => {
+            SCHED_WAKING => {
                 let (wakee, _) = (int("pid")?, int("target_cpu")?);
                 Some(SchedRecord::Waking { wakee: tid(wakee) })
             }
-            "sched_migrate_task" => {
+            SCHED_MIGRATE_TASK => {
                 let (moved, _, _) = (int("pid")?, int("orig_cpu")?, int("dest_cpu")?);
                 Some(SchedRecord::Migrate { tid: tid(moved) })
             }

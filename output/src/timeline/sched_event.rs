@@ -45,33 +45,37 @@ impl SchedEvent {
     /// CPUs fit the kernel's types (an `int`). A name or a priority it lacks
     /// is empty or 0: the kernel's records always have them.
     pub fn of(e: &EventRecord) -> Option<SchedEvent> {
-        SchedRecord::of(e)?;
+        SchedEvent::of_record(e, SchedRecord::of(e)?)
+    }
+
+    /// [`of`](Self::of) for `e` already read as `record`, which says what
+    /// kind it is and that its integers are there: the timeline's builder
+    /// reads each record once.
+    pub fn of_record(e: &EventRecord, record: SchedRecord) -> Option<SchedEvent> {
         let int = |name: &str| e.field(name).and_then(integer).and_then(|v| i32::try_from(v).ok());
         let or_zero = |name: &str| int(name).unwrap_or(0);
         let comm = |name: &str| match e.field(name) {
             Some(Value::Str(s)) => s.clone(),
             _ => String::new(),
         };
-        let kind = match e.event.as_str() {
-            "sched_switch" => SchedEventKind::Switch {
+        let kind = match record {
+            SchedRecord::Switch { prev_state, .. } => SchedEventKind::Switch {
                 prev_comm: comm("prev_comm"),
                 prev_pid: int("prev_pid")?,
                 prev_prio: or_zero("prev_prio"),
-                // Checked an integer by SchedRecord::of.
-                prev_state: e.field("prev_state").and_then(integer)?,
+                prev_state,
                 next_comm: comm("next_comm"),
                 next_pid: int("next_pid")?,
                 next_prio: or_zero("next_prio"),
             },
-            "sched_waking" => SchedEventKind::Waking { comm: comm("comm"), pid: int("pid")?, prio: or_zero("prio"), target_cpu: int("target_cpu")? },
-            "sched_migrate_task" => SchedEventKind::Migrate {
+            SchedRecord::Waking { .. } => SchedEventKind::Waking { comm: comm("comm"), pid: int("pid")?, prio: or_zero("prio"), target_cpu: int("target_cpu")? },
+            SchedRecord::Migrate { .. } => SchedEventKind::Migrate {
                 comm: comm("comm"),
                 pid: int("pid")?,
                 prio: or_zero("prio"),
                 orig_cpu: int("orig_cpu")?,
                 dest_cpu: int("dest_cpu")?,
             },
-            _ => return None,
         };
         Some(SchedEvent { time_ns: e.time_ns, cpu: e.cpu, tid: e.tid, kind })
     }

@@ -350,6 +350,9 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options
         token: 0,
     };
     let spans = (!args.span_triggers.is_empty()).then(TimelineBuilder::lean);
+    // Only --trigger and --trigger-span look at events; without them the
+    // session counts events and the window alone keeps them.
+    let events_wanted = !args.triggers.is_empty() || !args.span_triggers.is_empty();
     let askers = RefCell::new(Askers { args, gate, queued: Vec::new(), spans, socket });
     let mut writer: Option<JoinHandle<u32>> = None;
     let waiting = Waiting::default();
@@ -398,7 +401,7 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options
             session.dump(r);
         }
     };
-    let result = run(run_args, "record", Recording::Flight { options, control: &mut control }, |output| askers.borrow_mut().observe(&output));
+    let result = run(run_args, "record", Recording::Flight { options, control: &mut control, events_wanted }, |output| askers.borrow_mut().observe(&output));
     let summary = match result {
         Ok(summary) => summary,
         Err(code) => return code,

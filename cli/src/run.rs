@@ -151,8 +151,10 @@ pub enum Recording<'a> {
     /// they are still handed on, to count those left out.
     ArchiveOnly(ArchiveOptions),
     /// The last seconds, as a flight recorder; `control` is called once
-    /// the session is open and after each poll, to ask for dumps.
-    Flight { options: FlightOptions, control: &'a mut dyn FnMut(&mut Session) },
+    /// the session is open and after each poll, to ask for dumps. Without
+    /// `events_wanted` (no trigger looks at events), events are only
+    /// counted, as for [`ArchiveOnly`](Self::ArchiveOnly).
+    Flight { options: FlightOptions, control: &'a mut dyn FnMut(&mut Session), events_wanted: bool },
 }
 
 
@@ -196,8 +198,9 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl 
             options.archive = Some(archive);
             options.yield_events = !args.pids.is_empty();
         }
-        Recording::Flight { options: flight, control: c } => {
+        Recording::Flight { options: flight, control: c, events_wanted } => {
             options.flight = Some(flight);
+            options.yield_events = events_wanted || !args.pids.is_empty();
             control = Some(c);
         }
     }

@@ -68,8 +68,9 @@ impl fmt::Display for FieldValue<'_> {
 /// The value at `path` among decoded `fields`: the field of that exact
 /// name, else, for `a.b.c`, member `c` of struct member `b` of struct
 /// field `a` (an EventHeader event's). The exact name comes first because
-/// a field's own name may hold a dot. The same rule as
-/// `usertrace_output::find_field`, over the recorded model.
+/// a field's own name may hold a dot. The core's rule
+/// ([`usertrace::find_field_by_path`]), as `usertrace_output::find_field`
+/// applies it to the recorded model.
 ///
 /// ```
 /// use std::borrow::Cow;
@@ -81,24 +82,10 @@ impl fmt::Display for FieldValue<'_> {
 /// assert_eq!(find_field(&fields, "pt.y"), None);
 /// ```
 pub fn find_field<'f, 'a>(fields: &'f [(Cow<'a, str>, FieldValue<'a>)], path: &str) -> Option<&'f FieldValue<'a>> {
-    fn member<'f, 'a>(members: &'f [(Cow<'a, str>, FieldValue<'a>)], name: &str) -> Option<&'f FieldValue<'a>> {
-        members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
-    }
-    if let Some(value) = member(fields, path) {
-        return Some(value);
-    }
-    if !path.contains('.') {
-        return None;
-    }
-    let mut parts = path.split('.');
-    let mut value = member(fields, parts.next()?)?;
-    for part in parts {
-        match value {
-            FieldValue::Struct(members) => value = member(members, part)?,
-            _ => return None,
-        }
-    }
-    Some(value)
+    usertrace::find_field_by_path(fields, path, |v| match v {
+        FieldValue::Struct(members) => Some(members.as_slice()),
+        _ => None,
+    })
 }
 
 /// Decodes every field of `format` from `raw`, in declaration order.

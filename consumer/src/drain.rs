@@ -434,13 +434,8 @@ impl Drain {
             let cpu = r.cpu;
             for sideband in [true, false] {
                 let ring = if sideband { &mut r.sideband_ring } else { &mut r.events_ring };
-                let mut taker = RecordTaker {
-                    described: &mut self.described,
-                    archive: &mut self.archive,
-                    sched: &mut self.sched,
-                    count_samples: self.count_samples,
-                    round: &mut *round,
-                };
+                let (described, archive, sched, count_samples) = (&mut self.described, &mut self.archive, &mut self.sched, self.count_samples);
+                let mut taker = RecordTaker { described, archive, sched, count_samples, round: &mut *round };
                 let result = ring.drain(|bytes| taker.take(bytes, cpu));
                 if result.is_err() {
                     round.broken_rings += 1;
@@ -450,13 +445,8 @@ impl Drain {
         }
         let before = round.bytes.len();
         let malformed = self.shm.malformed;
-        let mut taker = RecordTaker {
-            described: &mut self.described,
-            archive: &mut self.archive,
-            sched: &mut self.sched,
-            count_samples: self.count_samples,
-            round: &mut *round,
-        };
+        let (described, archive, sched, count_samples) = (&mut self.described, &mut self.archive, &mut self.sched, self.count_samples);
+        let mut taker = RecordTaker { described, archive, sched, count_samples, round: &mut *round };
         let new = self.shm.read(|item| match item {
             ShmItem::Record(bytes) => taker.take(bytes, sample_cpu(bytes).unwrap_or(0)),
             ShmItem::EndOfRing { cpu } => {

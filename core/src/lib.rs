@@ -37,6 +37,7 @@ mod abi;
 mod errno;
 mod error;
 mod eventheader_name;
+mod field_path;
 mod handshake;
 mod pattern;
 mod producer;
@@ -56,6 +57,7 @@ pub mod descriptor;
 pub use errno::Errno;
 pub use eventheader_name::{eventheader_event_name, EventHeaderName, EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
 pub use error::{Error, ErrorKind};
+pub use field_path::find_field_by_path;
 pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
 pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use producer::{

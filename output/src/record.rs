@@ -84,28 +84,15 @@ impl EventRecord {
 }
 
 /// The value at `path` among `fields`: the field of that exact name, else,
-/// for `a.b.c`, member `c` of struct member `b` of struct field `a`.
-///
-/// The exact name comes first because files written before structs were
-/// nested hold their members as flat fields named `a.b.c`, and a field's
-/// own name may hold a dot.
+/// for `a.b.c`, member `c` of struct member `b` of struct field `a`
+/// (the core's rule, [`usertrace::find_field_by_path`]). A JSON-lines file
+/// of 0.1.0 holds a struct's members as flat fields named `a.b.c`, which
+/// the exact name finds.
 pub fn find_field<'a>(fields: &'a [(String, Value)], path: &str) -> Option<&'a Value> {
-    let member = |members: &'a [(String, Value)], name: &str| members.iter().find(|(n, _)| n == name).map(|(_, v)| v);
-    if let Some(value) = member(fields, path) {
-        return Some(value);
-    }
-    if !path.contains('.') {
-        return None;
-    }
-    let mut parts = path.split('.');
-    let mut value = member(fields, parts.next()?)?;
-    for part in parts {
-        match value {
-            Value::Struct(members) => value = member(members, part)?,
-            _ => return None,
-        }
-    }
-    Some(value)
+    usertrace::find_field_by_path(fields, path, |v| match v {
+        Value::Struct(members) => Some(members.as_slice()),
+        _ => None,
+    })
 }
 
 /// Namespace inode numbers as `/proc/PID/ns/*` shows them, 0 where unknown.

@@ -3,7 +3,7 @@
 //!
 //!   ut_emit seq NAME COUNT [PAUSE_US]  n = 0..COUNT from the moment the bit flips (PAUSE_US apart)
 //!   ut_emit all NAME [--on-stdin]   one event with a field of every type (after a line on stdin)
-//!   ut_emit rename NAME             E1, rename to ut_renamed, E2, exec as ut-new-PID, E3
+//!   ut_emit rename NAME [--on-stdin]  E1, rename to ut_renamed, E2, exec as ut-new-PID, E3 (E1 after a line on stdin)
 //!   ut_emit unshare NAME            stage 0, unshare(CLONE_NEWUTS), stage 1, fork: stage 2 (uts, pidns inodes)
 //!   ut_emit fork NAME N             N children, each renamed ut_child_I, emit child=I
 //!   ut_emit churn NAME WIDTH STOP   until file STOP exists, WIDTH children at a time that emit,
@@ -379,6 +379,12 @@ fn main() {
         "rename" => {
             let tp = tracepoint(arg(2), STAGE);
             wait_enabled(&tp);
+            // perf enables its events only after its /proc walk: a test
+            // that records with it says when to begin.
+            if args.get(3).map(String::as_str) == Some("--on-stdin") {
+                let mut line = String::new();
+                let _ = std::io::stdin().read_line(&mut line);
+            }
             emit(&tp, &[Value::U32(1), Value::Str("E1")]);
             set_name("ut_renamed");
             emit(&tp, &[Value::U32(2), Value::Str("E2")]);

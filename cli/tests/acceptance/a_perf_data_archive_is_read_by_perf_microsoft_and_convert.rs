@@ -195,6 +195,49 @@ fn perf_records_own_file_converts_to_the_events_usertrace_recorded() {
     assert_eq!(theirs, ours);
     assert_eq!(theirs[0]["fields"]["msg"], "héllo wörld");
     assert_eq!(theirs[0]["fields"]["u64v"].as_u64(), Some(u64::MAX - 1));
+    // Its process, named by the executable perf saw mapped (the file has
+    // no command lines). (Our own live line may lack it: the producer
+    // exits right after its one event, often before /proc is read.)
+    let pid = &ours[0]["pid"];
+    let lines: Vec<Value> = converted(&data).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let theirs = lines.iter().find(|v| v["type"] == "process" && &v["pid"] == pid).unwrap_or_else(|| panic!("no process line of {pid}: {lines:?}"));
+    assert_eq!(theirs["executable"].as_str(), Some(ut_emit().to_str().unwrap()), "{theirs}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn perf_records_own_file_names_a_process_by_its_executable_at_its_start_and_after_its_exec() {
+    let dir = scratch(&unique("archive_theirs_exec"));
+    let name = unique("arch_exec");
+    let data = dir.join("perf.data");
+    // The producer registers, then waits for a tracer: emit, rename, exec
+    // (the new program is mapped only after the kernel announces the exec),
+    // emit.
+    let mut producer = Command::new(ut_emit()).args(["rename", &name, "--on-stdin"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut ready = String::new();
+    BufReader::new(producer.stdout.take().unwrap()).read_line(&mut ready).unwrap();
+    assert!(ready.starts_with("ready"), "{ready}");
+    let mut perf = Command::new(perf()).args(["record", "-q", "-a", "-o", data.to_str().unwrap(), "-e", &format!("user_events:{name}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // perf enables its event only after synthesizing /proc (slow under TCG).
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    std::io::Write::write_all(&mut producer.stdin.take().unwrap(), b"go\n").unwrap();
+    assert!(producer.wait().unwrap().success());
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let _ = Command::new("kill").args(["-INT", &perf.id().to_string()]).status();
+    let _ = perf.wait();
+
+    let lines: Vec<Value> = converted(&data).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let stages: Vec<u64> = lines.iter().filter(|l| l["type"] == "event").map(|l| l["fields"]["stage"].as_u64().unwrap()).collect();
+    assert_eq!(stages, [1, 2, 3], "{lines:?}");
+    let pid = &lines.iter().find(|l| l["type"] == "event").unwrap()["pid"];
+    // One line when the process is first seen, one at its exec: both name
+    // the program perf saw mapped (the exec's symlink resolves to it).
+    let executables: Vec<&Value> = lines.iter().filter(|l| l["type"] == "process" && &l["pid"] == pid).map(|l| &l["executable"]).collect();
+    assert_eq!(executables, [ut_emit().to_str().unwrap(); 2], "{lines:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -123,6 +123,25 @@ pub struct ArchiveReader {
     finished: bool,
     /// Records read so far, for the message of a file broken after them.
     records: u64,
+    /// What a file without `usertrace:process` descriptions (one of `perf
+    /// record`'s) says of its processes' executables: see [`Executables`].
+    executables: Executables,
+}
+
+/// The executables of a file that describes no process (`perf record`'s):
+/// each process's first executable mapping since its exec or since the
+/// start, as perf records (and synthesizes) its mappings.
+#[derive(Default)]
+struct Executables {
+    /// Whether the file describes its processes itself (ours): then none
+    /// of this applies.
+    described: bool,
+    /// The executable of each process whose first event has not come yet.
+    by_pid: FxHashMap<u32, String>,
+    /// Processes that have exec'd and whose new executable has not been
+    /// mapped yet: their exec COMM (time, tid, name), held until it is, as
+    /// the kernel announces an exec before it maps the new program.
+    held: FxHashMap<u32, (u64, u32, String)>,
 }
 
 impl ArchiveReader {
@@ -170,6 +189,7 @@ impl ArchiveReader {
             };
             set.extend(desc.ids().iter().copied());
         }
+        let described = !process_ids.is_empty();
         Ok(ArchiveReader {
             file: reader,
             path: path.to_owned(),
@@ -179,6 +199,7 @@ impl ArchiveReader {
             process_ids,
             sideband_ids,
             initialized: false,
+            executables: Executables { described, ..Executables::default() },
             clock,
             finished: false,
             records: 0,
@@ -211,6 +232,7 @@ impl ArchiveReader {
                 Ok(true) => self.records += 1,
                 Ok(false) => {
                     self.finished = true;
+                    self.release_held_execs();
                     self.attribution.flush(&mut |o| out.push(o));
                     return Ok(Some(out));
                 }
@@ -222,6 +244,7 @@ impl ArchiveReader {
             };
             match event.header.ty {
                 PerfEventHeaderType::FinishedRound => {
+                    self.release_held_execs();
                     self.attribution.end_round(&mut |o| out.push(o));
                     return Ok(Some(out));
                 }
@@ -249,12 +272,18 @@ impl ArchiveReader {
                         format
                     });
                     if format.is_some() {
-                        let described = self.descriptions.remove(&info.pid).map(Box::new);
+                        if let Some(held) = self.executables.held.remove(&info.pid) {
+                            push_exec(&mut self.attribution, info.pid, held, ProcessInfo::default());
+                        }
+                        let mapped = || self.executables.by_pid.remove(&info.pid).map(|e| ProcessInfo { executable: Some(e), ..ProcessInfo::default() });
+                        let described = self.descriptions.remove(&info.pid).or_else(mapped).map(Box::new);
                         let sample = Pending::Sample { id: info.id, pid: info.pid, tid: info.tid, cpu: info.cpu, raw: raw.into(), described };
                         self.attribution.push(info.time, sample);
                     }
                 }
                 PerfEventHeaderType::Comm
+                | PerfEventHeaderType::Mmap
+                | PerfEventHeaderType::Mmap2
                 | PerfEventHeaderType::Fork
                 | PerfEventHeaderType::Exit
                 | PerfEventHeaderType::Namespaces
@@ -265,8 +294,7 @@ impl ArchiveReader {
                         Err(source) => return Err(self.broken(source)),
                     };
                     let body = event.data.get(8..).unwrap_or_default();
-                    let exec = event.header.misc.0 & PERF_RECORD_MISC_COMM_EXEC != 0;
-                    if let Some(task) = TaskRecord::parse(event.header.ty, body, exec) {
+                            if let Some(task) = TaskRecord::parse(event.header.ty, body, event.header.misc.0) {
                         self.apply(task, time, cpu, self.sideband_ids.contains(&id));
                     }
                 }
@@ -282,6 +310,26 @@ impl ArchiveReader {
     }
 
     fn apply(&mut self, task: TaskRecord, time: u64, cpu: u32, sideband: bool) {
+        if let TaskRecord::Mapped { pid, file } = task {
+            if !self.executables.described {
+                match self.executables.held.remove(&pid) {
+                    Some(held) => push_exec(&mut self.attribution, pid, held, ProcessInfo { executable: Some(file), ..ProcessInfo::default() }),
+                    None => {
+                        self.executables.by_pid.entry(pid).or_insert(file);
+                    }
+                }
+            }
+            return;
+        }
+        if let (TaskRecord::Comm { pid, tid, comm, exec: true }, false, true) = (&task, self.executables.described, self.initialized) {
+            // The old program's executable is no longer this process's.
+            self.executables.by_pid.remove(pid);
+            if let Some(held) = self.executables.held.insert(*pid, (time, *tid, comm.clone())) {
+                // Two execs before a mapping: the first one is told as is.
+                push_exec(&mut self.attribution, *pid, held, ProcessInfo::default());
+            }
+            return;
+        }
         let a = &mut self.attribution;
         if !self.initialized {
             // The threads at the start, as /proc showed them then.
@@ -301,9 +349,27 @@ impl ArchiveReader {
             TaskRecord::Exit { tid, time } => (time, Pending::Exit { tid }),
             TaskRecord::Namespaces { tid, namespaces } => (time, Pending::Namespaces { tid, namespaces: Box::new(namespaces) }),
             TaskRecord::Lost { count } => (time, Pending::Lost { cpu, count, sideband }),
+            // Taken above.
+            TaskRecord::Mapped { .. } => return,
         };
         a.push(time, pending);
     }
+}
+
+impl ArchiveReader {
+    /// Pushes every exec COMM still held: its program was not mapped in
+    /// the round it exec'd in, so it goes without an executable.
+    fn release_held_execs(&mut self) {
+        for (pid, exec) in self.executables.held.drain() {
+            push_exec(&mut self.attribution, pid, exec, ProcessInfo::default());
+        }
+    }
+}
+
+/// Pushes the exec COMM `held` of `pid`, with what is known of the new
+/// program.
+fn push_exec(attribution: &mut Attribution, pid: u32, (time, tid, comm): (u64, u32, String), info: ProcessInfo) {
+    attribution.push(time, Pending::Comm { pid, tid, comm: comm.into(), exec: Some(Box::new(info)) });
 }
 
 fn process_name() -> String {
@@ -399,6 +465,10 @@ fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
 #[derive(Debug, PartialEq)]
 enum TaskRecord {
     Comm { pid: u32, tid: u32, comm: String, exec: bool },
+    /// A file mapped executable (an MMAP2 with PROT_EXEC, an MMAP not
+    /// marked data), which perf records and synthesizes: the first since a
+    /// process's exec is its executable.
+    Mapped { pid: u32, file: String },
     Fork { pid: u32, tid: u32, ptid: u32, time: u64 },
     Exit { tid: u32, time: u64 },
     Namespaces { tid: u32, namespaces: Namespaces },
@@ -406,12 +476,28 @@ enum TaskRecord {
 }
 
 impl TaskRecord {
-    /// `body` is the record after its 8-byte header; a body too short for
-    /// its kind is no record.
-    fn parse(kind: PerfEventHeaderType, body: &[u8], exec: bool) -> Option<TaskRecord> {
+    /// `body` is the record after its 8-byte header, `misc` the header's;
+    /// a body too short for its kind is no record.
+    fn parse(kind: PerfEventHeaderType, body: &[u8], misc: u16) -> Option<TaskRecord> {
         let u32_at = |at: usize| u32_at(body, at);
         let u64_at = |at: usize| u64_at(body, at);
+        // PERF_RECORD_MISC_COMM_EXEC on a COMM, PERF_RECORD_MISC_MMAP_DATA
+        // on an MMAP: the same bit.
+        let exec = misc & PERF_RECORD_MISC_COMM_EXEC != 0;
+        // A file's path, NUL-terminated; not `[vdso]` or `//anon`.
+        let file = |at: usize| -> Option<String> {
+            let name = body.get(at..)?;
+            let name = &name[..name.iter().position(|&b| b == 0)?];
+            name.starts_with(b"/").then(|| String::from_utf8_lossy(name).into_owned())
+        };
         Some(match kind {
+            // pid, tid, addr, len, pgoff, (maj, min, ino, generation | build
+            // id): 24 bytes, prot, flags, filename.
+            PerfEventHeaderType::Mmap2 if u32_at(56)? & libc::PROT_EXEC as u32 != 0 => {
+                TaskRecord::Mapped { pid: u32_at(0)?, file: file(64)? }
+            }
+            // pid, tid, addr, len, pgoff, filename.
+            PerfEventHeaderType::Mmap if !exec => TaskRecord::Mapped { pid: u32_at(0)?, file: file(32)? },
             PerfEventHeaderType::Comm => {
                 let name = body.get(8..)?;
                 let end = name.iter().position(|&b| b == 0)?;
@@ -440,6 +526,41 @@ impl TaskRecord {
 mod tests {
     use super::*;
 
+    /// An MMAP2 body: pid, tid, addr, len, pgoff, 24 bytes of device and
+    /// inode, prot, flags, the file.
+    fn mmap2(pid: u32, prot: i32, file: &[u8]) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&[0; 24 + 24]);
+        b.extend_from_slice(&(prot as u32).to_ne_bytes());
+        b.extend_from_slice(&0u32.to_ne_bytes());
+        b.extend_from_slice(file);
+        b
+    }
+
+    #[test]
+    fn an_executable_file_mapping_names_the_file_and_others_nothing() {
+        let exec = libc::PROT_READ | libc::PROT_EXEC;
+        assert_eq!(
+            TaskRecord::parse(PerfEventHeaderType::Mmap2, &mmap2(9, exec, b"/usr/bin/srv\0\0\0\0"), 0),
+            Some(TaskRecord::Mapped { pid: 9, file: "/usr/bin/srv".into() })
+        );
+        // Data, no file, or a name cut short: nothing.
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap2, &mmap2(9, libc::PROT_READ, b"/usr/lib/x.so\0"), 0), None);
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap2, &mmap2(9, exec, b"[vdso]\0"), 0), None);
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap2, &mmap2(9, exec, b"/usr/bin/srv"), 0), None);
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap2, &mmap2(9, exec, b"")[..50], 0), None);
+        // An MMAP: pid, tid, addr, len, pgoff, the file; data when marked so.
+        let mut mmap = Vec::new();
+        mmap.extend_from_slice(&4u32.to_ne_bytes());
+        mmap.extend_from_slice(&4u32.to_ne_bytes());
+        mmap.extend_from_slice(&[0; 24]);
+        mmap.extend_from_slice(b"/bin/sh\0");
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap, &mmap, 0), Some(TaskRecord::Mapped { pid: 4, file: "/bin/sh".into() }));
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap, &mmap, PERF_RECORD_MISC_COMM_EXEC), None, "MMAP_DATA, the same bit");
+    }
+
     #[test]
     fn a_task_record_cut_short_is_no_record() {
         let mut comm = Vec::new();
@@ -447,17 +568,17 @@ mod tests {
         comm.extend_from_slice(&6u32.to_ne_bytes());
         comm.extend_from_slice(b"worker\0\0");
         assert_eq!(
-            TaskRecord::parse(PerfEventHeaderType::Comm, &comm, true),
+            TaskRecord::parse(PerfEventHeaderType::Comm, &comm, PERF_RECORD_MISC_COMM_EXEC),
             Some(TaskRecord::Comm { pid: 5, tid: 6, comm: "worker".into(), exec: true })
         );
         // No NUL: the name ran off the end.
-        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Comm, &comm[..14], false), None);
-        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Fork, &comm[..12], false), None);
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Comm, &comm[..14], 0), None);
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Fork, &comm[..12], 0), None);
         let mut ns = Vec::new();
         ns.extend_from_slice(&1u32.to_ne_bytes());
         ns.extend_from_slice(&1u32.to_ne_bytes());
         ns.extend_from_slice(&u64::MAX.to_ne_bytes());
-        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Namespaces, &ns, false), None, "a count beyond the bytes");
+        assert_eq!(TaskRecord::parse(PerfEventHeaderType::Namespaces, &ns, 0), None, "a count beyond the bytes");
     }
 
     #[test]

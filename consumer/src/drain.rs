@@ -471,6 +471,8 @@ struct RecordTaker<'a> {
 
 impl RecordTaker<'_> {
     fn take(&mut self, bytes: &[u8], cpu: u32) {
+        // A sample the session's thread will not see: counted, not copied.
+        let counted_only = self.count_samples && is_sample(bytes);
         if let Some(scope) = self.sched.as_mut() {
             scope.observe(bytes);
         }
@@ -479,14 +481,14 @@ impl RecordTaker<'_> {
             if let (Some(archive), Some(pid)) = (self.archive.as_mut(), pid_of(bytes)) {
                 archive.process(pid, time, cpu, &info);
             }
-            if !(self.count_samples && is_sample(bytes)) {
+            if !counted_only {
                 self.round.described.push((self.round.bytes.len(), info));
             }
         }
         if let Some(archive) = self.archive.as_mut() {
             archive.copy(bytes);
         }
-        if self.count_samples && is_sample(bytes) {
+        if counted_only {
             self.round.samples += 1;
             return;
         }

@@ -60,12 +60,13 @@ fn field_ref<'a>((name, value): &'a Field<'a>) -> (&'a str, ValueRef<'a>) {
 /// share its tracepoint; any other event, or an EventHeader event that
 /// could not be decoded, is its tracepoint's name.
 fn names<'a>(event: &'a Event, decoded: &Result<Vec<Field<'_>>, DecodeError>) -> (Cow<'a, str>, Option<&'a str>) {
-    let text = |fields: &[Field<'_>], name: &str| -> Option<String> {
+    // The decoder puts `meta.*` last: looked for from the end.
+    fn text<'f>(fields: &'f [Field<'_>], name: &str) -> Option<&'f str> {
         match fields.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)? {
-            FieldValue::Str(s) => Some(s.to_string()),
+            FieldValue::Str(s) => Some(s.as_ref()),
             _ => None,
         }
-    };
+    }
     let eventheader = match decoded {
         Ok(fields) if is_eventheader(&event.format) => {
             text(fields, EVENTHEADER_PROVIDER_FIELD).zip(text(fields, EVENTHEADER_EVENT_FIELD))
@@ -73,7 +74,7 @@ fn names<'a>(event: &'a Event, decoded: &Result<Vec<Field<'_>>, DecodeError>) ->
         _ => None,
     };
     match eventheader {
-        Some((provider, name)) => (Cow::Owned(usertrace::eventheader_event_name(&provider, &name)), Some(event.name())),
+        Some((provider, name)) => (Cow::Owned(usertrace::eventheader_event_name(provider, name)), Some(event.name())),
         None => (Cow::Borrowed(event.name()), None),
     }
 }

@@ -352,10 +352,7 @@ fn main() {
                 ],
             );
             wait_enabled(&tp);
-            if args.get(3).map(String::as_str) == Some("--on-stdin") {
-                let mut line = String::new();
-                let _ = std::io::stdin().read_line(&mut line);
-            }
+            wait_for_stdin_if_asked(&args);
             emit(
                 &tp,
                 &[
@@ -379,12 +376,7 @@ fn main() {
         "rename" => {
             let tp = tracepoint(arg(2), STAGE);
             wait_enabled(&tp);
-            // perf enables its events only after its /proc walk: a test
-            // that records with it says when to begin.
-            if args.get(3).map(String::as_str) == Some("--on-stdin") {
-                let mut line = String::new();
-                let _ = std::io::stdin().read_line(&mut line);
-            }
+            wait_for_stdin_if_asked(&args);
             emit(&tp, &[Value::U32(1), Value::Str("E1")]);
             set_name("ut_renamed");
             emit(&tp, &[Value::U32(2), Value::Str("E2")]);
@@ -558,4 +550,14 @@ fn churn(name: &str, width: usize, stop: &std::path::Path) {
         reap(&mut live);
     }
     let _ = std::fs::remove_file(&link);
+}
+
+/// With `--on-stdin` after the mode's NAME, waits for a line on stdin:
+/// perf enables its events only after its /proc walk, so a test that
+/// records with it says when to begin.
+fn wait_for_stdin_if_asked(args: &[String]) {
+    if args.get(3).map(String::as_str) == Some("--on-stdin") {
+        let mut line = String::new();
+        let _ = std::io::stdin().read_line(&mut line);
+    }
 }

@@ -223,7 +223,9 @@ SRC
 
 exports_only_usertrace() {
   local so=$prefix/lib/libusertrace.so.0 others
-  readelf -d "$so" | grep -q 'SONAME.*\[libusertrace\.so\.0\]' || { echo "SONAME is not libusertrace.so.0"; return 1; }
+  # readelf's lines held first, here and below: `readelf | grep -q` under
+  # pipefail fails whenever grep exits before readelf is done (SIGPIPE).
+  grep -q 'SONAME.*\[libusertrace\.so\.0\]' <<<"$(readelf -d "$so")" || { echo "SONAME is not libusertrace.so.0"; return 1; }
   others=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^usertrace_')
   [ -z "$others" ] || { echo "exported beyond usertrace_*: $others"; return 1; }
   others=$(nm -g --defined-only "$prefix/lib/libusertrace.a" | awk 'NF == 3 {print $3}' | grep -v '^usertrace_')
@@ -238,7 +240,7 @@ examples_build_from_prefix() {
   local rpath=-Wl,-rpath,$prefix/lib
   cc -std=c99 -Wall -Wextra -Werror -pedantic -o "$build/bin/example_c" "$root/examples/c/main.c" $(pkg-config --cflags --libs usertrace) "$rpath" &&
     c++ -std=c++11 -Wall -Wextra -Werror -pedantic -o "$build/bin/example_cpp" "$root/examples/cpp/main.cpp" $(pkg-config --cflags --libs usertrace) "$rpath" &&
-    readelf -d "$build/bin/example_c" | grep -q 'NEEDED.*libusertrace\.so\.0' &&
+    grep -q 'NEEDED.*libusertrace\.so\.0' <<<"$(readelf -d "$build/bin/example_c")" &&
     "$build/bin/example_c" && "$build/bin/example_cpp"
 }
 
@@ -246,7 +248,7 @@ static_library_links() {
   export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
   cc -std=c99 -o "$build/bin/example_static" "$root/examples/c/main.c" $(pkg-config --cflags usertrace) \
     "$prefix/lib/libusertrace.a" $(pkg-config --static --libs-only-l usertrace | sed 's/-lusertrace//') &&
-    ! readelf -d "$build/bin/example_static" | grep -q libusertrace && "$build/bin/example_static"
+    ! grep -q libusertrace <<<"$(readelf -d "$build/bin/example_static")" && "$build/bin/example_static"
 }
 
 # `cc -static` with nothing but what `pkg-config --static` says: a program

@@ -152,7 +152,7 @@ library_packages_are_whole() {
     holds libusertrace0 "usr/lib/$multiarch/libusertrace.so.0" "usr/lib/$multiarch/libusertrace.so.$version" &&
     holds libusertrace-dev usr/include/usertrace.h "usr/lib/$multiarch/libusertrace.so" "usr/lib/$multiarch/libusertrace.a" \
       "usr/lib/$multiarch/pkgconfig/usertrace.pc" "usr/lib/$multiarch/cmake/usertrace/usertraceConfig.cmake" &&
-    ! dpkg-deb -c "$(deb libusertrace0)" | grep -qE '\.(h|a|pc)$'
+    ! grep -qE '\.(h|a|pc)$' <<<"$(dpkg-deb -c "$(deb libusertrace0)")"
 }
 
 # The C example, built with the -dev package's usertrace.pc (under a
@@ -164,7 +164,11 @@ c_program_builds_and_runs_from_the_packages() {
   flags=$(PKG_CONFIG_SYSROOT_DIR=$x PKG_CONFIG_LIBDIR=$x/usr/lib/$multiarch/pkgconfig pkg-config --cflags --libs usertrace) || return 1
   # shellcheck disable=SC2086
   cc -std=gnu99 -Wall -Werror -o "$work/example_c" "$root/examples/c/main.c" $flags || return 1
-  LD_LIBRARY_PATH=$x/usr/lib/$multiarch ldd "$work/example_c" | grep -q "$x/usr/lib/$multiarch/libusertrace.so.0" || return 1
+  # ldd's lines held first: `ldd | grep -q` under pipefail fails whenever
+  # grep has its match and exits before ldd is done writing (SIGPIPE).
+  local linked
+  linked=$(LD_LIBRARY_PATH=$x/usr/lib/$multiarch ldd "$work/example_c") || return 1
+  grep -q "$x/usr/lib/$multiarch/libusertrace.so.0" <<<"$linked" || return 1
   LD_LIBRARY_PATH=$x/usr/lib/$multiarch "$work/example_c"
 }
 

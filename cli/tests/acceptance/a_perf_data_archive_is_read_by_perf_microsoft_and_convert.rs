@@ -217,7 +217,10 @@ fn perf_records_own_file_names_a_process_by_its_executable_at_its_start_and_afte
     let mut ready = String::new();
     BufReader::new(producer.stdout.take().unwrap()).read_line(&mut ready).unwrap();
     assert!(ready.starts_with("ready"), "{ready}");
-    let mut perf = Command::new(perf()).args(["record", "-q", "-a", "-o", data.to_str().unwrap(), "-e", &format!("user_events:{name}")])
+    let event = format!("user_events:{name}");
+    let mut perf = Command::new(perf())
+        .args(perf_record_args(data.to_str().unwrap()))
+        .args(["-e", &event])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -40,12 +40,21 @@ pub fn usertrace_ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `perf record -q -a -o DATA`, with a minute rather than perf's 500 ms
+/// to read each process's /proc/PID/maps at its start: past its budget
+/// perf synthesizes no mapping for the process, which a guest under
+/// emulation on a loaded host has overrun; what is tested is our reading
+/// of the mappings perf found.
+pub fn perf_record_args(data: &str) -> Vec<&str> {
+    vec!["record", "-q", "-a", "--proc-map-timeout", "60000", "-o", data]
+}
+
 /// Runs `perf record -a` of `events` into `data` beside `ours`, a running
 /// `usertrace record` already attached; once perf is attached too, lets
 /// `producer` go (a line on its stdin), and when it has exited stops both
 /// recorders with Ctrl-C. `ours` must then exit successfully.
 pub fn record_beside_perf(ours: &mut Child, producer: &mut Child, events: &[String], data: &str) {
-    let mut args = vec!["record", "-q", "-a", "-o", data];
+    let mut args = perf_record_args(data);
     for e in events {
         args.extend(["-e", e.as_str()]);
     }

@@ -54,20 +54,23 @@ struct Counts {
     bytes: u64,
 }
 
+impl ring::RecordReader for Counts {
+    fn record(&mut self, bytes: &[u8], _at: usize) {
+        self.records += 1;
+        self.bytes += bytes.len() as u64;
+        let kind = u32::from_ne_bytes(bytes[0..4].try_into().unwrap());
+        if kind == PERF_RECORD_SAMPLE {
+            self.samples += 1;
+        } else if kind == PERF_RECORD_LOST && bytes.len() >= 24 {
+            // struct { header; u64 id; u64 lost; sample_id }.
+            self.lost += u64::from_ne_bytes(bytes[16..24].try_into().unwrap());
+        }
+    }
+}
+
 impl Counts {
     fn drain(&mut self, r: &mut CpuRing) {
-        let result = r.ring.drain(|bytes| {
-            self.records += 1;
-            self.bytes += bytes.len() as u64;
-            let kind = u32::from_ne_bytes(bytes[0..4].try_into().unwrap());
-            if kind == PERF_RECORD_SAMPLE {
-                self.samples += 1;
-            } else if kind == PERF_RECORD_LOST && bytes.len() >= 24 {
-                // struct { header; u64 id; u64 lost; sample_id }.
-                self.lost += u64::from_ne_bytes(bytes[16..24].try_into().unwrap());
-            }
-        });
-        if let Err(e) = result {
+        if let Err(e) = r.ring.read(self) {
             eprintln!("ring_drain_baseline: {e}");
         }
     }

@@ -1,7 +1,9 @@
 //! The drain thread: it owns the rings, reads them in rounds, and hands each
 //! round's records on, copied as the kernel wrote them, to the session's
 //! thread, which parses, orders, names and decodes them. It also attaches
-//! tracepoints as they appear (the rings are its), and writes the archive.
+//! tracepoints as they appear (the rings are its), and writes the archive,
+//! straight from each perf ring before the ring is freed (no copy: see
+//! `archive/writer.rs`).
 //!
 //! Per record it only copies, and looks at a few fixed bytes: the header's
 //! type, and the pid of a sample, an exec's COMM or an EXIT. Those say when
@@ -36,7 +38,7 @@ use super::format::EventFormat;
 use super::archive::process_sample;
 use super::processes::ProcessInfo;
 use super::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MISC_COMM_EXEC, PERF_RECORD_SAMPLE};
-use super::ring::Ring;
+use super::ring::{RecordReader, Ring};
 use super::sched_scope::{is_sched, SchedScope};
 use super::shm::{Item as ShmItem, ShmSource};
 use super::select::{load_with_text, scan};
@@ -153,15 +155,21 @@ impl Archive {
         }
     }
 
-    fn process(&mut self, pid: u32, time: u64, cpu: u32, info: &ProcessInfo) {
-        match self {
-            Archive::File(file) => file.process(pid, time, cpu, info),
-            Archive::Flight(window) => window.copy(&process_sample(pid, time, cpu, info)),
+    /// Describes `pid` before the record at `at` of the perf ring being
+    /// read, or (None) before the next record copied.
+    fn process(&mut self, at: Option<usize>, pid: u32, time: u64, cpu: u32, info: &ProcessInfo) {
+        match (self, at) {
+            (Archive::File(file), Some(at)) => file.process_before(at, pid, time, cpu, info),
+            (Archive::File(file), None) => file.process(pid, time, cpu, info),
+            (Archive::Flight(window), _) => window.copy(&process_sample(pid, time, cpu, info)),
         }
     }
 
-    fn copy(&mut self, bytes: &[u8]) {
+    /// Takes a record: the file writes a perf ring's (`in_ring`) from the
+    /// ring once it is read; the rest is copied.
+    fn take(&mut self, bytes: &[u8], in_ring: bool) {
         match self {
+            Archive::File(file) if in_ring => file.saw_sample(sample_time_of_sample(bytes)),
             Archive::File(file) => file.copy(bytes, sample_time_of_sample(bytes)),
             Archive::Flight(window) => window.copy(bytes),
         }
@@ -435,8 +443,8 @@ impl Drain {
             for sideband in [true, false] {
                 let ring = if sideband { &mut r.sideband_ring } else { &mut r.events_ring };
                 let (described, archive, sched, count_samples) = (&mut self.described, &mut self.archive, &mut self.sched, self.count_samples);
-                let mut taker = RecordTaker { described, archive, sched, count_samples, round: &mut *round };
-                let result = ring.drain(|bytes| taker.take(bytes, cpu));
+                let mut taker = RecordTaker { described, archive, sched, count_samples, round: &mut *round, cpu };
+                let result = ring.read(&mut taker);
                 if result.is_err() {
                     round.broken_rings += 1;
                 }
@@ -446,9 +454,12 @@ impl Drain {
         let before = round.bytes.len();
         let malformed = self.shm.malformed;
         let (described, archive, sched, count_samples) = (&mut self.described, &mut self.archive, &mut self.sched, self.count_samples);
-        let mut taker = RecordTaker { described, archive, sched, count_samples, round: &mut *round };
+        let mut taker = RecordTaker { described, archive, sched, count_samples, round: &mut *round, cpu: 0 };
         let new = self.shm.read(|item| match item {
-            ShmItem::Record(bytes) => taker.take(bytes, sample_cpu(bytes).unwrap_or(0)),
+            ShmItem::Record(bytes) => {
+                taker.cpu = sample_cpu(bytes).unwrap_or(0);
+                taker.take(bytes, None)
+            }
             ShmItem::EndOfRing { cpu } => {
                 let end = taker.round.bytes.len();
                 taker.round.segments.push(Segment { cpu, sideband: false, end });
@@ -467,10 +478,27 @@ struct RecordTaker<'a> {
     sched: &'a mut Option<SchedScope>,
     count_samples: bool,
     round: &'a mut Round,
+    /// The CPU of the ring read, or of the shared-memory record.
+    cpu: u32,
+}
+
+impl RecordReader for RecordTaker<'_> {
+    fn record(&mut self, record: &[u8], at: usize) {
+        self.take(record, Some(at));
+    }
+
+    fn published(&mut self, first: &[u8], second: &[u8]) {
+        if let Some(Archive::File(file)) = self.archive.as_mut() {
+            file.write_published(first, second);
+        }
+    }
 }
 
 impl RecordTaker<'_> {
-    fn take(&mut self, bytes: &[u8], cpu: u32) {
+    /// Takes a record at `at` of a perf ring being read, or (None) one that
+    /// is not.
+    fn take(&mut self, bytes: &[u8], at: Option<usize>) {
+        let cpu = self.cpu;
         // A sample the session's thread will not see: counted, not copied.
         let counted_only = self.count_samples && is_sample(bytes);
         if let Some(scope) = self.sched.as_mut() {
@@ -479,14 +507,14 @@ impl RecordTaker<'_> {
         if let Some(info) = description_needed(bytes, self.described) {
             let time = sample_time(bytes);
             if let (Some(archive), Some(pid)) = (self.archive.as_mut(), pid_of(bytes)) {
-                archive.process(pid, time, cpu, &info);
+                archive.process(at, pid, time, cpu, &info);
             }
             if !counted_only {
                 self.round.described.push((self.round.bytes.len(), info));
             }
         }
         if let Some(archive) = self.archive.as_mut() {
-            archive.copy(bytes);
+            archive.take(bytes, at.is_some());
         }
         if counted_only {
             self.round.samples += 1;

@@ -190,9 +190,10 @@ impl Ring {
         self.atomic(offset).load(Ordering::Relaxed)
     }
 
-    /// Calls `f` with each published record, contiguous, then frees their
-    /// space. A corrupt header skips the rest of what was published.
-    pub fn drain(&mut self, mut f: impl FnMut(&[u8])) -> Result<usize, RingError> {
+    /// Gives `reader` each published record, then the bytes they span,
+    /// then frees their space. A corrupt header skips the rest of what was
+    /// published (it is not in the bytes given either).
+    pub fn read(&mut self, reader: &mut impl RecordReader) -> Result<usize, RingError> {
         // ATOMICS: Acquire pairs with the kernel's smp_store_release of
         // data_head in perf_output_put_handle: records below head are
         // fully written before we read them.
@@ -211,22 +212,38 @@ impl Ring {
                 std::slice::from_raw_parts(data.add(rb.start), rb.len()),
             )
         };
-        let mut count = 0;
+        let (mut count, mut whole) = (0, 0);
         let mut result = Ok(0);
         for record in Records::new(a, b, tail) {
             match record {
                 Ok(record) => {
-                    f(record.contiguous(&mut self.scratch));
+                    reader.record(record.contiguous(&mut self.scratch), whole);
+                    whole += record.len();
                     count += 1;
                 }
                 Err(e) => result = Err(e),
             }
         }
+        let first = &a[..whole.min(a.len())];
+        reader.published(first, &b[..whole - first.len()]);
         // ATOMICS: Release orders our reads of the records before the store
         // that lets the kernel (smp_load_acquire-paired via its mb) reuse them.
         self.atomic(DATA_TAIL).store(head, Ordering::Release);
         result.map(|_: usize| count)
     }
+}
+
+/// What reads a ring ([`Ring::read`]).
+pub trait RecordReader {
+    /// A whole record, contiguous; `at` is where it starts in the
+    /// published bytes.
+    fn record(&mut self, record: &[u8], at: usize);
+
+    /// The published bytes of the records given, in the two pieces the
+    /// ring holds them in (the second is empty unless they wrap), while
+    /// they are still the ring's: what is written from them here is
+    /// written without a copy.
+    fn published(&mut self, _first: &[u8], _second: &[u8]) {}
 }
 
 fn page_size() -> usize {
@@ -243,6 +260,7 @@ fn page_size() -> usize {
 mod tests {
     use super::*;
     use crate::record::{build, parse, Record, SampleId};
+    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 
     /// A ring of `size` bytes holding `records` written from offset `tail`.
     fn ring_with(size: usize, tail: u64, records: &[Vec<u8>]) -> (Vec<u8>, u64) {
@@ -293,6 +311,81 @@ mod tests {
         assert_eq!(published_ranges(256, 10, 5), Err(RingError::BadHead { head: 5, tail: 10 }));
         assert_eq!(published_ranges(256, 0, 257), Err(RingError::BadHead { head: 257, tail: 0 }));
         assert_eq!(published_ranges(256, 7, 7).unwrap(), (7..7, 0..0));
+    }
+
+    /// A ring mapped from a memfd, as the kernel maps a perf event's:
+    /// the metadata page, then `pages` data pages.
+    fn memfd_ring(pages: usize) -> (OwnedFd, Ring) {
+        // SAFETY: a valid NUL-ended name and no flags.
+        let fd = unsafe { libc::memfd_create(c"ring".as_ptr(), 0) };
+        assert!(fd >= 0, "memfd_create: {}", std::io::Error::last_os_error());
+        // SAFETY: fd is a new descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        std::fs::File::from(fd.try_clone().unwrap()).set_len(((1 + pages) * page_size()) as u64).unwrap();
+        let ring = Ring::map(fd.as_fd(), pages).unwrap();
+        (fd, ring)
+    }
+
+    /// Writes `records` at `tail` into the data area and publishes them.
+    fn publish(ring: &mut Ring, tail: u64, records: &[Vec<u8>]) {
+        let (base, size) = (ring.data_offset, ring.data_size);
+        let mut head = tail;
+        for &b in records.iter().flatten() {
+            ring.map[base + (head % size as u64) as usize] = b;
+            head += 1;
+        }
+        ring.atomic(DATA_TAIL).store(tail, Ordering::Relaxed);
+        ring.atomic(DATA_HEAD).store(head, Ordering::Release);
+    }
+
+    #[derive(Default)]
+    struct Kept {
+        records: Vec<(usize, Vec<u8>)>,
+        published: Vec<u8>,
+        pieces: usize,
+    }
+
+    impl RecordReader for Kept {
+        fn record(&mut self, record: &[u8], at: usize) {
+            self.records.push((at, record.to_vec()));
+        }
+        fn published(&mut self, first: &[u8], second: &[u8]) {
+            self.published = [first, second].concat();
+            self.pieces = [first, second].iter().filter(|p| !p.is_empty()).count();
+        }
+    }
+
+    #[test]
+    fn a_reader_gets_each_record_where_it_starts_then_their_bytes_as_the_ring_holds_them() {
+        let (_fd, mut ring) = memfd_ring(1);
+        let size = ring.data_size as u64;
+        // Four 56-byte records from 100 bytes before the end: the second wraps.
+        let records: Vec<Vec<u8>> = (1..=4).map(lost).collect();
+        publish(&mut ring, 10 * size - 100, &records);
+        let mut kept = Kept::default();
+        assert_eq!(ring.read(&mut kept), Ok(4));
+        let at: Vec<usize> = kept.records.iter().map(|(at, _)| *at).collect();
+        assert_eq!(at, [0, 56, 112, 168]);
+        assert!(kept.records.iter().zip(&records).all(|((_, got), want)| got == want));
+        assert_eq!(kept.published, records.concat());
+        assert_eq!(kept.pieces, 2);
+        // All of it freed: the next read finds nothing.
+        let mut again = Kept::default();
+        assert_eq!(ring.read(&mut again), Ok(0));
+        assert!(again.published.is_empty());
+    }
+
+    #[test]
+    fn after_a_corrupt_header_the_bytes_given_end_with_the_last_whole_record() {
+        let (_fd, mut ring) = memfd_ring(1);
+        let mut bad = lost(2);
+        bad[6..8].copy_from_slice(&3u16.to_ne_bytes());
+        publish(&mut ring, 0, &[lost(1), bad, lost(3)]);
+        let mut kept = Kept::default();
+        assert_eq!(ring.read(&mut kept), Err(RingError::BadRecordSize { offset: 56, size: 3 }));
+        assert_eq!(kept.records.len(), 1);
+        assert_eq!(kept.published, lost(1));
+        assert_eq!(kept.pieces, 1);
     }
 
     #[test]

@@ -1,9 +1,15 @@
-//! Writing the archive while the session records: the rings' records are
-//! copied into one buffer per round, and each round is one write, followed
-//! by `FINISHED_ROUND`. The headers (attrs, formats, clock) are written
-//! when the file is finished.
+//! Writing the archive while the session records. A perf ring's records
+//! are written straight from the ring's pages, as `perf record` writes
+//! them, before the ring frees them: one `writev` per ring read, with the
+//! process descriptions that go before some of them in between. What is
+//! not in a perf ring (the threads of the start, shared-memory records, a
+//! flight recorder's window) is copied into a buffer, written with the
+//! next ring's records or at the end of the round. Each round ends with
+//! `FINISHED_ROUND`. The headers (attrs, formats, clock) are written when
+//! the file is finished.
 
-use std::io;
+use std::io::{self, IoSlice};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -61,8 +67,17 @@ impl Descriptions {
 pub struct ArchiveWriter {
     file: PerfDataFileWriter,
     shown_as: PathBuf,
-    /// This round's records, written as one block at its end.
+    /// Records copied and not yet written, written before the next ring's
+    /// records or at the end of the round.
     round: Vec<u8>,
+    /// Descriptions to go between the records of the ring being read:
+    /// where each goes in its published bytes, and where its bytes are in
+    /// `inserted_bytes`, in the order of the records.
+    inserted: Vec<(usize, Range<usize>)>,
+    inserted_bytes: Vec<u8>,
+    /// The first error of a write from a ring, told at the end of the
+    /// round: the ring's read cannot fail, and writes nothing after it.
+    failed: Option<io::Error>,
     /// The first and last sample times, for the SAMPLE_TIME header.
     sample_times: Option<(u64, u64)>,
     clock: (u64, u64),
@@ -88,7 +103,17 @@ impl ArchiveWriter {
             }
         }
         let mut writer =
-            ArchiveWriter { file, shown_as: options.shown_as.clone(), round: Vec::with_capacity(1 << 20), sample_times: None, clock: options.clock, cpus };
+            ArchiveWriter {
+            file,
+            shown_as: options.shown_as.clone(),
+            round: Vec::new(),
+            inserted: Vec::new(),
+            inserted_bytes: Vec::new(),
+            failed: None,
+            sample_times: None,
+            clock: options.clock,
+            cpus,
+        };
         let process = EventFormat::parse(format::SYSTEM, &format::format_text()).expect("usertrace:process has a valid format");
         writer.describe_tracepoint(&[format::PERF_ID], &sys::tracepoint_attr(process.id), &process, &format::format_text());
         Ok(writer)
@@ -175,14 +200,49 @@ impl ArchiveWriter {
         written.map_err(|error| Error::Io { path: self.shown_as.clone(), error })
     }
 
-    /// A record as the ring gave it; `sample_time` for a sample.
+    /// A record copied, not in a perf ring being read; `sample_time` for a
+    /// sample.
     pub(crate) fn copy(&mut self, bytes: &[u8], sample_time: Option<u64>) {
         self.round.extend_from_slice(bytes);
+        self.saw_sample(sample_time);
+    }
+
+    /// A record of the perf ring being read, written from the ring by
+    /// [`ArchiveWriter::write_published`]; `sample_time` for a sample.
+    pub(crate) fn saw_sample(&mut self, sample_time: Option<u64>) {
         if let Some(t) = sample_time {
             let (first, last) = self.sample_times.get_or_insert((t, t));
             *first = (*first).min(t);
             *last = (*last).max(t);
         }
+    }
+
+    /// Describes `pid` in a `usertrace:process` sample at `time`, written
+    /// before the record at `at` in the published bytes of the perf ring
+    /// being read.
+    pub(crate) fn process_before(&mut self, at: usize, pid: u32, time: u64, cpu: u32, info: &ProcessInfo) {
+        let start = self.inserted_bytes.len();
+        self.inserted_bytes.extend_from_slice(&format::sample(pid, time, cpu, info));
+        self.inserted.push((at, start..self.inserted_bytes.len()));
+    }
+
+    /// Writes the records of a perf ring, `first` then `second` as the
+    /// ring holds them, after what was copied before them, with the
+    /// descriptions [`ArchiveWriter::process_before`] placed between them:
+    /// one `writev`, no copy. An error is kept for the end of the round.
+    pub(crate) fn write_published(&mut self, first: &[u8], second: &[u8]) {
+        let (inserted, inserted_bytes) = (std::mem::take(&mut self.inserted), std::mem::take(&mut self.inserted_bytes));
+        if self.failed.is_none() {
+            let mut slices = interleaved(&self.round, [first, second], &inserted, &inserted_bytes);
+            if let Err(e) = write_all_vectored(&mut self.file, &mut slices) {
+                self.failed = Some(e);
+            }
+        }
+        self.round.clear();
+        // Kept for the next read: their allocations are reused.
+        (self.inserted, self.inserted_bytes) = (inserted, inserted_bytes);
+        self.inserted.clear();
+        self.inserted_bytes.clear();
     }
 
     /// A round's records as the rings gave them (a flight recorder's,
@@ -217,7 +277,10 @@ impl ArchiveWriter {
     /// Writes this round's records, then `FINISHED_ROUND`: every round,
     /// an empty one too, so that a reader's rounds are the session's.
     pub(crate) fn end_round(&mut self) -> Result<(), Error> {
-        let written = self.file.write_event_data(&self.round).and_then(|()| self.file.write_finished_round());
+        let written = match self.failed.take() {
+            Some(error) => Err(error),
+            None => self.file.write_event_data(&self.round).and_then(|()| self.file.write_finished_round()),
+        };
         self.round.clear();
         written.map_err(|error| Error::Io { path: self.shown_as.clone(), error })
     }
@@ -226,6 +289,9 @@ impl ArchiveWriter {
     /// records (a flush's) are one round that ends with the file.
     pub(crate) fn finish(&mut self) -> Result<(), Error> {
         let failed = |error| Error::Io { path: self.shown_as.clone(), error };
+        if let Some(error) = self.failed.take() {
+            return Err(failed(error));
+        }
         self.file.write_event_data(&self.round).map_err(failed)?;
         self.round.clear();
         let (monotonic, unix) = self.clock;
@@ -241,6 +307,42 @@ impl ArchiveWriter {
         self.file.set_header(PerfHeaderIndex::Cmdline, &string_list(std::env::args()));
         self.file.finalize_and_close().map_err(failed)
     }
+}
+
+/// What [`ArchiveWriter::write_published`] writes, in order: `copied`,
+/// then the published bytes (`first` then `second`) with each inserted
+/// stretch of `inserted_bytes` before the byte of the published ones it
+/// names. No empty slice.
+fn interleaved<'a>(copied: &'a [u8], [first, second]: [&'a [u8]; 2], inserted: &[(usize, Range<usize>)], inserted_bytes: &'a [u8]) -> Vec<IoSlice<'a>> {
+    let split = first.len();
+    let mut slices = Vec::with_capacity(3 + 3 * inserted.len());
+    let published = |slices: &mut Vec<IoSlice<'a>>, range: Range<usize>| {
+        slices.push(IoSlice::new(&first[range.start.min(split)..range.end.min(split)]));
+        slices.push(IoSlice::new(&second[range.start.max(split) - split..range.end.max(split) - split]));
+    };
+    slices.push(IoSlice::new(copied));
+    let mut from = 0;
+    for (at, bytes) in inserted {
+        published(&mut slices, from..*at);
+        slices.push(IoSlice::new(&inserted_bytes[bytes.clone()]));
+        from = *at;
+    }
+    published(&mut slices, from..first.len() + second.len());
+    slices.retain(|s| !s.is_empty());
+    slices
+}
+
+/// Writes every byte of `slices`, in as many `writev`s as it takes.
+fn write_all_vectored(file: &mut PerfDataFileWriter, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    while !slices.is_empty() {
+        match file.write_event_data_vectored(slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// A tracefs file, read in large reads: `header_page` says it is 32 bytes
@@ -272,4 +374,38 @@ fn string_list(strings: impl Iterator<Item = String>) -> Vec<u8> {
         out.resize(start + len, 0);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(copied: &[u8], first: &[u8], second: &[u8], inserted: &[(usize, &[u8])]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let ranges: Vec<(usize, Range<usize>)> = inserted
+            .iter()
+            .map(|(at, b)| {
+                bytes.extend_from_slice(b);
+                (*at, bytes.len() - b.len()..bytes.len())
+            })
+            .collect();
+        let slices = interleaved(copied, [first, second], &ranges, &bytes);
+        assert!(slices.iter().all(|s| !s.is_empty()));
+        slices.iter().flat_map(|s| s.iter().copied()).collect()
+    }
+
+    #[test]
+    fn descriptions_go_before_the_records_they_name_on_either_side_of_the_wrap() {
+        // Records "ab", "cd", "ef", "gh", wrapped after "abc".
+        let (first, second) = (&b"abc"[..], &b"defgh"[..]);
+        assert_eq!(written(b"", first, second, &[]), b"abcdefgh");
+        assert_eq!(written(b"xy", first, second, &[]), b"xyabcdefgh");
+        // Before the first record, the one that wraps, one after the wrap,
+        // and two before the same record.
+        let got = written(b"T", first, second, &[(0, b"0"), (2, b"2"), (4, b"4"), (6, b"6"), (6, b"6'")]);
+        assert_eq!(got, b"T0ab2cd4ef66'gh");
+        // At the wrap itself, and nothing published but what was copied.
+        assert_eq!(written(b"", b"abcd", b"efgh", &[(4, b"|")]), b"abcd|efgh");
+        assert_eq!(written(b"T", b"", b"", &[]), b"T");
+    }
 }

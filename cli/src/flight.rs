@@ -426,7 +426,7 @@ fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, m
     for dump in dumps {
         let request = dump.request().clone();
         let tokens: Vec<u64> = std::iter::once(request.token).chain(dump.joined().iter().map(|r| r.token)).collect();
-        let at = chrono::Local::now() - chrono::Duration::nanoseconds((usertrace_consumer::monotonic_ns().saturating_sub(request.time_ns)) as i64);
+        let at = chrono::Local::now() - chrono::Duration::nanoseconds((usertrace_consumer::monotonic_ns().saturating_sub(dump.named_ns())) as i64);
         let path = dump_path(archive, at);
         let answer = match write_dump(dump, &path) {
             Ok(summary) => {

@@ -277,7 +277,8 @@ impl FlightWindow {
         }
         let (request, joined) = self.pending.take()?;
         let rounds = self.rounds.iter().cloned().collect();
-        Some(self.dump(request, joined, rounds, self.start.clone()))
+        let named_ns = request.time_ns;
+        Some(self.dump(request, joined, rounds, self.start.clone(), named_ns))
     }
 
     /// A continuous archive's round: kept until its file switches, then
@@ -320,12 +321,13 @@ impl FlightWindow {
         for round in &rounds {
             self.start.fold(&round.bytes);
         }
-        Some(self.dump(request, joined, rounds, start))
+        Some(self.dump(request, joined, rounds, start, now_ns))
     }
 
-    fn dump(&self, request: DumpRequest, joined: Vec<DumpRequest>, rounds: Vec<Arc<Chunk>>, start: WindowStart) -> FlightDump {
+    fn dump(&self, request: DumpRequest, joined: Vec<DumpRequest>, rounds: Vec<Arc<Chunk>>, start: WindowStart, named_ns: u64) -> FlightDump {
         FlightDump {
             request,
+            named_ns,
             joined,
             rounds,
             start,
@@ -341,6 +343,8 @@ impl FlightWindow {
 /// recorder kept when the dump's time after its trigger ran out.
 pub struct FlightDump {
     request: DumpRequest,
+    /// See [`FlightDump::named_ns`].
+    named_ns: u64,
     joined: Vec<DumpRequest>,
     rounds: Vec<Arc<Chunk>>,
     start: WindowStart,
@@ -365,6 +369,15 @@ impl FlightDump {
     /// What asked for this dump.
     pub fn request(&self) -> &DumpRequest {
         &self.request
+    }
+
+    /// The time its file is named after (CLOCK_MONOTONIC ns): when it was
+    /// asked for, or in a continuous archive when it was cut. Each file of
+    /// a continuous archive begins where the one before it ended, so named
+    /// by its cut their names sort as their contents do, even when a
+    /// request (a SIGUSR2) reaches the window only after a later cut.
+    pub fn named_ns(&self) -> u64 {
+        self.named_ns
     }
 
     /// Requests that came while it was open, and share it.
@@ -559,6 +572,32 @@ mod tests {
         let reasons: Vec<&str> = files.iter().map(|f| f.request().reason.as_str()).collect();
         assert_eq!(reasons.last(), Some(&"the end of the recording"));
         assert_eq!(reasons[reasons.len() - 2], "SIGUSR2");
+    }
+
+    #[test]
+    fn a_continuous_archive_names_each_file_by_its_cut_so_names_sort_as_contents_do() {
+        let mut w = window(0, 0, usize::MAX, Some(Switch::Every(Duration::from_millis(50))));
+        w.file_start_ns = 0;
+        let mut files = Vec::new();
+        for t in (10..=50).step_by(10) {
+            w.copy(&event(1, t * MS));
+            files.extend(w.end_round(t * MS, false));
+        }
+        // A SIGUSR2 asked at 45 ms reaches the window only after the cut
+        // at 50 ms (the session's thread was late): its file, cut at 60 ms,
+        // holds what came after 50 ms and must sort after that one.
+        w.request(DumpRequest { reason: "SIGUSR2".into(), time_ns: 45 * MS, token: 1 });
+        w.copy(&event(1, 60 * MS));
+        files.extend(w.end_round(60 * MS, false));
+        let named: Vec<(u64, &str)> = files.iter().map(|f| (f.named_ns() / MS, f.request().reason.as_str())).collect();
+        assert_eq!(named, [(50, "--switch-output"), (60, "SIGUSR2")]);
+        // A flight recorder's dump is named when it was asked for.
+        let mut w = window(10 * MS, 0, usize::MAX, None);
+        w.copy(&event(1, 5 * MS));
+        w.end_round(5 * MS, false);
+        w.request(DumpRequest { reason: "trigger".into(), time_ns: 7 * MS, token: 1 });
+        let dump = w.end_round(8 * MS, false).expect("a dump with nothing after it to wait for");
+        assert_eq!(dump.named_ns(), 7 * MS);
     }
 
     #[test]

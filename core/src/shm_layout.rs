@@ -68,6 +68,16 @@ pub fn ring_file_name(pid: u32, instance: u32, tid: u32) -> String {
     format!("{pid}.{instance}.{tid}{RING_SUFFIX}")
 }
 
+/// Whether a registry that says PID namespace `theirs` comes from another
+/// namespace than `ours` (each an inode of `/proc/self/ns/pid`, 0 where
+/// unknown). Its pid then names another process, or none, here: it is
+/// neither recorded nor judged gone by that pid, and its files are not
+/// removed. Unknown on either side counts as the same, as before the
+/// header said.
+pub fn in_another_pid_namespace(theirs: u64, ours: u64) -> bool {
+    theirs != 0 && ours != 0 && theirs != ours
+}
+
 /// The pid and instance in a registry file's name, `PID.INSTANCE.registry`.
 pub fn parse_registry_file_name(name: &str) -> Option<(u32, u32)> {
     let (pid, instance) = name.strip_suffix(REGISTRY_SUFFIX)?.split_once('.')?;
@@ -123,6 +133,11 @@ pub mod registry {
     pub const GENERATION: usize = 28;
     /// `u32`: the instance its file name carries.
     pub const INSTANCE: usize = 32;
+    /// `u64`: the inode of the producer's PID namespace (`/proc/self/ns/pid`),
+    /// in which [`PID`] is its pid; 0 if it could not tell. A recorder in
+    /// another PID namespace would find another process, or none, under
+    /// that pid: it does not record this producer, and says why.
+    pub const PID_NAMESPACE: usize = 40;
 }
 
 /// Offsets in a slot.
@@ -299,6 +314,8 @@ pub struct RegistryHeader {
     pub generation: u32,
     /// The instance (see [`registry_file_name`]).
     pub instance: u32,
+    /// Its PID namespace's inode, or 0 (see [`registry::PID_NAMESPACE`]).
+    pub pid_namespace: u64,
 }
 
 impl RegistryHeader {
@@ -320,6 +337,7 @@ impl RegistryHeader {
             recorder: u32_at(bytes, registry::RECORDER),
             generation: u32_at(bytes, registry::GENERATION),
             instance: u32_at(bytes, registry::INSTANCE),
+            pid_namespace: u64_at(bytes, registry::PID_NAMESPACE),
         })
     }
 }

@@ -22,6 +22,7 @@ mod a_fork_storm_of_200_children_arrives_under_each_child_s_name;
 mod sixty_four_threads_received_plus_lost_is_emitted;
 mod list_shows_a_tracepoint_in_shared_memory_with_its_fields_and_process;
 mod a_producer_another_recorder_holds_is_named_and_taken_once_it_ends;
+mod a_producer_in_another_pid_namespace_is_named_and_left_alone;
 mod the_archive_alone_holds_and_counts_every_childs_event;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use usertrace::shm_layout::{parse_registry_file_name, parse_ring_file_name, records, DIRECTORY_PREFIX};
+use usertrace::shm_layout::{in_another_pid_namespace, parse_registry_file_name, parse_ring_file_name, records, DIRECTORY_PREFIX};
 use usertrace::Pattern;
 
 use crate::format::EventFormat;
@@ -102,6 +102,9 @@ pub(crate) struct ShmSource {
     pub(crate) malformed: u64,
     /// When the session began, CLOCK_MONOTONIC.
     started_ns: u64,
+    /// The inode of this recorder's PID namespace, 0 if unknown: a
+    /// producer's pid names it only in its own.
+    pid_namespace: u64,
     scratch: Vec<u8>,
     record: Vec<u8>,
 }
@@ -121,6 +124,7 @@ impl ShmSource {
             next_perf_id: FIRST_PERF_ID,
             malformed: 0,
             started_ns: sys::monotonic_ns(),
+            pid_namespace: sys::own_pid_namespace(),
             scratch: Vec::new(),
             record: Vec::new(),
         }
@@ -227,6 +231,22 @@ impl ShmSource {
                 continue;
             };
             let matches = self.patterns.iter().any(|p| p.matches(SYSTEM, &name));
+            let theirs = self.producers[index].pid_namespace;
+            if matches && in_another_pid_namespace(theirs, self.pid_namespace) {
+                // Its pid is its own namespace's: here it names another
+                // process, or none, which is neither written nor asked its
+                // name. It stays off.
+                let (pid, path) = (self.producers[index].pid, self.producers[index].path.clone());
+                let reason = format!(
+                    "it runs in another PID namespace (pid:[{theirs}]), where its pid is {pid}, and a recorder can find its process \
+                     only by that pid in its own namespace: record from inside that namespace (`nsenter --target HOST_PID --pid --mount`), \
+                     or run the producer in this one"
+                );
+                if self.refused.insert(path, reason.clone()).is_none() {
+                    self.not_recorded.push(NotRecorded { time_ns: sys::monotonic_ns(), pid, comm: String::new(), reason });
+                }
+                return Ok(());
+            }
             if matches && !self.producers[index].held {
                 if let Err(Refusal::Held { recorder }) = self.producers[index].claim(self.recorder) {
                     return Err(recorder);
@@ -347,7 +367,8 @@ impl ShmSource {
                 index += 1;
                 continue;
             }
-            if !producer.is_alive() {
+            // One from another PID namespace is not judged by its pid here.
+            if !producer.is_alive() && !in_another_pid_namespace(producer.pid_namespace, self.pid_namespace) {
                 // Its threads may have made rings after this round listed
                 // the directory; now that it is gone the listing is final.
                 // Only once that finds nothing new, and everything it wrote

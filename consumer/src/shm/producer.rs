@@ -58,6 +58,9 @@ pub(crate) struct Producer {
     /// A rescan came since the slots were last read: read them after the
     /// rings.
     pub(crate) slots_due: bool,
+    /// The inode of its PID namespace, in which `pid` is its pid; 0 if it
+    /// did not say (see `registry::PID_NAMESPACE`).
+    pub(crate) pid_namespace: u64,
 }
 
 /// Why a registry was not taken.
@@ -108,6 +111,7 @@ impl Producer {
         }
         let producer = Producer {
             pid: header.pid,
+            pid_namespace: header.pid_namespace,
             instance: header.instance,
             start_time: header.start_time,
             inode: meta.ino(),

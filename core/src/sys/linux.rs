@@ -300,6 +300,19 @@ pub fn make_private_directory(path: &Path) -> Result<(), Errno> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700)).map_err(errno)
 }
 
+/// `stat(path)`'s inode number, allocating nothing: for
+/// `/proc/self/ns/pid`, which namespace this process is in.
+pub fn inode_of(path: &CStr) -> Result<u64, Errno> {
+    // SAFETY: an all-zero `struct stat` is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is NUL-terminated; `st` is a valid, writable stat.
+    if unsafe { libc::stat(path.as_ptr(), &mut st) } == 0 {
+        Ok(st.st_ino)
+    } else {
+        Err(Errno::last())
+    }
+}
+
 /// `lstat(path)`: whether it is a directory (a symlink is not), its owner
 /// and its mode bits.
 pub fn directory_owner_and_mode(path: &Path) -> Result<(bool, u32, u32), Errno> {

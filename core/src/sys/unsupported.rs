@@ -175,6 +175,11 @@ pub fn make_private_directory(_path: &Path) -> Result<(), Errno> {
     Err(UNSUPPORTED)
 }
 
+/// Would `stat` a file: `ENOSYS`.
+pub fn inode_of(_path: &CStr) -> Result<u64, Errno> {
+    Err(UNSUPPORTED)
+}
+
 /// Would look at a directory: `ENOSYS`.
 pub fn directory_owner_and_mode(_path: &Path) -> Result<(bool, u32, u32), Errno> {
     Err(UNSUPPORTED)

@@ -148,33 +148,37 @@ fn unsafe_because(is_dir: bool, owner: u32, mode: u32, uid: u32) -> Option<Strin
 /// longer exist (crashed, so their exit handler never ran) and this pid's
 /// from before an exec (an exec runs no exit handler), unless a recorder
 /// holds their registry, which then reads what is left and removes them.
+/// A registry from another PID namespace (a container sharing /dev/shm)
+/// names its process by a pid that means nothing here: its files stay.
 /// One `kill(pid, 0)` per file: cheap, and only at the first registration.
 fn remove_stale_files(uid: u32) {
     let dir = shm_layout::directory(uid);
     let Ok(entries) = std::fs::read_dir(&dir) else { return };
     let me = sys::pid();
+    let my_namespace = sys::inode_of(c"/proc/self/ns/pid").unwrap_or(0);
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let ids = shm_layout::parse_registry_file_name(name).or_else(|| shm_layout::parse_ring_file_name(name).map(|(p, i, _)| (p, i)));
         let Some((pid, instance)) = ids else { continue };
-        if (pid == me || !sys::process_exists(pid)) && !recorder_holds(&dir.join(shm_layout::registry_file_name(pid, instance))) {
+        if !(pid == me || !sys::process_exists(pid)) {
+            continue;
+        }
+        let header = registry_header(&dir.join(shm_layout::registry_file_name(pid, instance)));
+        let held = header.as_ref().is_some_and(|h| h.recorder != 0 && sys::process_exists(h.recorder));
+        let foreign = header.as_ref().is_some_and(|h| shm_layout::in_another_pid_namespace(h.pid_namespace, my_namespace));
+        if !held && !foreign {
             let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
-/// Whether the registry file at `path` names a recorder that still runs.
-fn recorder_holds(path: &std::path::Path) -> bool {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut word = [0u8; 4];
-    // Seek and read rather than a positioned read, which is Unix-only:
-    // the crate builds (and does nothing here) on every OS.
-    let read = std::fs::File::open(path).and_then(|mut f| {
-        f.seek(SeekFrom::Start(shm_layout::registry::RECORDER as u64))?;
-        f.read_exact(&mut word)
-    });
-    read.is_ok() && matches!(u32::from_ne_bytes(word), r if r != 0 && sys::process_exists(r))
+/// The header of the registry file at `path`, if it has a valid one.
+fn registry_header(path: &std::path::Path) -> Option<shm_layout::RegistryHeader> {
+    use std::io::Read;
+    let mut bytes = [0u8; shm_layout::REGISTRY_HEADER_LEN];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut bytes)).ok()?;
+    shm_layout::RegistryHeader::parse(&bytes).ok()
 }
 
 /// The exit and fork handlers, once per process (a fork child inherits

@@ -161,7 +161,8 @@ fn remove_stale_files(uid: u32) {
         let Some(name) = name.to_str() else { continue };
         let ids = shm_layout::parse_registry_file_name(name).or_else(|| shm_layout::parse_ring_file_name(name).map(|(p, i, _)| (p, i)));
         let Some((pid, instance)) = ids else { continue };
-        if !(pid == me || !sys::process_exists(pid)) {
+        // A live process's files, other than ours from before an exec.
+        if pid != me && sys::process_exists(pid) {
             continue;
         }
         let header = registry_header(&dir.join(shm_layout::registry_file_name(pid, instance)));

@@ -86,5 +86,10 @@ fn record_sched_says_where_each_span_s_time_went() {
     let slice = summary["slice_states"].as_array().unwrap().iter().find(|s| s["name"] == sleep_name.as_str()).unwrap_or_else(|| panic!("no {sleep_name} slice: {}", summary["slice_states"]));
     let sleeping = slice["states"]["Sleeping"].as_u64().unwrap_or(0);
     assert!(sleeping >= 280 * MS, "the thread Sleeping {sleeping} ns inside sleep_span: {slice}");
+    // The pipe's waker, which emits nothing, has a thread track under its
+    // name, so that Perfetto names the waker of that wakeup.
+    let waker = &wakers[0];
+    let named = summary["threads"].as_array().unwrap().iter().find(|t| t["tid"] == waker["tid"]);
+    assert_eq!(named.map(|t| (&t["pid"], &t["name"])), Some((&waker["pid"], &waker["thread"])), "{waker}: {}", summary["threads"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -359,6 +359,19 @@ impl Builder {
         if !self.drop_instants {
             self.sched_events.extend(SchedEvent::of_record(e, record));
         }
+        // The task it ran in (a waker, or one switched out beside a followed
+        // thread) is a thread of the timeline, named as the attribution
+        // names it: a viewer then names the waker of a wakeup even when it
+        // emits nothing and its own switches are not recorded; by its last
+        // name, as a thread that emits is (a waker forked from one program
+        // may exec another). Not the idle task, nor a process: it has no
+        // events of its own.
+        if !self.lean && e.tid != 0 {
+            let thread = self.threads.entry(e.tid).or_insert_with(|| Thread { tid: e.tid, pid: e.pid, name: String::new() });
+            if thread.name != e.comm {
+                thread.name.clone_from(&e.comm);
+            }
+        }
         let Some(wakee) = self.sched.push(e.time_ns, record) else { return };
         for key in self.stacks.get(&wakee).into_iter().flatten() {
             if let Some(open) = self.open.get_mut(key) {

@@ -64,7 +64,17 @@ fn the_spans_thread_track_has_the_pid_and_tid_its_states_are_recorded_under() {
             _ => None,
         })
         .collect();
-    assert_eq!(threads, [(10, 11)], "only the thread that emitted events has a track");
+    // The span's thread, its waker (which emits nothing) and the thread
+    // that preempted it, under their processes; not the idle task.
+    assert_eq!(threads, [(10, 11), (10, 12), (20, 20)]);
+    let names: Vec<String> = packets
+        .iter()
+        .filter_map(|p| match &p.data {
+            Some(trace_packet::Data::TrackDescriptor(d)) => d.thread.as_ref().map(|t| t.thread_name().to_owned()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, ["thread11", "thread12", "thread20"]);
     let named: std::collections::BTreeSet<i64> = packets
         .iter()
         .filter_map(|p| match &p.data {

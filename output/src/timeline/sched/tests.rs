@@ -178,13 +178,17 @@ fn migrations_inside_the_span_are_counted() {
 }
 
 #[test]
-fn scheduler_records_are_neither_instants_nor_threads_nor_processes() {
-    let records = [switch(0, 7, R, 10), waking(5, 8, 8, 10), migrate(6, 10), begin(10, 10, 10, "work", 1), end(20, 10, 10, "work", 1)];
+fn scheduler_records_are_neither_instants_nor_processes_and_their_tasks_are_named_threads() {
+    let records =
+        [switch(0, 7, R, 10), waking(5, 8, 8, 10), migrate(6, 10), switch(7, 0, R, 10), begin(10, 10, 10, "work", 1), end(20, 10, 10, "work", 1)];
     let t = Timeline::build(&records);
     assert!(t.instants.is_empty());
     assert_eq!(t.processes.keys().copied().collect::<Vec<_>>(), [10]);
-    assert_eq!(t.threads.keys().copied().collect::<Vec<_>>(), [10]);
     assert_eq!(t.processes[&10].events, 2);
+    // The task switched out for it and its waker, which emit nothing, are
+    // threads named as they were attributed; not the idle task.
+    let threads: Vec<(u32, u32, &str)> = t.threads.values().map(|t| (t.tid, t.pid, t.name.as_str())).collect();
+    assert_eq!(threads, [(7, 7, "thread7"), (8, 8, "thread8"), (10, 10, "thread10")]);
 }
 
 #[test]

@@ -475,7 +475,9 @@ fn switch_output_with_max_files_keeps_only_the_newest() {
     let numbers = producer(&["seq", &seq, "2500", "1000"]);
     let recorder = Recorder::start(&["--switch-output=500ms", "--max-files", "2", "-e", &seq, "-o", output.to_str().unwrap()]);
     assert!(numbers.wait_with_output().unwrap().status.success());
-    std::thread::sleep(Duration::from_millis(500));
+    // Stopped at once (its last read takes what is left in the rings): a
+    // wait as long as a file's 500 ms could see two more files cut after
+    // the last number, which would then be the two kept.
     let (status, stderr) = recorder.stop();
     assert!(status.success(), "{stderr}");
     let found = dumps(&dir);

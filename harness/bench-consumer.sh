@@ -35,13 +35,19 @@
 #          `record --sched`: `ut_emit sched` (a sleeping, a spinning, a
 #          contended and a pipe-woken span) five times over, beside two
 #          busy loops that nobody follows, recorded with and without
-#          --sched into perf.data: the recorder's CPU seconds (rusage),
+#          --sched into perf.data: the recorder's own CPU seconds,
 #          the events recorded and the file's bytes. Then the producer's
 #          costs under each: core/benches/producer.rs (enabled_emit,
 #          enabled_span; BENCH_PRODUCER, else the newest built by
 #          `cargo bench -p usertrace --bench producer --no-run`) run by
 #          `usertrace record [--sched] -e 'bench_enabled*'`, so that with
 #          --sched its own threads' switches are traced.
+#   sched-demo  (not run by default: minutes under TCG, the JVM's start
+#          above all) the same measure under the four-language demo: its
+#          chain (written by `harness/demo --build-only` to
+#          /tmp/usertrace-demo/chain; BENCH_DEMO_REQUESTS, 12) recorded as
+#          the demo records it, `-e 'demo_*' -e 'jvm_*'`, into perf.data,
+#          without and with --sched, one after the other.
 #   shm    the recorder over each transport in one run (user_events and
 #          shared memory, forced with USERTRACE_TRANSPORT), the same ring
 #          bytes: events/s drained from rings filled while the recorder
@@ -530,25 +536,43 @@ PY
   rm -f "$scratch/a.data"
 fi
 
-if want sched; then
-  # Two busy loops nobody follows: the machine's own load, which the
-  # kernel filter keeps out of the rings.
-  for _ in 1 2; do (while :; do :; done) & done
-  loops=$(jobs -p | tail -2)
-  python3 - "$ut" "$emit" "$scratch" <<'PY'
-import os, re, subprocess, sys
-ut, emit, scratch = sys.argv[1:]
-load = f"for i in 1 2 3 4 5; do {emit} sched bench_sched >/dev/null; done"
+# TITLE RECORD-ARGS... -- COMMAND...: COMMAND recorded to perf.data by
+# `usertrace record RECORD-ARGS`, without and then with --sched: the
+# recorder's own CPU seconds (its threads', from /proc/PID/stat, read
+# every 50 ms until it exits: its rusage would add the command's, which
+# it waits for), its events (its closing line, not a progress line) and
+# the file's bytes.
+sched_cost() {
+  python3 - "$ut" "$scratch" "$@" <<'PY'
+import os, re, subprocess, sys, threading, time
+ut, scratch, title, *rest = sys.argv[1:]
+split = rest.index("--")
+record_args, command = rest[:split], rest[split + 1:]
+hz = os.sysconf("SC_CLK_TCK")
 rows = {}
 for kind, flags in (("plain", []), ("sched", ["--sched"])):
     out = f"{scratch}/s-{kind}.data"
-    p = subprocess.Popen([ut, "record", *flags, "-e", "bench_sched_*", "-o", out, "--", "sh", "-c", load], stderr=subprocess.PIPE, text=True)
-    err = p.stderr.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    events = int(re.search(r"(\d+) events, \d+ lost", err).group(1))
-    rows[kind] = (usage.ru_utime + usage.ru_stime, events, os.path.getsize(out))
+    p = subprocess.Popen([ut, "record", *flags, *record_args, "-o", out, "--", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stderr = []
+    reader = threading.Thread(target=lambda: stderr.append(p.stderr.read()))
+    reader.start()
+    cpu = 0.0
+    while p.poll() is None:
+        try:
+            # utime and stime: fields 14 and 15, counted after the ")".
+            fields = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / hz
+        except (OSError, IndexError, ValueError):
+            pass
+        time.sleep(0.05)
+    reader.join()
+    err = stderr[0]
+    if p.returncode != 0:
+        sys.exit(f"bench-consumer: {title}, {kind}: {err}")
+    events = int(re.findall(r"^usertrace record: (\d+) events, \d+ lost, [\d.]+s$", err, re.M)[-1])
+    rows[kind] = (cpu, events, os.path.getsize(out))
     os.remove(out)
-print("sched: `ut_emit sched` five times beside two unfollowed busy loops, recorded to perf.data:")
+print(f"sched: {title}, recorded to perf.data:")
 print(f"  {'':28} {'CPU s':>7} {'events':>8} {'bytes':>10}")
 for kind, label in (("plain", "usertrace record"), ("sched", "usertrace record --sched")):
     cpu, events, size = rows[kind]
@@ -556,6 +580,15 @@ for kind, label in (("plain", "usertrace record"), ("sched", "usertrace record -
 (pc, pe, pb), (sc, se, sb) = rows["plain"], rows["sched"]
 print(f"  ratio --sched / plain        {sc / max(pc, 1e-9):>7.2f} {se / max(pe, 1):>8.1f} {sb / max(pb, 1):>10.1f}")
 PY
+}
+
+if want sched; then
+  # Two busy loops nobody follows: the machine's own load, which the
+  # kernel filter keeps out of the rings.
+  for _ in 1 2; do (while :; do :; done) & done
+  loops=$(jobs -p | tail -2)
+  sched_cost "\`ut_emit sched\` five times beside two unfollowed busy loops" -e 'bench_sched_*' -- \
+    sh -c "for i in 1 2 3 4 5; do $emit sched bench_sched >/dev/null; done"
   kill $loops 2>/dev/null || true
   producer=${BENCH_PRODUCER:-$(ls -t target/release/deps/producer-* 2>/dev/null | grep -v '\.d$' | head -1)}
   [ -x "$producer" ] || { echo "bench-consumer: no producer bench: cargo bench -p usertrace --bench producer --no-run" >&2; exit 1; }
@@ -575,6 +608,17 @@ for name in rows["plain"]:
         a, b = rows["plain"][name], rows["sched"][name]
         print(f"  {name:44} {a:>10.1f} ns  {b:>10.1f} ns  ratio {b / a:.2f}")
 PY
+fi
+
+if want sched-demo; then
+  chain=/tmp/usertrace-demo/chain
+  [ -s "$chain" ] || { echo "bench-consumer: $chain is missing: harness/demo --build-only" >&2; exit 1; }
+  # The front, the request count, then the other stages, as harness/demo
+  # runs them.
+  mapfile -t stages <"$chain"
+  requests=${BENCH_DEMO_REQUESTS:-12}
+  sched_cost "the four-language demo's chain, $requests requests" -e 'demo_*' -e 'jvm_*' -- \
+    "${stages[0]}" "$requests" "${stages[@]:1}"
 fi
 
 if want flight; then

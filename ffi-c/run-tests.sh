@@ -76,6 +76,7 @@ build_all() {
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/spans.c" "${LIBS_TEST[@]}" -lpthread -o "$b/spans" &&
     c++ "${CXXFLAGS_TEST[@]}" "$here/tests/cpp/spans.cpp" "${LIBS_TEST[@]}" -o "$b/spans_cpp" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/version.c" "${LIBS_TEST[@]}" -o "$b/version" &&
+    cc "${CFLAGS_TEST[@]}" -O2 -fno-omit-frame-pointer "$here/tests/c/frames.c" "${LIBS_TEST[@]}" -o "$b/frames" &&
     build_two_files
 }
 
@@ -464,6 +465,28 @@ perf_script_sees_exact_values() {
   python3 "$here/tests/check_output.py" perf-all "$build/perf.txt"
 }
 
+# perf's --call-graph fp walks a stack from the event's writev through
+# the library's emit into the program's own frames, up to main: the
+# library keeps frame pointers (.cargo/config.toml), as a program built
+# with them expects of what it calls.
+perf_walks_the_stack_through_an_emit() {
+  have_user_events || return 1
+  local data=$build/frames.data
+  rm -f "$data"
+  timeout 300 "$build/bin/frames" 100 &
+  local emitter=$!
+  for _ in $(seq 300); do [ -e "$tracefs/events/user_events/ctest_frame_hit" ] && break; sleep 0.1; done
+  timeout 300 perf record -q -e user_events:ctest_frame_hit --call-graph fp -a -o "$data" &
+  local perf=$!
+  wait "$emitter"
+  local rc=$?
+  kill -TERM "$perf"
+  wait "$perf"
+  [ "$rc" = 0 ] || { echo "frames failed ($rc)"; return 1; }
+  perf script -i "$data" >"$build/frames.txt" 2>"$build/frames.err" || { cat "$build/frames.err"; return 1; }
+  python3 "$here/tests/check_output.py" perf-frames "$build/frames.txt"
+}
+
 threaded_emitters_lose_nothing() {
   have_transport && record "$build/mt.json" 'ctest_mt' -- "$build/bin/threads" 4 5000 &&
     python3 "$here/tests/check_output.py" record-threads "$build/mt.json" 4 5000
@@ -558,6 +581,7 @@ guest() {
   run_test api_errors_with_user_events api_errors_with_a_transport
   run_test record_sees_exact_values record_sees_exact_values
   run_test perf_script_sees_exact_values perf_script_sees_exact_values
+  run_test perf_walks_the_stack_through_an_emit perf_walks_the_stack_through_an_emit
   run_test threaded_emitters_lose_nothing threaded_emitters_lose_nothing
   run_test release_while_emitting_is_safe release_while_emitting_is_safe
   run_test dlclose_unregisters_tracepoints dlclose_unregisters_tracepoints

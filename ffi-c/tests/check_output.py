@@ -259,12 +259,43 @@ def record_dlclose(path, event, pid_path):
     print(f"check_output: the one {event} event, n = {e['fields']['n']:#x}, from pid {pid}")
 
 
+def perf_frames(path):
+    """`perf script` of tests/c/frames.c under --call-graph fp: every
+    sample's user stack, innermost first, goes from libc's writev through
+    the library's emit to inner, middle, outer and main, in that order."""
+    samples = []
+    for block in open(path).read().split("\n\n"):
+        lines = block.strip().splitlines()
+        if not lines or "ctest_frame_hit" not in lines[0]:
+            continue
+        # "  ADDRESS SYMBOL+OFFSET (DSO)": the symbol, and the DSO's name.
+        frames = []
+        for line in lines[1:]:
+            parts = line.split(None, 1)
+            if len(parts) == 2 and "(" in parts[1]:
+                symbol, dso = parts[1].rsplit(" (", 1)
+                frames.append((symbol.split("+")[0], dso.rstrip(")").rsplit("/", 1)[-1]))
+        samples.append(frames)
+    if not samples:
+        fail("no ctest_frame_hit sample")
+    want = ["inner", "middle", "outer", "main"]
+    for frames in samples:
+        user = [f for f in frames if not f[1].startswith("[kernel")]
+        names = [f[0] for f in user]
+        emit = next((i for i, f in enumerate(user) if f[1].startswith("libusertrace")), None)
+        if emit is None or names[emit + 1:emit + 5] != want:
+            fail(f"a sample's user stack is {user}: expected the library's emit, then {want}")
+    print(f"check_output: {len(samples)} samples, each walked from writev through the library to {' < '.join(want)}")
+
+
 if __name__ == "__main__":
     cmd, path = sys.argv[1], sys.argv[2]
     if cmd == "record-all":
         record_all(path)
     elif cmd == "perf-all":
         perf_all(path)
+    elif cmd == "perf-frames":
+        perf_frames(path)
     elif cmd == "record-threads":
         record_threads(path, int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "record-example":

@@ -4,6 +4,8 @@
 #     (glibc 2.17): maturin links them through zig (PyPI's `ziglang`), so
 #     they need no newer glibc than 2.17 whatever glibc this machine has;
 #   - the sdist, from which `pip install` builds on any platform with Rust.
+# Rust's standard library for a target without it (aarch64's on x86_64) is
+# added with `rustup target add`.
 # Each wheel must be what `auditwheel show` says it is consistent with
 # (manylinux_2_17_ARCH, no library outside the manylinux set); the x86_64
 # wheel and the sdist are each installed into a fresh venv, in which a
@@ -14,7 +16,8 @@
 # `N passed, M failed` (harness/test-all runs it beside the guest).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:-/tmp/usertrace-python/dist}
+# Absolute: maturin runs in bindings-python/, the checks where we were called.
+out=$(realpath -m "${1:-/tmp/usertrace-python/dist}")
 tools=${USERTRACE_WHEEL_TOOLS:-$HOME/.cache/usertrace/wheel-tools}
 # Pinned: a new maturin or zig may tag or link differently.
 pins=(maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2)
@@ -47,6 +50,23 @@ tools_ready() {
     rm -rf "$tools"
     python3 -m venv "$tools" && "$tools/bin/python" -m pip install -q "${pins[@]}"
     return
+  done
+}
+
+# Rust's standard library for each wheel's target: rustup adds the one
+# missing (aarch64's on an x86_64 machine, x86_64's on an aarch64 one).
+rust_targets_ready() {
+  local arch target sysroot
+  sysroot=$(cd "$here" && rustc --print sysroot) || return 1
+  for arch in x86_64 aarch64; do
+    target=$arch-unknown-linux-gnu
+    [ -d "$sysroot/lib/rustlib/$target/lib" ] && continue
+    command -v rustup >/dev/null || {
+      echo "Rust in $sysroot has no standard library for $target, and there is no rustup to add it"
+      return 1
+    }
+    echo "build-wheels: adding Rust's $target target (rustup target add $target)"
+    (cd "$here" && rustup target add "$target") || return 1
   done
 }
 
@@ -106,6 +126,7 @@ print(usertrace.__version__, "registered; status:", usertrace.status())
 
 mkdir -p "$out"
 check wheel_tools_install tools_ready
+check rust_targets_install rust_targets_ready
 check wheel_builds_for_x86_64 build_wheel x86_64
 check wheel_builds_for_aarch64 build_wheel aarch64
 check auditwheel_finds_x86_64_wheel_manylinux_2_17 auditwheel_agrees x86_64

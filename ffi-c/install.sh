@@ -22,7 +22,9 @@
 #                          usertrace_DIR=LIBDIR/cmake/usertrace).
 # usertrace.pc names no run path (-Wl,-rpath): a program finds
 # libusertrace.so.0 where ld.so looks (ldconfig's folders, LD_LIBRARY_PATH),
-# or where it was linked to look (-Wl,-rpath,LIBDIR).
+# or where it was linked to look (-Wl,-rpath,LIBDIR). Installed as root
+# without DESTDIR into one of ldconfig's folders (/usr/local/lib), it runs
+# ldconfig, whose cache is how ld.so finds libraries there.
 #
 # Environment:
 #   DESTDIR=DIR            stage the files under DIR/PREFIX and DIR/LIBDIR (PREFIX
@@ -199,4 +201,14 @@ if(CMAKE_SIZEOF_VOID_P AND NOT CMAKE_SIZEOF_VOID_P EQUAL $ptr_bytes)
 endif()
 CMAKE
 install -m 644 "$work/usertraceConfig.cmake" "$work/usertraceConfigVersion.cmake" "$libstage/cmake/usertrace/"
+# ld.so finds libraries in ldconfig's folders through its cache: until
+# ldconfig runs, a program linked against a new libusertrace.so.0 in
+# /usr/local/lib does not start.
+if [ -z "$destdir" ] && [ "$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then
+  searched=$(ldconfig -vNX 2>/dev/null | cut -d: -f1 || true)
+  if grep -qxF -- "$libdir" <<<"$searched"; then
+    ldconfig
+    echo "ran ldconfig: $libdir is one of its folders"
+  fi
+fi
 echo "installed libusertrace $version into $stage${destdir:+ (prefix $prefix)}, the libraries into $libstage"

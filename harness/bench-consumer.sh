@@ -10,8 +10,10 @@
 #          --format json -o FILE` and `usertrace record -o FILE.data` (the
 #          perf.data archive) against ring_drain_baseline (the same
 #          per-CPU rings, counted, nothing decoded), the limit for any
-#          consumer. The recorder is stopped (SIGSTOP) while one producer
-#          per CPU fills its ring, then continued and timed to its exit.
+#          consumer, and beside `perf record -m 1024`, which writes the
+#          same records to its file. The recorder is stopped (SIGSTOP)
+#          while one producer per CPU fills its ring, then continued and
+#          timed to its exit.
 #   sweep  the highest paced emit rate with nothing lost, for
 #          ring_drain_baseline, `usertrace record --format json`,
 #          `usertrace record -o FILE.data` and `perf record`, all with the
@@ -229,8 +231,9 @@ fill_then_drain() {
   # shellcheck disable=SC2086
   producers_enabled "$name" $cpus
   # The bit flips at the first CPU's open; the others follow within
-  # microseconds. Then the consumer stops and the rings fill.
-  sleep 1
+  # microseconds. Then the consumer stops and the rings fill. perf enables
+  # its events only once it has read /proc, seconds later under TCG.
+  if [ "$kind" = perf ]; then sleep 10; else sleep 1; fi
   kill -STOP "$consumer"
   touch "$scratch/go"
   producers_done
@@ -244,13 +247,13 @@ if want drain; then
   flood=${BENCH_FLOOD:-50000}
   : >"$scratch/drain.txt"
   for trial in 1 2 3; do
-    for kind in baseline stat record archive; do
+    for kind in baseline stat record archive perf; do
       fill_then_drain bench_flood "$kind" 1024 "$flood"
       # shellcheck disable=SC2086
       filed=$(in_file "$kind" bench_flood)
       # shellcheck disable=SC2086
       echo "$kind $drain_t0 $drain_t1 $(received "$kind") $(reported_lost "$kind") $(emitted_rate bench_flood $cpus) ${filed:-0}" >>"$scratch/drain.txt"
-      rm -f "$scratch/ut.json" "$scratch/ut.data"
+      rm -f "$scratch/ut.json" "$scratch/ut.data" "$scratch/perf.data"
     done
   done
   python3 - "$flood" "$(nproc)" "$scratch/drain.txt" <<'PY'
@@ -267,6 +270,7 @@ for kind, label in (
     ("stat", "usertrace stat (session, no output)"),
     ("record", "usertrace record --format json"),
     ("archive", "usertrace record -o FILE.data"),
+    ("perf", "perf record -m 1024 (to its file)"),
 ):
     rs = runs[kind]
     times = ", ".join(f"{t:.3f}" for t, *_ in rs)
@@ -281,6 +285,8 @@ for kind, label in (
 print(f"  ratio record/baseline (events/s)   {rate['record'] / rate['baseline']:.3f}")
 print(f"  ratio archive/baseline (events/s)  {rate['archive'] / rate['baseline']:.3f}")
 print(f"  ratio archive/record (events/s)    {rate['archive'] / rate['record']:.3f}")
+print(f"  ratio perf/baseline (events/s)     {rate['perf'] / rate['baseline']:.3f}")
+print(f"  ratio archive/perf (events/s)      {rate['archive'] / rate['perf']:.3f}")
 print(f"  ratio stat/baseline (events/s)     {rate['stat'] / rate['baseline']:.3f}")
 print(f"  producers' flat-out emit rate while filling: {', '.join(str(r[3]) for k in runs for r in runs[k])} events/s (all CPUs)")
 PY

@@ -445,14 +445,20 @@ record_sees_exact_values() {
     python3 "$here/tests/check_output.py" record-all "$build/all.json"
 }
 
-perf_script_sees_exact_values() {
-  have_user_events || return 1
-  local data=$build/perf.data
+# Runs the emitter COMMAND, and once TRACEPOINT exists `perf record -a
+# PERF-ARGS`, which it stops when the emitter ends; `perf script` of the
+# file goes to $build/NAME.txt.
+perf_script_beside() { # NAME TRACEPOINT PERF-ARGS... -- COMMAND...
+  local name=$1 tracepoint=$2 perf_args=()
+  shift 2
+  while [ "$1" != -- ]; do perf_args+=("$1"); shift; done
+  shift
+  local data=$build/$name.data
   rm -f "$data"
-  timeout 300 "$build/bin/emit_all" 40 100 &
+  timeout 300 "$@" &
   local emitter=$!
-  for _ in $(seq 300); do [ -e "$tracefs/events/user_events/ctest_dyn" ] && break; sleep 0.1; done
-  timeout 300 perf record -q -e user_events:ctest_all -e user_events:ctest_dyn -a -o "$data" &
+  for _ in $(seq 300); do [ -e "$tracefs/events/user_events/$tracepoint" ] && break; sleep 0.1; done
+  timeout 300 perf record -q -a "${perf_args[@]}" -o "$data" &
   local perf=$!
   wait "$emitter"
   local rc=$?
@@ -460,9 +466,14 @@ perf_script_sees_exact_values() {
   # with SIGINT ignored. perf writes its file and exits on either.
   kill -TERM "$perf"
   wait "$perf"
-  [ "$rc" = 0 ] || { echo "emit_all failed ($rc)"; return 1; }
-  perf script -i "$data" >"$build/perf.txt" 2>"$build/perf.err" || { cat "$build/perf.err"; return 1; }
-  python3 "$here/tests/check_output.py" perf-all "$build/perf.txt"
+  [ "$rc" = 0 ] || { echo "$1 failed ($rc)"; return 1; }
+  perf script -i "$data" >"$build/$name.txt" 2>"$build/$name.err" || { cat "$build/$name.err"; return 1; }
+}
+
+perf_script_sees_exact_values() {
+  have_user_events &&
+    perf_script_beside perf ctest_dyn -e user_events:ctest_all -e user_events:ctest_dyn -- "$build/bin/emit_all" 40 100 &&
+    python3 "$here/tests/check_output.py" perf-all "$build/perf.txt"
 }
 
 # perf's --call-graph fp walks a stack from the event's writev through
@@ -470,21 +481,9 @@ perf_script_sees_exact_values() {
 # library keeps frame pointers (.cargo/config.toml), as a program built
 # with them expects of what it calls.
 perf_walks_the_stack_through_an_emit() {
-  have_user_events || return 1
-  local data=$build/frames.data
-  rm -f "$data"
-  timeout 300 "$build/bin/frames" 100 &
-  local emitter=$!
-  for _ in $(seq 300); do [ -e "$tracefs/events/user_events/ctest_frame_hit" ] && break; sleep 0.1; done
-  timeout 300 perf record -q -e user_events:ctest_frame_hit --call-graph fp -a -o "$data" &
-  local perf=$!
-  wait "$emitter"
-  local rc=$?
-  kill -TERM "$perf"
-  wait "$perf"
-  [ "$rc" = 0 ] || { echo "frames failed ($rc)"; return 1; }
-  perf script -i "$data" >"$build/frames.txt" 2>"$build/frames.err" || { cat "$build/frames.err"; return 1; }
-  python3 "$here/tests/check_output.py" perf-frames "$build/frames.txt"
+  have_user_events &&
+    perf_script_beside frames ctest_frame_hit -e user_events:ctest_frame_hit --call-graph fp -- "$build/bin/frames" 100 &&
+    python3 "$here/tests/check_output.py" perf-frames "$build/frames.txt"
 }
 
 threaded_emitters_lose_nothing() {

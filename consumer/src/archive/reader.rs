@@ -159,8 +159,8 @@ impl Executables {
             self.current.insert(pid, file.clone());
             return Some((held, file));
         }
-        if let std::collections::hash_map::Entry::Vacant(first) = self.current.entry(pid) {
-            first.insert(file.clone());
+        if !self.current.contains_key(&pid) {
+            self.current.insert(pid, file.clone());
             self.by_pid.insert(pid, file);
         }
         None

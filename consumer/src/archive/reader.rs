@@ -130,74 +130,18 @@ pub struct ArchiveReader {
 
 /// The executables of a file that describes no process (`perf record`'s):
 /// each process's first executable mapping since its exec or since the
-/// start, as perf records (and synthesizes) its mappings; a process that
-/// forks without exec'ing runs its parent's, which perf maps only once.
+/// start, as perf records (and synthesizes) its mappings.
 #[derive(Default)]
 struct Executables {
     /// Whether the file describes its processes itself (ours): then none
     /// of this applies.
     described: bool,
-    /// Each live process's executable, as far as the file has said.
-    current: FxHashMap<u32, String>,
     /// The executable of each process whose first event has not come yet.
     by_pid: FxHashMap<u32, String>,
     /// Processes that have exec'd and whose new executable has not been
     /// mapped yet: their exec COMM (time, tid, name), held until it is, as
     /// the kernel announces an exec before it maps the new program.
     held: FxHashMap<u32, (u64, u32, String)>,
-}
-
-/// An exec COMM held until its program is mapped: time, tid, name.
-type HeldExec = (u64, u32, String);
-
-impl Executables {
-    /// `pid` mapped `file` executable. The first such file since the
-    /// process started, was first seen or exec'd is its executable (later
-    /// ones are libraries); with an exec held, returns it with that file.
-    fn mapped(&mut self, pid: u32, file: String) -> Option<(HeldExec, String)> {
-        if let Some(held) = self.held.remove(&pid) {
-            self.current.insert(pid, file.clone());
-            return Some((held, file));
-        }
-        if !self.current.contains_key(&pid) {
-            self.current.insert(pid, file.clone());
-            self.by_pid.insert(pid, file);
-        }
-        None
-    }
-
-    /// `pid` exec'd: its COMM is held until the new program is mapped.
-    /// Returns an exec held before it that never saw its program mapped.
-    fn exec(&mut self, pid: u32, comm: HeldExec) -> Option<HeldExec> {
-        self.current.remove(&pid);
-        self.by_pid.remove(&pid);
-        self.held.insert(pid, comm)
-    }
-
-    /// Process `pid` forked from process `ppid`: it runs its parent's
-    /// program until it execs.
-    fn forked(&mut self, pid: u32, ppid: u32) {
-        if pid == ppid {
-            return;
-        }
-        // A reused pid is a new process.
-        self.held.remove(&pid);
-        match self.current.get(&ppid).cloned() {
-            Some(executable) => {
-                self.current.insert(pid, executable.clone());
-                self.by_pid.insert(pid, executable);
-            }
-            None => {
-                self.current.remove(&pid);
-                self.by_pid.remove(&pid);
-            }
-        }
-    }
-
-    /// The executable to describe `pid` with at its first event.
-    fn at_first_event(&mut self, pid: u32) -> Option<String> {
-        self.by_pid.remove(&pid)
-    }
 }
 
 impl ArchiveReader {
@@ -331,7 +275,7 @@ impl ArchiveReader {
                         if let Some(held) = self.executables.held.remove(&info.pid) {
                             push_exec(&mut self.attribution, info.pid, held, ProcessInfo::default());
                         }
-                        let mapped = || self.executables.at_first_event(info.pid).map(|e| ProcessInfo { executable: Some(e), ..ProcessInfo::default() });
+                        let mapped = || self.executables.by_pid.remove(&info.pid).map(|e| ProcessInfo { executable: Some(e), ..ProcessInfo::default() });
                         let described = self.descriptions.remove(&info.pid).or_else(mapped).map(Box::new);
                         let sample = Pending::Sample { id: info.id, pid: info.pid, tid: info.tid, cpu: info.cpu, raw: raw.into(), described };
                         self.attribution.push(info.time, sample);
@@ -368,19 +312,19 @@ impl ArchiveReader {
     fn apply(&mut self, task: TaskRecord, time: u64, cpu: u32, sideband: bool) {
         if let TaskRecord::Mapped { pid, file } = task {
             if !self.executables.described {
-                if let Some((held, file)) = self.executables.mapped(pid, file) {
-                    push_exec(&mut self.attribution, pid, held, ProcessInfo { executable: Some(file), ..ProcessInfo::default() });
+                match self.executables.held.remove(&pid) {
+                    Some(held) => push_exec(&mut self.attribution, pid, held, ProcessInfo { executable: Some(file), ..ProcessInfo::default() }),
+                    None => {
+                        self.executables.by_pid.entry(pid).or_insert(file);
+                    }
                 }
             }
             return;
         }
-        // Only a fork after the start: perf synthesizes one for every
-        // thread it finds at its start, naming the process's parent.
-        if let (TaskRecord::Fork { pid, ppid, .. }, false, true) = (&task, self.executables.described, self.initialized) {
-            self.executables.forked(*pid, *ppid);
-        }
         if let (TaskRecord::Comm { pid, tid, comm, exec: true }, false, true) = (&task, self.executables.described, self.initialized) {
-            if let Some(held) = self.executables.exec(*pid, (time, *tid, comm.clone())) {
+            // The old program's executable is no longer this process's.
+            self.executables.by_pid.remove(pid);
+            if let Some(held) = self.executables.held.insert(*pid, (time, *tid, comm.clone())) {
                 // Two execs before a mapping: the first one is told as is.
                 push_exec(&mut self.attribution, *pid, held, ProcessInfo::default());
             }
@@ -401,7 +345,7 @@ impl ArchiveReader {
                 let exec = exec.then(|| Box::new(self.descriptions.remove(&pid).unwrap_or_default()));
                 (time, Pending::Comm { pid, tid, comm: comm.into(), exec })
             }
-            TaskRecord::Fork { pid, tid, ptid, time, .. } => (time, Pending::Fork { pid, tid, ptid }),
+            TaskRecord::Fork { pid, tid, ptid, time } => (time, Pending::Fork { pid, tid, ptid }),
             TaskRecord::Exit { tid, time } => (time, Pending::Exit { tid }),
             TaskRecord::Namespaces { tid, namespaces } => (time, Pending::Namespaces { tid, namespaces: Box::new(namespaces) }),
             TaskRecord::Lost { count } => (time, Pending::Lost { cpu, count, sideband }),
@@ -424,7 +368,7 @@ impl ArchiveReader {
 
 /// Pushes the exec COMM `held` of `pid`, with what is known of the new
 /// program.
-fn push_exec(attribution: &mut Attribution, pid: u32, (time, tid, comm): HeldExec, info: ProcessInfo) {
+fn push_exec(attribution: &mut Attribution, pid: u32, (time, tid, comm): (u64, u32, String), info: ProcessInfo) {
     attribution.push(time, Pending::Comm { pid, tid, comm: comm.into(), exec: Some(Box::new(info)) });
 }
 
@@ -525,7 +469,7 @@ enum TaskRecord {
     /// marked data), which perf records and synthesizes: the first since a
     /// process's exec is its executable.
     Mapped { pid: u32, file: String },
-    Fork { pid: u32, ppid: u32, tid: u32, ptid: u32, time: u64 },
+    Fork { pid: u32, tid: u32, ptid: u32, time: u64 },
     Exit { tid: u32, time: u64 },
     Namespaces { tid: u32, namespaces: Namespaces },
     Lost { count: u64 },
@@ -560,7 +504,7 @@ impl TaskRecord {
                 TaskRecord::Comm { pid: u32_at(0)?, tid: u32_at(4)?, comm: String::from_utf8_lossy(&name[..end]).into_owned(), exec }
             }
             // pid, ppid, tid, ptid, time.
-            PerfEventHeaderType::Fork => TaskRecord::Fork { pid: u32_at(0)?, ppid: u32_at(4)?, tid: u32_at(8)?, ptid: u32_at(12)?, time: u64_at(16)? },
+            PerfEventHeaderType::Fork => TaskRecord::Fork { pid: u32_at(0)?, tid: u32_at(8)?, ptid: u32_at(12)?, time: u64_at(16)? },
             PerfEventHeaderType::Exit => TaskRecord::Exit { tid: u32_at(8)?, time: u64_at(16)? },
             PerfEventHeaderType::Namespaces => {
                 let count = u64_at(8)?;
@@ -615,33 +559,6 @@ mod tests {
         mmap.extend_from_slice(b"/bin/sh\0");
         assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap, &mmap, 0), Some(TaskRecord::Mapped { pid: 4, file: "/bin/sh".into() }));
         assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap, &mmap, PERF_RECORD_MISC_COMM_EXEC), None, "MMAP_DATA, the same bit");
-    }
-
-    #[test]
-    fn a_process_is_described_by_its_first_executable_mapping_its_parents_or_its_execs() {
-        let mut e = Executables::default();
-        assert_eq!(e.mapped(10, "/usr/bin/srv".into()), None);
-        assert_eq!(e.mapped(10, "/usr/lib/libx.so".into()), None, "a library, later");
-        // A child forked without exec runs its parent's program, whatever
-        // it maps later.
-        e.forked(11, 10);
-        assert_eq!(e.mapped(11, "/usr/lib/liby.so".into()), None);
-        assert_eq!(e.at_first_event(10).as_deref(), Some("/usr/bin/srv"));
-        assert_eq!(e.at_first_event(11).as_deref(), Some("/usr/bin/srv"));
-        assert_eq!(e.at_first_event(11), None, "told once");
-        // An exec waits for its program's mapping; a child forked after it
-        // runs the new program.
-        assert_eq!(e.exec(11, (5, 11, "tool".into())), None);
-        assert_eq!(e.mapped(11, "/usr/bin/tool".into()), Some(((5, 11, "tool".into()), "/usr/bin/tool".into())));
-        e.forked(12, 11);
-        assert_eq!(e.at_first_event(12).as_deref(), Some("/usr/bin/tool"));
-        // A thread's fork is no new process; a parent the file never
-        // mapped leaves its child unknown.
-        e.forked(10, 10);
-        e.forked(13, 99);
-        assert_eq!(e.at_first_event(13), None);
-        assert_eq!(e.mapped(13, "/usr/lib/libz.so".into()), None);
-        assert_eq!(e.at_first_event(13).as_deref(), Some("/usr/lib/libz.so"), "its first mapping, as before");
     }
 
     #[test]

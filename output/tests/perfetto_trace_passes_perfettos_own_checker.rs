@@ -220,8 +220,13 @@ fn a_trace_with_scheduler_records_shows_the_spans_thread_sleeping_inside_the_spa
         summary["ftrace"][0]["fields"],
         json!({"prev_comm": "task-41", "prev_pid": 41, "prev_prio": 120, "prev_state": 1, "next_comm": "swapper/0", "next_pid": 0, "next_prio": 120})
     );
-    // The span's slice is on the track of the thread whose states these are.
-    assert_eq!(summary["threads"], json!([{"pid": 40, "tid": 41, "name": "worker-41"}, {"pid": 40, "tid": 42, "name": "worker-42"}]));
+    // The span's slice is on the track of the thread whose states these are;
+    // the task switched out for it (77), which emits nothing, has a track of
+    // its own under the name it was recorded with, so that Perfetto names it.
+    assert_eq!(
+        summary["threads"],
+        json!([{"pid": 40, "tid": 41, "name": "worker-41"}, {"pid": 40, "tid": 42, "name": "worker-42"}, {"pid": 77, "tid": 77, "name": "main"}])
+    );
     let states: Vec<Json> = summary["thread_states"].as_array().unwrap().iter().filter(|s| s["tid"] == 41).cloned().collect();
     assert_eq!(
         states,

@@ -76,6 +76,17 @@ impl Recorder {
     }
 }
 
+/// A test that fails before it stops its recorder leaves none running: a
+/// flight recorder left behind would answer the next test's `usertrace
+/// dump` too, and fail it for another reason than its own.
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        // Already reaped after `stop`: then both calls fail, harmlessly.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// `ut_emit ARGS`, once it has registered (it then waits to be enabled).
 fn producer(args: &[&str]) -> Child {
     let mut child = Command::new(ut_emit()).args(args).stdout(Stdio::piped()).spawn().unwrap();

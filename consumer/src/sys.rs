@@ -386,12 +386,6 @@ pub fn process_exists(pid: u32) -> bool {
     result == 0 || last_errno().0 != libc::ESRCH
 }
 
-/// The inode of this process's PID namespace, 0 if /proc cannot say.
-pub fn own_pid_namespace() -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self/ns/pid").map(|m| m.ino()).unwrap_or(0)
-}
-
 /// This process's effective user id.
 pub fn effective_uid() -> u32 {
     // SAFETY: geteuid cannot fail.

@@ -78,6 +78,13 @@ pub fn in_another_pid_namespace(theirs: u64, ours: u64) -> bool {
     theirs != 0 && ours != 0 && theirs != ours
 }
 
+/// This process's PID namespace, as a registry's [`registry::PID_NAMESPACE`]
+/// says it: the inode of `/proc/self/ns/pid`, 0 if it cannot be read.
+/// Allocates nothing.
+pub fn own_pid_namespace() -> u64 {
+    crate::sys::inode_of(c"/proc/self/ns/pid").unwrap_or(0)
+}
+
 /// The pid and instance in a registry file's name, `PID.INSTANCE.registry`.
 pub fn parse_registry_file_name(name: &str) -> Option<(u32, u32)> {
     let (pid, instance) = name.strip_suffix(REGISTRY_SUFFIX)?.split_once('.')?;

@@ -124,7 +124,7 @@ impl ShmSource {
             next_perf_id: FIRST_PERF_ID,
             malformed: 0,
             started_ns: sys::monotonic_ns(),
-            pid_namespace: sys::own_pid_namespace(),
+            pid_namespace: usertrace::shm_layout::own_pid_namespace(),
             scratch: Vec::new(),
             record: Vec::new(),
         }

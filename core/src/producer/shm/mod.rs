@@ -155,7 +155,7 @@ fn remove_stale_files(uid: u32) {
     let dir = shm_layout::directory(uid);
     let Ok(entries) = std::fs::read_dir(&dir) else { return };
     let me = sys::pid();
-    let my_namespace = sys::inode_of(c"/proc/self/ns/pid").unwrap_or(0);
+    let my_namespace = shm_layout::own_pid_namespace();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };

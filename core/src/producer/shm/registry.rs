@@ -70,7 +70,7 @@ impl Registry {
         registry.u32_at(registry::SLOT_COUNT).store(SLOTS as u32, Ordering::Relaxed);
         registry.u64_at(registry::START_TIME).store(start_time(), Ordering::Relaxed);
         registry.u32_at(registry::INSTANCE).store(instance, Ordering::Relaxed);
-        registry.u64_at(registry::PID_NAMESPACE).store(sys::inode_of(c"/proc/self/ns/pid").unwrap_or(0), Ordering::Relaxed);
+        registry.u64_at(registry::PID_NAMESPACE).store(crate::shm_layout::own_pid_namespace(), Ordering::Relaxed);
         // The magic last, after a Release fence: a recorder that finds the
         // file between its creation and here sees no magic and looks again
         // later, rather than a pid with no start time, which would read as

@@ -19,8 +19,9 @@ mod span;
 mod status;
 mod tables;
 mod tracepoint;
+mod transport;
 mod values;
 
 /// Bumped whenever a native signature or the value encoding changes, so a
 /// jar never runs against a library built for another version of it.
-pub const ABI_VERSION: i32 = 3;
+pub const ABI_VERSION: i32 = 4;

@@ -15,6 +15,7 @@ mod status;
 mod tables;
 mod thread_names;
 mod tracepoint;
+mod transport;
 
 use pyo3::prelude::*;
 
@@ -32,6 +33,8 @@ mod _native {
     use crate::tracepoint::check_name;
     #[pymodule_export]
     use crate::tracepoint::Tracepoint;
+    #[pymodule_export]
+    use crate::transport::transport;
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -18,9 +18,13 @@
 While no tracer (perf, ftrace, ``usertrace record``) is attached,
 ``enabled`` is False and ``emit`` returns at once. When one is, each emit is
 one ``writev`` into the kernel's trace buffers: no daemon, no ctypes, no
-uprobes. Without user_events (Linux 6.4+, CONFIG_USER_EVENTS, write access to
-tracefs' ``user_events_data``) every tracepoint stays disabled; nothing
-raises, and ``usertrace.status()`` and ``tp.registration_error`` say why.
+uprobes. Where the kernel has no user_events (Linux 6.4+ with
+CONFIG_USER_EVENTS), events go through shared memory in ``/dev/shm`` instead,
+which ``usertrace record`` reads; ``usertrace.transport()`` says which way
+they go, and why. Where user_events exists but may not be used (no write
+access to tracefs' ``user_events_data``), every tracepoint stays disabled;
+nothing raises, and ``usertrace.status()`` and ``tp.registration_error`` say
+why.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ._native import ATTACH_FD_ENV, MAX_FIELDS, Span, SpanTracepoint, Tracepoint
 from ._provider import FieldSpec, Provider, default_provider
 from ._status import Availability, Status, status
 from ._traced import Traced, span_event_name, traced
+from ._transport import Transport, TransportChoice, transport
 
 # The installed distribution's version, which maturin takes from Cargo.toml.
 try:
@@ -68,10 +73,13 @@ __all__ = [
     "Status",
     "Traced",
     "Tracepoint",
+    "Transport",
+    "TransportChoice",
     "UsertraceError",
     "default_provider",
     "span_event_name",
     "status",
     "trace_functions",
     "traced",
+    "transport",
 ]

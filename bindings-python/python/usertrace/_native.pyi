@@ -9,6 +9,7 @@ from ._errors import UsertraceError
 __all__ = [
     "AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS", "ATTACH_FD_ENV",
     "Span", "SpanTracepoint", "Tracepoint", "check_name", "span_event_name", "status",
+    "transport",
 ]
 
 MAX_FIELDS: Final[int]
@@ -23,6 +24,9 @@ FIELD_TYPES: Final[Tuple[Tuple[str, int], ...]]
 AVAILABILITIES: Final[Tuple[Tuple[str, int], ...]]
 
 def status() -> Tuple[str, Optional[str], List[str], Optional[int], str]: ...
+def transport() -> Tuple[str, str, str]:
+    """``(transport name, reason, sentence)`` from the core's ``usertrace::transport()``;
+    raises ``UsertraceError`` for an invalid ``USERTRACE_TRANSPORT``."""
 def check_name(what: str, name: str) -> None: ...
 def span_event_name(name: str) -> str:
     """The event name of a span named ``name``: itself if valid, else each run of

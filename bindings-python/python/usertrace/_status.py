@@ -1,4 +1,4 @@
-"""``status()``: why tracing is, or is not, available in this process."""
+"""``status()``: why user_events is, or is not, available in this process."""
 
 from __future__ import annotations
 
@@ -48,6 +48,11 @@ class Status:
 
 
 def status() -> Status:
-    """Probes tracefs and ``user_events_data`` now (never cached)."""
+    """Probes tracefs and ``user_events_data`` now (never cached).
+
+    This is about user_events only. Where the kernel has none, events still
+    reach ``usertrace record`` through shared memory: ``transport()`` says
+    which way this process's events go, and so whether they will reach a
+    recorder."""
     availability, tracefs, tried, errno, message = _native.status()
     return Status(Availability(availability), tracefs, tuple(tried), errno, message)

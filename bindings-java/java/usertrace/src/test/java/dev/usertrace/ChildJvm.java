@@ -10,8 +10,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -36,6 +38,12 @@ final class ChildJvm {
 
     /** Runs {@code main} under {@code java}; fails the test unless it exits 0 within 300 s. */
     static ChildJvm run(Path java, Class<?> main, String... jvmArgs) throws IOException, InterruptedException {
+        return run(java, env -> {}, main, jvmArgs);
+    }
+
+    /** {@link #run(Path, Class, String...)} with {@code environment} applied to the child's environment. */
+    static ChildJvm run(Path java, Consumer<Map<String, String>> environment, Class<?> main, String... jvmArgs)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(java.toString());
         cmd.addAll(List.of(jvmArgs));
@@ -47,7 +55,9 @@ final class ChildJvm {
         Path out = Files.createTempFile("usertrace-child", ".out");
         Path err = Files.createTempFile("usertrace-child", ".err");
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+            environment.accept(builder.environment());
+            Process p = builder.start();
             boolean exited = p.waitFor(300, TimeUnit.SECONDS);
             if (!exited) {
                 p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  */
 public final class Native {
     /** Must equal the library's {@code ABI_VERSION}; checked at load. */
-    static final int ABI_VERSION = 3;
+    static final int ABI_VERSION = 4;
 
     private static final Throwable LOAD_ERROR = NativeLoader.load();
 
@@ -32,6 +32,12 @@ public final class Native {
 
     /** {@code "<availability code>\t<message>"}. */
     public static native String status0();
+
+    /**
+     * {@code {name, reason, sentence}} of the core's transport choice; throws
+     * {@code UsertraceException} (UNAVAILABLE) for an invalid {@code USERTRACE_TRANSPORT}.
+     */
+    public static native String[] transport0();
 
     /** Throws {@code UsertraceException} (INVALID_NAME) unless {@code name} is a valid {@code what} name. */
     public static native void checkName0(String what, String name);

@@ -14,15 +14,18 @@
 #                              shared by two files, the examples, API and span errors
 #                              with registrations that succeed: the `*_over_shm*`
 #                              tests), and dlclose over shared memory with its control.
+#   ffi-c/run-tests.sh MODE NAME...  only the tests NAME of MODE.
 #   ffi-c/run-tests.sh guest   in a kernel with user_events (harness/in-guest), runs
 #                              the programs built by `host`: exact values through
 #                              `usertrace record` and `perf script`, threads, dlclose,
-#                              spans from C and C++, events shared by two files.
+#                              spans from C and C++, events shared by two files,
+#                              stacks walked by perf and by `record --call-graph fp`.
 #                              Without user_events every test fails; none is skipped.
 # Prints `PASS name` / `FAIL name` (with the log) per test, then `N passed, M failed`.
 # $build defaults to /tmp/usertrace-c-tests (USERTRACE_C_BUILD); the guest writes only there.
 set -uo pipefail
 mode=${1:-}
+only=("${@:2}")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 target=$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")
@@ -37,6 +40,8 @@ mkdir -p "$build/logs"
 run_test() { # NAME COMMAND...
   local name=$1 log=$build/logs/$1.log
   shift
+  # `run-tests.sh MODE NAME...` runs only the tests named.
+  if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $name "* ]]; then return 0; fi
   if ("$@") >"$log" 2>&1; then
     echo "PASS $name"
     passed=$((passed + 1))
@@ -486,6 +491,51 @@ perf_walks_the_stack_through_an_emit() {
     python3 "$here/tests/check_output.py" perf-frames "$build/frames.txt"
 }
 
+# usertrace record --call-graph fp names the frames perf walks: in its
+# JSON lines as it records; in its perf.data, which perf script walks as
+# it walks its own; when convert reads that file later; and in the
+# Perfetto trace convert makes of it, as each event's callstack, read with
+# Perfetto's own protos (USERTRACE_PERFETTO_PYTHON, as test-all passes it).
+record_names_the_frames_of_an_emit() {
+  have_user_events || return 1
+  [ -x "${USERTRACE_PERFETTO_PYTHON:-}" ] || { echo "USERTRACE_PERFETTO_PYTHON must name a python with Perfetto's protos (harness/perfetto-python)"; return 1; }
+  local j=$build/stacks.jsonl d=$build/stacks.data n=20
+  rm -f "$j" "$d" "$build/stacks_converted.jsonl" "$build/stacks.pftrace"
+  "$cli" record --call-graph fp --buffer-size 1024 -e ctest_frame_hit -o "$j" -o "$d" -- "$build/bin/frames" $n &&
+    python3 "$here/tests/check_output.py" record-frames "$j" $n &&
+    perf script -i "$d" >"$build/stacks.txt" 2>"$build/stacks.err" &&
+    python3 "$here/tests/check_output.py" perf-frames "$build/stacks.txt" &&
+    "$cli" convert "$d" -o "$build/stacks_converted.jsonl" &&
+    python3 "$here/tests/check_output.py" record-frames "$build/stacks_converted.jsonl" $n &&
+    "$cli" convert "$d" -o "$build/stacks.pftrace" &&
+    "$USERTRACE_PERFETTO_PYTHON" "$root/output/tests/check_pftrace.py" "$build/stacks.pftrace" >"$build/stacks.pftrace.json" &&
+    python3 "$here/tests/check_output.py" pftrace-frames "$build/stacks.pftrace.json" $n
+}
+
+# The same for a program that was running before the recorder started:
+# its code was mapped before any MMAP2 the session sees, so the recorder
+# reads its /proc/PID/maps, live and into the perf.data file (as perf
+# synthesizes them), for convert to name its frames from.
+record_names_the_frames_of_a_running_program() {
+  have_user_events || return 1
+  local j=$build/stacks_running.jsonl d=$build/stacks_running.data n=20
+  rm -f "$j" "$d" "$build/stacks_running_converted.jsonl"
+  # frames waits for the recorder to enable its event, then emits n times.
+  timeout 300 "$build/bin/frames" $n &
+  local emitter=$!
+  for _ in $(seq 300); do [ -e "$tracefs/events/user_events/ctest_frame_hit" ] && break; sleep 0.1; done
+  timeout 300 "$cli" record --call-graph fp --buffer-size 1024 -e ctest_frame_hit -o "$j" -o "$d" &
+  local recorder=$!
+  wait "$emitter" || { echo "frames failed"; kill -TERM "$recorder"; return 1; }
+  kill -TERM "$recorder"
+  wait "$recorder" || { echo "the recorder failed"; return 1; }
+  python3 "$here/tests/check_output.py" record-frames "$j" $n &&
+    perf script -i "$d" >"$build/stacks_running.txt" 2>"$build/stacks_running.err" &&
+    python3 "$here/tests/check_output.py" perf-frames "$build/stacks_running.txt" &&
+    "$cli" convert "$d" -o "$build/stacks_running_converted.jsonl" &&
+    python3 "$here/tests/check_output.py" record-frames "$build/stacks_running_converted.jsonl" $n
+}
+
 threaded_emitters_lose_nothing() {
   have_transport && record "$build/mt.json" 'ctest_mt' -- "$build/bin/threads" 4 5000 &&
     python3 "$here/tests/check_output.py" record-threads "$build/mt.json" 4 5000
@@ -581,6 +631,8 @@ guest() {
   run_test record_sees_exact_values record_sees_exact_values
   run_test perf_script_sees_exact_values perf_script_sees_exact_values
   run_test perf_walks_the_stack_through_an_emit perf_walks_the_stack_through_an_emit
+  run_test record_names_the_frames_of_an_emit record_names_the_frames_of_an_emit
+  run_test record_names_the_frames_of_a_running_program record_names_the_frames_of_a_running_program
   run_test threaded_emitters_lose_nothing threaded_emitters_lose_nothing
   run_test release_while_emitting_is_safe release_while_emitting_is_safe
   run_test dlclose_unregisters_tracepoints dlclose_unregisters_tracepoints

@@ -244,11 +244,14 @@ fill_then_drain() {
 }
 if want drain; then
   # 64-byte records (a u64 field): 50,000 fill 3.2 MB of each 4 MiB ring.
+  # BENCH_PAGES=4096 BENCH_FLOOD=200000 drains four times as much, for a
+  # rate less swayed by each recorder's start and end.
   flood=${BENCH_FLOOD:-50000}
+  pages=${BENCH_PAGES:-1024}
   : >"$scratch/drain.txt"
   for trial in 1 2 3; do
     for kind in baseline stat record archive perf; do
-      fill_then_drain bench_flood "$kind" 1024 "$flood"
+      fill_then_drain bench_flood "$kind" "$pages" "$flood"
       # shellcheck disable=SC2086
       filed=$(in_file "$kind" bench_flood)
       # shellcheck disable=SC2086
@@ -256,21 +259,21 @@ if want drain; then
       rm -f "$scratch/ut.json" "$scratch/ut.data" "$scratch/perf.data"
     done
   done
-  python3 - "$flood" "$(nproc)" "$scratch/drain.txt" <<'PY'
+  python3 - "$flood" "$(nproc)" "$scratch/drain.txt" "$pages" <<'PY'
 import statistics, sys
-flood, ncpu, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+flood, ncpu, path, pages = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 runs = {}
 for line in open(path):
     kind, t0, t1, got, lost, emit_rate, in_file = line.split()
     runs.setdefault(kind, []).append((float(t1) - float(t0), int(got or 0), lost, int(emit_rate), in_file))
-print(f"drain {flood} events per CPU x {ncpu} CPUs already in rings of 1024 pages (SIGSTOP while filled), 3 trials:")
+print(f"drain {flood} events per CPU x {ncpu} CPUs already in rings of {pages} pages (SIGSTOP while filled), 3 trials:")
 rate = {}
 for kind, label in (
     ("baseline", "ring_drain_baseline (count only)"),
     ("stat", "usertrace stat (session, no output)"),
     ("record", "usertrace record --format json"),
     ("archive", "usertrace record -o FILE.data"),
-    ("perf", "perf record -m 1024 (to its file)"),
+    ("perf", f"perf record -m {pages} (to its file)"),
 ):
     rs = runs[kind]
     times = ", ".join(f"{t:.3f}" for t, *_ in rs)

@@ -335,6 +335,39 @@ mod tests {
     }
 
     #[test]
+    fn call_graph_fp_is_taken_and_dwarf_is_a_usage_error_naming_fp() {
+        use crate::record::CallGraph;
+        assert_eq!(record(&["--call-graph", "fp", "-e", "a"]).call_graph, Some(CallGraph::Fp));
+        assert_eq!(record(&["--call-graph=fp", "-e", "a"]).call_graph, Some(CallGraph::Fp));
+        assert_eq!(record(&["-e", "a"]).call_graph, None);
+        let e = error(&["record", "--call-graph", "dwarf", "-e", "a"]);
+        assert_eq!((e.kind(), e.exit_code()), (ErrorKind::ValueValidation, 2));
+        assert!(e.to_string().contains("dwarf is not supported") && e.to_string().contains("--call-graph fp"), "{e}");
+        // As for perf, a mode must be given.
+        assert_eq!(error(&["record", "-e", "a", "--call-graph"]).exit_code(), 2);
+    }
+
+    #[test]
+    fn call_graph_may_choose_events_or_span_begins_and_needs_a_mode_to() {
+        use usertrace_consumer::Stacks;
+        assert_eq!(record(&["-e", "a"]).stacks(), Stacks::None);
+        assert_eq!(record(&["--call-graph", "fp", "-e", "a"]).stacks(), Stacks::All);
+        assert_eq!(record(&["--call-graph", "fp", "--call-graph-spans", "-e", "a"]).stacks(), Stacks::SpanBegins);
+        assert_eq!(
+            record(&["--call-graph", "fp", "--call-graph-events", "a_*", "--call-graph-events=b", "-e", "a*"]).stacks(),
+            Stacks::Matching(vec!["a_*".into(), "b".into()])
+        );
+        for args in [
+            &["record", "--call-graph-spans", "-e", "a"][..],
+            &["record", "--call-graph-events", "a", "-e", "a"],
+            &["record", "--call-graph", "fp", "--call-graph-spans", "--call-graph-events", "a", "-e", "a"],
+            &["record", "--call-graph", "fp", "--call-graph-events", "a:b:c", "-e", "a"],
+        ] {
+            assert_eq!(error(args).exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
     fn status_takes_no_argument() {
         assert_eq!(error(&["status", "extra"]).exit_code(), 2);
     }

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
-use usertrace_consumer::{DumpRequest, FlightDump, FlightOptions, Output, Session, Switch};
+use usertrace_consumer::{DumpRequest, FlightDump, FlightOptions, Output, Session, Stacks, Switch};
 use usertrace_output::timeline::TimelineBuilder;
 use usertrace_output::{AtomicFile, Record, SlowSpan};
 
@@ -401,7 +401,7 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options
             session.dump(r);
         }
     };
-    let result = run(run_args, "record", Recording::Flight { options, control: &mut control, events_wanted }, |output| askers.borrow_mut().observe(&output));
+    let result = run(run_args, "record", Recording::Flight { options, control: &mut control, events_wanted }, Stacks::None, |output| askers.borrow_mut().observe(&output));
     let summary = match result {
         Ok(summary) => summary,
         Err(code) => return code,

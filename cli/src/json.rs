@@ -41,8 +41,16 @@
 //! name, and where scheduler records (`record --sched`) cover the spans,
 //! `on_cpu`, `runnable` and `blocked`, each `{"p50_ns", "p90_ns", "p99_ns",
 //! "max_ns", "total_ns"}`, and `top_wakers`: `[{"pid", "tid", "thread",
-//! "process", "count"}]`; `processes`: `{"pid", "name", "events", "spans"}` by pid;
-//! `lost_events`, `lost_task_records`, `orphan_ends` (integers).
+//! "process", "count"}]`; and where the begins had user stacks (`record
+//! --call-graph fp`), `begin_stacks`: the 3 most frequent, most first,
+//! `[{"count", "frames"}]`, `frames` innermost first, each frame an object
+//! with those of `"function"`, `"file"` (strings), `"line"`, `"module"`
+//! (string), `"offset"` (in `module`, of an unnamed frame) and `"address"`
+//! (of an unnamed frame with no module) that are known, stacks told apart
+//! by these, not by address; and `begins_from_other_stacks` (integer: the
+//! begins whose stack is not listed); `processes`: `{"pid", "name",
+//! "events", "spans"}` by pid; `lost_events`, `lost_task_records`,
+//! `orphan_ends` (integers).
 //!
 //! ## `stat --format json`: one [`StatLine`] when the run ends
 //!
@@ -51,8 +59,9 @@
 //! | `counts`            | object  | event (`SYSTEM:NAME`) → events counted; every attached event shows, 0 if none came |
 //! | `events`            | integer | the sum of `counts` |
 //! | `skipped`           | integer | events left out because their pid was not given with `-p` (0 without `-p`) |
-//! | `lost`              | integer | events lost because a CPU's ring was full (of any process) |
-//! | `lost_by_cpu`       | array   | `{"cpu": integer, "lost": integer}` for each CPU that lost events, by CPU |
+//! | `lost`              | integer | events lost because a ring was full: a CPU's (of any process), or a producer thread's in shared memory |
+//! | `lost_by_cpu`       | array   | `{"cpu": integer, "lost": integer}` for each CPU whose perf ring lost events, by CPU |
+//! | `lost_in_shared_memory` | integer | of `lost`, those lost in producers' shared-memory rings (a producer sizes its own: `USERTRACE_SHM_RING_KIB`) |
 //! | `lost_task_records` | integer | task records lost, so some process names may be wrong |
 //! | `malformed`         | integer | records that could not be parsed and were skipped (should be 0) |
 //! | `seconds`           | float   | how long the session ran |
@@ -100,6 +109,7 @@ pub struct StatLine<'a> {
     pub skipped: u64,
     pub lost: u64,
     pub lost_by_cpu: Vec<CpuLost>,
+    pub lost_in_shared_memory: u64,
     pub lost_task_records: u64,
     pub malformed: u64,
     pub seconds: f64,
@@ -212,12 +222,12 @@ mod tests {
     #[test]
     fn stat_lines_keep_their_field_order() {
         let counts = BTreeMap::from([("user_events:a".to_owned(), 2u64)]);
-        let line = StatLine { counts: &counts, events: 2, skipped: 0, lost: 1, lost_by_cpu: vec![CpuLost { cpu: 3, lost: 1 }], lost_task_records: 0, malformed: 0, seconds: 1.5, otlp: None };
+        let line = StatLine { counts: &counts, events: 2, skipped: 0, lost: 1, lost_by_cpu: vec![CpuLost { cpu: 3, lost: 1 }], lost_in_shared_memory: 0, lost_task_records: 0, malformed: 0, seconds: 1.5, otlp: None };
         let mut out = Vec::new();
         write_line(&line, &mut out);
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "{\"counts\":{\"user_events:a\":2},\"events\":2,\"skipped\":0,\"lost\":1,\"lost_by_cpu\":[{\"cpu\":3,\"lost\":1}],\"lost_task_records\":0,\"malformed\":0,\"seconds\":1.5}\n"
+            "{\"counts\":{\"user_events:a\":2},\"events\":2,\"skipped\":0,\"lost\":1,\"lost_by_cpu\":[{\"cpu\":3,\"lost\":1}],\"lost_in_shared_memory\":0,\"lost_task_records\":0,\"malformed\":0,\"seconds\":1.5}\n"
         );
         // With --otlp, what became of the events comes last.
         let summary = ExportSummary { exported_events: 1, dropped_events: 1, spans: 1, retries: 2, ..Default::default() };

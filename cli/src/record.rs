@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
-use usertrace_consumer::Output;
+use usertrace_consumer::{Output, Stacks};
 use usertrace_output::jsonl::NamespacesJsonCache;
 use usertrace_output::{check_writable, AtomicFile, ClockRecord, Record, Report};
 
@@ -35,7 +35,8 @@ Output (--format, or from the extension of -o FILE):
   json      (.jsonl) one object per line, each with its \"type\": event
             lines (time_ns, cpu, pid, tid, comm, process, namespaces where
             the session may see them: root or CAP_PERFMON, event, fields in
-            declaration order, error if the payload could not be decoded),
+            declaration order, error if the payload could not be decoded,
+            stack with --call-graph fp: its frames, innermost first),
             process lines (pid, executable, command_line), exit lines (pid,
             tid) and lost lines (cpu, count, sideband).
   perfetto  (.pftrace, .perfetto-trace) a Perfetto trace: open it in
@@ -96,6 +97,36 @@ pub struct RecordArgs {
     #[arg(long)]
     pub report: bool,
 
+    /// Also record each event's user stack, as perf's --call-graph fp
+    /// does: walked by frame pointers (the program and its libraries
+    /// built with -fno-omit-frame-pointer, or Rust's
+    /// -C force-frame-pointers=yes), up to 127 frames. Frames are named
+    /// (function, and file:line where there is debug information) in the
+    /// JSON lines' `stack`, in Perfetto as each event's and span begin's
+    /// callstack, and later by convert from a perf.data file. fp is the
+    /// only MODE; events over shared memory and --sched's records carry no
+    /// stack. Every recorded event's, unless --call-graph-events or
+    /// --call-graph-spans chooses
+    #[arg(long = "call-graph", value_name = "MODE", value_parser = parse_call_graph)]
+    pub call_graph: Option<CallGraph>,
+
+    /// With --call-graph, only the events matching PATTERN (as -e takes
+    /// them) carry their stack; repeat it or separate patterns with commas
+    #[arg(
+        long = "call-graph-events",
+        value_name = "PATTERN",
+        requires = "call_graph",
+        conflicts_with = "call_graph_spans",
+        value_delimiter = ',',
+        value_parser = crate::run::parse_pattern
+    )]
+    pub call_graph_events: Vec<String>,
+
+    /// With --call-graph, only span begins (events whose first field is
+    /// span_begin) carry their stack: what began each span
+    #[arg(long = "call-graph-spans", requires = "call_graph")]
+    pub call_graph_spans: bool,
+
     // What export does to the output is in OUTPUT_HELP: clap shows no
     // doc comment of a flattened group.
     #[command(flatten, next_help_heading = "OTLP export")]
@@ -103,6 +134,40 @@ pub struct RecordArgs {
 
     #[command(flatten, next_help_heading = "Flight recorder")]
     pub flight: FlightArgs,
+}
+
+/// How stacks are walked: `--call-graph MODE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallGraph {
+    /// By frame pointers, in the kernel, at each event.
+    Fp,
+}
+
+impl RecordArgs {
+    /// Which events carry their stack, as --call-graph and its choices say.
+    pub fn stacks(&self) -> Stacks {
+        match (self.call_graph, self.call_graph_spans, self.call_graph_events.as_slice()) {
+            (None, ..) => Stacks::None,
+            (Some(CallGraph::Fp), true, _) => Stacks::SpanBegins,
+            (Some(CallGraph::Fp), false, []) => Stacks::All,
+            (Some(CallGraph::Fp), false, patterns) => Stacks::Matching(patterns.to_vec()),
+        }
+    }
+}
+
+/// `fp`; perf's other modes are refused by name, with what to do instead.
+fn parse_call_graph(mode: &str) -> Result<CallGraph, String> {
+    match mode {
+        "fp" => Ok(CallGraph::Fp),
+        "dwarf" | "lbr" => Err(format!(
+            "{mode} is not supported: usertrace walks stacks by frame pointers only (--call-graph fp); \
+             build the program with -fno-omit-frame-pointer"
+        )),
+        other if other.starts_with("dwarf,") || other.starts_with("fp,") => {
+            Err(format!("{other}: no size or depth is taken; the supported mode is fp (up to 127 frames)"))
+        }
+        other => Err(format!("{other} is no call-graph mode; the supported mode is fp")),
+    }
 }
 
 /// Where a recording goes, from -o and --format.
@@ -182,6 +247,11 @@ fn write_lines(lines: &mut Vec<u8>, at_least: usize, sink: &mut Sink, failed: &m
 }
 
 pub fn run_record(args: &RecordArgs) -> ExitCode {
+    if let (Some(_), Some(_)) = (&args.call_graph, args.flight.options()) {
+        let flag = if args.flight.flight_recorder.is_some() { "--flight-recorder" } else { "--switch-output" };
+        eprintln!("usertrace record: --call-graph is not available with {flag} yet: record stacks into -o FILE.data instead");
+        return ExitCode::from(2);
+    }
     if let Some(options) = args.flight.options() {
         return match args.outputs() {
             Ok(Outputs { archive: Some(archive), output: None, .. }) if !args.otlp.enabled() && !args.report => {
@@ -283,7 +353,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Some(archive) => Recording::Archive(archive),
         None => Recording::Live,
     };
-    let result = run(&args.run, "record", recording, |output| {
+    let result = run(&args.run, "record", recording, args.stacks(), |output| {
         // The events that still come (with -p, to count those left out)
         // are in the archive already.
         if archive_only {
@@ -443,6 +513,7 @@ mod tests {
             namespaces: None,
             format: Arc::new(format),
             raw: raw.into(),
+            stack: Box::default(),
         }
     }
 
@@ -497,6 +568,20 @@ mod tests {
     /// A line as `record` printed it before lines had a `type`, with it.
     fn typed(old: &str) -> String {
         format!("{{\"type\":\"event\",{}", &old[1..])
+    }
+
+    #[test]
+    fn call_graph_takes_fp_and_refuses_perfs_other_modes_by_name() {
+        assert_eq!(parse_call_graph("fp"), Ok(CallGraph::Fp));
+        for (mode, says) in [
+            ("dwarf", "dwarf is not supported: usertrace walks stacks by frame pointers only (--call-graph fp)"),
+            ("lbr", "lbr is not supported"),
+            ("dwarf,16384", "dwarf,16384: no size or depth is taken; the supported mode is fp"),
+            ("frames", "frames is no call-graph mode; the supported mode is fp"),
+        ] {
+            let error = parse_call_graph(mode).unwrap_err();
+            assert!(error.starts_with(says), "{mode}: {error}");
+        }
     }
 
     #[test]

@@ -15,13 +15,17 @@ use crate::stdout::out;
 /// Summarise a JSON-lines recording: event rates and span latencies
 ///
 /// Per event: count and rate. Per span name: count, p50/p90/p99/max and a
-/// log2 histogram of durations (as systemtap's @hist_log prints it). Per
+/// log2 histogram of durations (as systemtap's @hist_log prints it), and
+/// where the recording has user stacks (record --call-graph fp), the 3
+/// stacks its spans most often began at, innermost frame first from the
+/// caller of usertrace's own frames. Per
 /// process: events and spans. Then lost records and span ends whose begin
 /// was not recorded. FILE is read as a stream. Memory holds, per span
 /// name, 8 bytes for each finished span (its duration, so percentiles are
-/// exact); per event name and per process, a few counts and a name; and
-/// the spans open at once, without their fields. It holds no event, no
-/// closed span and no thread.
+/// exact) and at most 32 distinct begin stacks (begins from any further
+/// stack are only counted); per event name and per process, a few counts
+/// and a name; and the spans open at once, without their fields but with
+/// their begin stacks. It holds no event, no closed span and no thread.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The JSON-lines recording (`usertrace record -o FILE.jsonl`), or -

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
-use usertrace_consumer::{FlightOptions, Output, Session, SessionOptions, Stats, Window};
+use usertrace_consumer::{FlightOptions, Output, Session, SessionOptions, Stacks, Stats, Window};
 
 use crate::launch::HeldChild;
 use crate::verbosity::{detail, note};
@@ -162,7 +162,9 @@ pub enum Recording<'a> {
 /// to `sink` (leaving out events of processes not given with `-p`) until
 /// the command exits, `--duration` ends or Ctrl-C; see [`Recording`] for
 /// what else the session keeps. Errors are printed.
-pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
+/// `stacks` says which events carry their emitting thread's user stack
+/// (`record --call-graph fp`).
+pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
     catch_interrupts();
     for pid in &args.pids {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
@@ -182,12 +184,14 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl 
             }
         }
     };
+    let stacks_asked = stacks != Stacks::None;
     let mut options = SessionOptions {
         patterns: args.patterns.clone(),
         ring_pages: args.ring_pages.unwrap_or(SessionOptions::default().ring_pages),
         // The command may register its events after it starts.
         wait_for_exact: held.is_some(),
         sched: args.sched,
+        stacks,
         ..SessionOptions::default()
     };
     let mut control = None;
@@ -225,6 +229,14 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl 
         args.patterns.join(","),
         if session.records_namespaces() { "recorded" } else { "not recorded (they need root or CAP_PERFMON)" }
     );
+    // perf takes a stack only where the kernel writes the event: programs
+    // on a kernel without user_events write theirs to shared memory.
+    if stacks_asked && !usertrace::status().is_available() {
+        eprintln!(
+            "usertrace {name}: --call-graph: this kernel has no usable user_events, so programs write their events \
+             through shared memory, where perf cannot take their stacks: their events will carry none"
+        );
+    }
     if session.attached().next().is_none() {
         let list = args.patterns.join(" ");
         note!("usertrace {name}: no event matches {list} yet; attaching when one is registered");
@@ -248,6 +260,12 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, mut sink: impl 
                 eprintln!(
                     "usertrace {name}: process {}{comm} has tracepoints in shared memory that match, but they are not recorded: {}",
                     not.pid, not.reason
+                );
+            }
+            Output::Lost { count, thread: Some(tid), .. } => {
+                eprintln!(
+                    "usertrace {name}: thread {tid} lost {count} events: its shared-memory ring was full \
+                     (start the program with a larger USERTRACE_SHM_RING_KIB; 256 by default)"
                 );
             }
             Output::Lost { cpu, count, sideband: false, .. } => {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use clap::Args;
-use usertrace_consumer::Output;
+use usertrace_consumer::{Output, Stacks};
 
 use crate::args::Format;
 use crate::json::{print_line, CpuLost, OtlpLine, StatLine};
@@ -59,7 +59,7 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
     // would be an allocation per event. A name re-registered under a new
     // id is summed under its name at the end.
     let mut by_id: BTreeMap<u64, (String, u64)> = BTreeMap::new();
-    let result = run(&args.run, "stat", Recording::Live, |output| {
+    let result = run(&args.run, "stat", Recording::Live, Stacks::None, |output| {
         match &output {
             Output::Event(e) => by_id.entry(e.format.id).or_insert_with(|| (e.format.full_name(), 0)).1 += 1,
             // Attached events show with 0 even when nothing arrives.
@@ -96,6 +96,9 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
             for (cpu, lost) in lost_cpus {
                 outln!("{lost:>12}  lost on CPU {cpu}");
             }
+            if stats.lost_in_shared_memory > 0 {
+                outln!("{:>12}  lost in shared-memory rings (USERTRACE_SHM_RING_KIB sizes them)", stats.lost_in_shared_memory);
+            }
             if stats.lost_sideband > 0 {
                 outln!("{:>12}  task records lost (process names may be wrong)", stats.lost_sideband);
             }
@@ -114,6 +117,7 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
             skipped: summary.skipped,
             lost: stats.lost_total(),
             lost_by_cpu: lost_cpus.map(|&(cpu, lost)| CpuLost { cpu, lost }).collect(),
+            lost_in_shared_memory: stats.lost_in_shared_memory,
             lost_task_records: stats.lost_sideband,
             malformed: stats.malformed,
             seconds: summary.duration.as_secs_f64(),

@@ -115,6 +115,7 @@ mod tests {
                 ("pt".into(), Value::Struct(vec![("x".into(), Value::Signed(-2)), ("odd\nname".into(), Value::Struct(vec![("y".into(), s("z"))]))])),
             ],
             error: None,
+            stack: Vec::new(),
         };
         let mut out = Vec::new();
         text_line(&event, &mut out);

@@ -211,6 +211,7 @@ mod tests {
             namespaces: None,
             format: std::sync::Arc::new(format),
             raw: raw.into(),
+            stack: Box::default(),
         }
     }
 

@@ -116,7 +116,7 @@ fn decoded(bytes: &[u8], format: &EventFormat) -> u64 {
 /// Appends the record's line to `out` (emptied when near 64 KiB, as
 /// `record -o FILE` hands a full buffer to `write`); its length.
 fn line(bytes: &[u8], format: &EventFormat, out: &mut Vec<u8>) -> u64 {
-    let Ok(Record::Sample { raw, sample }) = parse(bytes) else { return 0 };
+    let Ok(Record::Sample { raw, sample, .. }) = parse(bytes) else { return 0 };
     let fields = decode(format, raw).expect("the payload suits its format");
     // The event's one field; `record` maps every kind alike.
     let values = fields.iter().map(|(name, value)| match value {
@@ -135,6 +135,7 @@ fn line(bytes: &[u8], format: &EventFormat, out: &mut Vec<u8>) -> u64 {
         tracepoint: None,
         fields: FieldRefs(values),
         error: None,
+        stack: &[],
     };
     if out.len() > 63 * 1024 {
         black_box(&*out);

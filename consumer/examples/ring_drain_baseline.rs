@@ -115,7 +115,7 @@ fn main() {
     let mut rings: Vec<CpuRing> = rings
         .into_iter()
         .map(|(cpu, owner, ring)| {
-            let tracepoint = sys::open(&mut sys::tracepoint_attr(id), cpu, Some(owner.as_fd()))
+            let tracepoint = sys::open(&mut sys::tracepoint_attr(id, false), cpu, Some(owner.as_fd()))
                 .unwrap_or_else(|e| fail("perf_event_open(tracepoint)", e));
             CpuRing { owner, ring, _tracepoint: tracepoint }
         })

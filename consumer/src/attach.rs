@@ -48,8 +48,9 @@ pub struct Attachment {
     pub window: Window,
 }
 
-/// Opens `format`'s tracepoint on each `(cpu, ring owner)` of `rings`.
-pub fn attach(format: Arc<EventFormat>, rings: &[(u32, BorrowedFd<'_>)]) -> Result<Attachment, Error> {
+/// Opens `format`'s tracepoint on each `(cpu, ring owner)` of `rings`,
+/// with each sample's user stack when `stack` holds.
+pub fn attach(format: Arc<EventFormat>, rings: &[(u32, BorrowedFd<'_>)], stack: bool) -> Result<Attachment, Error> {
     let Some(&(first_cpu, _)) = rings.first() else {
         return Ok(Attachment { format, events: Vec::new(), window: Window::Held });
     };
@@ -59,7 +60,7 @@ pub fn attach(format: Arc<EventFormat>, rings: &[(u32, BorrowedFd<'_>)]) -> Resu
         Ok(_) => Window::Held,
         Err(errno) => Window::Open(*errno),
     };
-    let opened = open_all(&format, rings);
+    let opened = open_all(&format, rings, stack);
     drop(hold);
     if let Some(set) = saved {
         let _ = sys::set_affinity(&set);
@@ -67,15 +68,15 @@ pub fn attach(format: Arc<EventFormat>, rings: &[(u32, BorrowedFd<'_>)]) -> Resu
     Ok(Attachment { format, events: opened?, window })
 }
 
-fn open_all(format: &EventFormat, rings: &[(u32, BorrowedFd<'_>)]) -> Result<Vec<(u32, OwnedFd, u64)>, Error> {
+fn open_all(format: &EventFormat, rings: &[(u32, BorrowedFd<'_>)], stack: bool) -> Result<Vec<(u32, OwnedFd, u64)>, Error> {
     let mut events = Vec::with_capacity(rings.len());
     for &(cpu, ring) in rings {
-        let mut attr = sys::tracepoint_attr(format.id);
+        let mut attr = sys::tracepoint_attr(format.id, stack);
         let fd = match sys::open(&mut attr, cpu, Some(ring)) {
             Ok(fd) => fd,
             // Kernels that refuse PERF_FLAG_FD_OUTPUT: redirect right after.
             Err(Errno(libc::EINVAL)) => {
-                let fd = sys::open(&mut sys::tracepoint_attr(format.id), cpu, None).map_err(|e| perf_error("perf_event_open(tracepoint)", cpu, e))?;
+                let fd = sys::open(&mut sys::tracepoint_attr(format.id, stack), cpu, None).map_err(|e| perf_error("perf_event_open(tracepoint)", cpu, e))?;
                 sys::set_output(fd.as_fd(), ring).map_err(|e| perf_error("PERF_EVENT_IOC_SET_OUTPUT", cpu, e))?;
                 fd
             }
@@ -94,7 +95,7 @@ fn open_all(format: &EventFormat, rings: &[(u32, BorrowedFd<'_>)]) -> Result<Vec
 pub(crate) fn open_filtered(format: &EventFormat, rings: &[(u32, BorrowedFd<'_>)], filter: &std::ffi::CStr) -> Result<Vec<(u32, OwnedFd, u64)>, Error> {
     let mut events = Vec::with_capacity(rings.len());
     for &(cpu, ring) in rings {
-        let mut attr = sys::tracepoint_attr(format.id);
+        let mut attr = sys::tracepoint_attr(format.id, false);
         attr.set_disabled(1);
         let fd = sys::open(&mut attr, cpu, None).map_err(|e| perf_error("perf_event_open(tracepoint)", cpu, e))?;
         sys::set_output(fd.as_fd(), ring).map_err(|e| perf_error("PERF_EVENT_IOC_SET_OUTPUT", cpu, e))?;

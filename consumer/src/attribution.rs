@@ -14,25 +14,45 @@ use rustc_hash::FxHashMap;
 
 use super::attach::Window;
 use super::format::EventFormat;
+use super::mappings::Mappings;
 use super::namespaces::Namespaces;
 use super::order::Orderer;
 use super::processes::{Describe, Descriptions, ProcessInfo};
 use super::session::{Event, Output};
+use super::symbolize::Symbolizer;
 use super::threads::ThreadTable;
 
 /// A record queued for ordering. Samples are nearly all of them, so the
 /// rare large variants are boxed to keep every queued record small.
 pub(crate) enum Pending {
     /// `described`: what was read of the process when this, its first
-    /// sample, was drained (or was written before it in the archive).
-    Sample { id: u64, pid: u32, tid: u32, cpu: u32, raw: Box<[u8]>, described: Option<Box<ProcessInfo>> },
+    /// sample, was drained (or was written before it in the archive);
+    /// `stack`: the user stack's addresses, innermost first, when its
+    /// event records one.
+    Sample { id: u64, pid: u32, tid: u32, cpu: u32, raw: Box<[u8]>, stack: Box<[u64]>, described: Option<Box<ProcessInfo>> },
+    /// A mapping (MMAP2, or perf's MMAP): kept only while stacks are named.
+    Mapped(Box<Mapped>),
     Comm { pid: u32, tid: u32, comm: Box<str>, exec: Option<Box<ProcessInfo>> },
     Fork { pid: u32, tid: u32, ptid: u32 },
     Exit { tid: u32 },
     Namespaces { tid: u32, namespaces: Box<Namespaces> },
-    Lost { cpu: u32, count: u64, sideband: bool },
+    /// A file of `perf record`'s mapped `executable` as the program of
+    /// `pid`: its first executable mapping since the start or an exec.
+    Program { pid: u32, executable: Box<str> },
+    Lost { cpu: u32, count: u64, sideband: bool, thread: Option<u32> },
     Attached { format: Arc<EventFormat>, window: Window },
     NotRecorded(Box<crate::NotRecorded>),
+}
+
+/// A mapping of a file into a process, as an MMAP2 record tells it.
+pub(crate) struct Mapped {
+    pub pid: u32,
+    pub start: u64,
+    pub len: u64,
+    /// The file offset mapped at `start`.
+    pub offset: u64,
+    pub executable: bool,
+    pub path: Box<[u8]>,
 }
 
 /// Where a process's full name comes from when its first released event
@@ -52,6 +72,15 @@ impl Fallback {
             Fallback::Nothing => ProcessInfo::default(),
         }
     }
+
+    /// The mappings of `pid`, a process that mapped its code before the
+    /// records began: `/proc/PID/maps` now, for a live session.
+    fn read_maps(&self, pid: u32) -> Option<String> {
+        match self {
+            Fallback::Proc => std::fs::read_to_string(format!("/proc/{pid}/maps")).ok(),
+            Fallback::Nothing => None,
+        }
+    }
 }
 
 /// The stage between the rings (or a file) and the outputs.
@@ -60,12 +89,28 @@ pub(crate) struct Attribution {
     orderer: Orderer<Pending>,
     by_id: FxHashMap<u64, Arc<EventFormat>>,
     processes: Descriptions,
+    /// What each process runs, as far as the records have said, in time
+    /// order: its description at its first event or exec, its program as
+    /// a `perf record` file mapped it, or, for a child forked since, what
+    /// its parent ran then (until it execs, it runs that program). For a
+    /// first event that comes with no description.
+    programs: FxHashMap<u32, ProcessInfo>,
     fallback: Fallback,
     /// Events released.
     pub(crate) events: u64,
     /// The ordering watermark of the round before, up to which exited
     /// threads and superseded names are forgotten.
     forget_before: Option<u64>,
+    /// With stacks recorded: each process's mappings, and the names of
+    /// what they map.
+    stacks: Option<Box<Stacks>>,
+}
+
+/// What names the frames of stacks.
+#[derive(Default)]
+struct Stacks {
+    mappings: Mappings,
+    symbolizer: Symbolizer,
 }
 
 impl Attribution {
@@ -75,10 +120,23 @@ impl Attribution {
             orderer: Orderer::new(),
             by_id: FxHashMap::default(),
             processes: Descriptions::default(),
+            programs: FxHashMap::default(),
             fallback,
             events: 0,
             forget_before: None,
+            stacks: None,
         }
+    }
+
+    /// Samples carry stacks: keep each process's mappings from now on,
+    /// and name the frames of each stack.
+    pub(crate) fn name_stacks(&mut self) {
+        self.stacks.get_or_insert_with(Box::default);
+    }
+
+    /// Whether mappings are kept: [`Pending::Mapped`] is of any use.
+    pub(crate) fn names_stacks(&self) -> bool {
+        self.stacks.is_some()
     }
 
     /// Samples carrying perf id `id` are hits of `format`.
@@ -120,12 +178,25 @@ impl Attribution {
 
     fn release(&mut self, time: u64, pending: Pending, out: &mut impl FnMut(Output)) {
         match pending {
-            Pending::Sample { id, pid, tid, cpu, raw, described } => {
+            Pending::Sample { id, pid, tid, cpu, raw, stack, described } => {
                 let Some(format) = self.by_id.get(&id) else { return };
+                let stack = match &mut self.stacks {
+                    Some(stacks) if !stack.is_empty() => {
+                        if !stacks.mappings.is_complete(pid) {
+                            if let Some(maps) = self.fallback.read_maps(pid) {
+                                stacks.mappings.read_maps(pid, &maps);
+                            }
+                        }
+                        let locations: Vec<_> = stack.iter().map(|&address| stacks.mappings.find(pid, address)).collect();
+                        stacks.symbolizer.frames(&stack, &locations)
+                    }
+                    _ => Box::default(),
+                };
                 let identity = self.threads.identity(pid, tid, time);
-                let fallback = &self.fallback;
-                let read = || described.map_or_else(|| fallback.read(pid), |info| *info);
+                let (fallback, programs) = (&self.fallback, &self.programs);
+                let read = || described.map(|info| *info).or_else(|| programs.get(&pid).cloned()).unwrap_or_else(|| fallback.read(pid));
                 if let Describe::Process(info) = self.processes.event(pid, read) {
+                    self.programs.insert(pid, info.clone());
                     out(Output::Process { time_ns: time, pid, info });
                 }
                 self.events += 1;
@@ -139,15 +210,49 @@ impl Attribution {
                     namespaces: identity.namespaces,
                     format: format.clone(),
                     raw,
+                    stack,
                 }));
             }
             Pending::Comm { pid, tid, comm, exec } => {
+                if let (Some(stacks), true) = (&mut self.stacks, exec.is_some()) {
+                    stacks.mappings.exec(pid);
+                }
                 self.threads.comm(pid, tid, &comm, exec.is_some(), time);
-                if let Some(Describe::Process(info)) = exec.map(|info| self.processes.exec(pid, *info)) {
-                    out(Output::Process { time_ns: time, pid, info });
+                if let Some(info) = exec {
+                    // The old program is no longer what it runs; an exec
+                    // told before its program was mapped waits for that.
+                    self.programs.remove(&pid);
+                    if info.executable.is_some() {
+                        self.programs.insert(pid, (*info).clone());
+                    }
+                    if let Describe::Process(info) = self.processes.exec(pid, *info) {
+                        out(Output::Process { time_ns: time, pid, info });
+                    }
                 }
             }
-            Pending::Fork { pid, tid, ptid } => self.threads.fork(pid, tid, ptid, time),
+            Pending::Fork { pid, tid, ptid } => {
+                if pid == tid {
+                    if let Some(parent) = self.threads.pid_at(ptid, time).and_then(|parent| self.programs.get(&parent)) {
+                        self.programs.insert(pid, parent.clone());
+                    }
+                }
+                if let Some(stacks) = &mut self.stacks {
+                    if let Some(parent) = self.threads.pid_at(ptid, time) {
+                        stacks.mappings.fork(parent, pid);
+                    }
+                }
+                self.threads.fork(pid, tid, ptid, time);
+            }
+            Pending::Program { pid, executable } => {
+                // Only a process's first: later ones are libraries, and a
+                // forked child's are its parent's program's libraries.
+                self.programs.entry(pid).or_insert_with(|| ProcessInfo { executable: Some(executable.into()), ..ProcessInfo::default() });
+            }
+            Pending::Mapped(m) => {
+                if let Some(stacks) = &mut self.stacks {
+                    stacks.mappings.map(m.pid, m.start, m.len, m.offset, m.executable, &m.path);
+                }
+            }
             Pending::Exit { tid } => {
                 if let Some(pid) = self.threads.pid_at(tid, time) {
                     if self.processes.is_described(pid) {
@@ -155,14 +260,97 @@ impl Attribution {
                     }
                     if pid == tid {
                         self.processes.exit(pid);
+                        self.programs.remove(&pid);
+                        if let Some(stacks) = &mut self.stacks {
+                            stacks.mappings.exit(pid);
+                        }
                     }
                 }
                 self.threads.exit(tid, time);
             }
             Pending::Namespaces { tid, namespaces } => self.threads.namespaces(tid, *namespaces, time),
-            Pending::Lost { cpu, count, sideband } => out(Output::Lost { cpu, time_ns: time, count, sideband }),
+            Pending::Lost { cpu, count, sideband, thread } => out(Output::Lost { cpu, time_ns: time, count, sideband, thread }),
             Pending::Attached { format, window } => out(Output::Attached { format, time_ns: time, window }),
             Pending::NotRecorded(not_recorded) => out(Output::NotRecorded(not_recorded)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FORMAT: &str = "name: ev\nID: 7\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+                          \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+                          \tfield:u32 n;\toffset:8;\tsize:4;\tsigned:0;\n";
+
+    fn sample(pid: u32) -> Pending {
+        Pending::Sample { id: 1, pid, tid: pid, cpu: 0, raw: vec![0; 12].into(), stack: Default::default(), described: None }
+    }
+
+    fn program(pid: u32, executable: &str) -> Pending {
+        Pending::Program { pid, executable: executable.into() }
+    }
+
+    /// A `perf record` file's attribution: processes as its records say.
+    fn attribution() -> Attribution {
+        let mut a = Attribution::new(ThreadTable::new(), Fallback::Nothing);
+        a.add_event(1, Arc::new(EventFormat::parse("user_events", FORMAT).unwrap()));
+        a
+    }
+
+    /// The executable each described process was given, by pid.
+    fn executables(a: &mut Attribution) -> Vec<(u32, Option<String>)> {
+        let mut told = Vec::new();
+        a.flush(&mut |o| {
+            if let Output::Process { pid, info, .. } = o {
+                told.push((pid, info.executable));
+            }
+        });
+        told
+    }
+
+    #[test]
+    fn a_forked_child_runs_its_parent_s_program_whatever_the_file_order() {
+        let mut a = attribution();
+        // perf's synthesized start: the parent, its program, then a library.
+        a.threads.synthesize(100, 100, "server", 0);
+        a.push(0, program(100, "/usr/bin/server"));
+        a.push(0, program(100, "/usr/lib/libc.so.6"));
+        // The child's ring was read before its parent's: its event and its
+        // first mapping (a library it loaded) come before its FORK.
+        a.push(30, sample(200));
+        a.push(20, program(200, "/usr/lib/libplugin.so"));
+        a.push(10, Pending::Fork { pid: 200, tid: 200, ptid: 100 });
+        a.push(40, sample(100));
+        assert_eq!(
+            executables(&mut a),
+            [(200, Some("/usr/bin/server".into())), (100, Some("/usr/bin/server".into()))]
+        );
+    }
+
+    #[test]
+    fn an_exec_replaces_the_program_and_its_next_mapping_is_the_new_one() {
+        let mut a = attribution();
+        a.threads.synthesize(100, 100, "sh", 0);
+        a.push(0, program(100, "/bin/sh"));
+        // Told before its program was mapped (held past its round).
+        a.push(10, Pending::Comm { pid: 100, tid: 100, comm: "worker".into(), exec: Some(Box::default()) });
+        a.push(11, program(100, "/usr/bin/worker"));
+        a.push(12, program(100, "/usr/lib/libc.so.6"));
+        a.push(20, sample(100));
+        // A thread of its own is no new process: nothing is inherited.
+        a.push(30, Pending::Fork { pid: 100, tid: 101, ptid: 100 });
+        assert_eq!(executables(&mut a), [(100, Some("/usr/bin/worker".into()))]);
+    }
+
+    #[test]
+    fn a_process_that_exited_leaves_no_program_for_a_reused_pid() {
+        let mut a = attribution();
+        a.threads.synthesize(100, 100, "old", 0);
+        a.push(0, program(100, "/usr/bin/old"));
+        a.push(10, Pending::Exit { tid: 100 });
+        a.push(20, sample(100));
+        assert_eq!(executables(&mut a), [(100, None)]);
     }
 }

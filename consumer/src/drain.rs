@@ -40,6 +40,7 @@ use super::processes::ProcessInfo;
 use super::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MISC_COMM_EXEC, PERF_RECORD_SAMPLE};
 use super::ring::{RecordReader, Ring};
 use super::sched_scope::{is_sched, SchedScope};
+use super::stack_scope::StackScope;
 use super::shm::{Item as ShmItem, ShmSource};
 use super::select::{load_with_text, scan};
 use super::sys;
@@ -89,6 +90,9 @@ pub(crate) struct Round {
 pub(crate) struct Segment {
     pub cpu: u32,
     pub sideband: bool,
+    /// The producer thread whose shared-memory ring this stretch came
+    /// from; `None` for a CPU's perf ring.
+    pub thread: Option<u32>,
     /// Where the stretch ends in [`Round::bytes`].
     pub end: usize,
 }
@@ -98,6 +102,8 @@ pub(crate) struct Attached {
     pub format: Arc<EventFormat>,
     /// The perf ids of its events, one per CPU.
     pub ids: Vec<u64>,
+    /// Whether its samples carry the emitting thread's user stack.
+    pub stack: bool,
     pub window: Window,
     pub time_ns: u64,
 }
@@ -207,6 +213,9 @@ pub(crate) struct Drain {
     /// the archive and through the scheduler scope, and task records and
     /// losses are handed on as ever.
     pub count_samples: bool,
+    /// Which of the tracepoints it attaches (the scheduler's aside) record
+    /// the emitting thread's user stack (`SessionOptions::stacks`).
+    pub stacks: StackScope,
 }
 
 impl Drain {
@@ -228,11 +237,14 @@ impl Drain {
                 continue;
             }
             let owners: Vec<_> = self.rings.iter().map(|r| (r.cpu, r.events.as_fd())).collect();
+            // The scheduler's tracepoints, scoped by `--sched`, are opened
+            // without stacks; every other with them when asked.
+            let stack = self.stacks.includes(&format) && !(self.sched.is_some() && is_sched(&format.system, &format.name));
             let opened = match self.sched.as_mut().filter(|_| is_sched(&format.system, &format.name)) {
                 // Filtered from its first record: opened disabled with the
                 // filter set, then enabled (no enable bit to race with).
                 Some(scope) => scope.open(&format, &text, &owners),
-                None => attach(format.clone(), &owners),
+                None => attach(format.clone(), &owners, stack),
             };
             let attachment = match opened {
                 Ok(a) => a,
@@ -242,9 +254,9 @@ impl Drain {
             };
             let ids: Vec<u64> = attachment.events.iter().map(|(_, _, id)| *id).collect();
             if let Some(archive) = &mut self.archive {
-                archive.describe_tracepoint(&ids, &sys::tracepoint_attr(format.id), &format, &text);
+                archive.describe_tracepoint(&ids, &sys::tracepoint_attr(format.id, stack), &format, &text);
             }
-            self.attached.push(Attached { format, ids, window: attachment.window, time_ns: sys::monotonic_ns() });
+            self.attached.push(Attached { format, ids, stack, window: attachment.window, time_ns: sys::monotonic_ns() });
             self.attachments.push(attachment);
         }
         self.attach_shm();
@@ -265,11 +277,12 @@ impl Drain {
     fn take_shm_formats(&mut self, formats: Vec<super::shm::NewFormat>) {
         for new in formats {
             if let Some(archive) = &mut self.archive {
-                archive.describe_tracepoint(&[new.perf_id], &sys::tracepoint_attr(new.format.id), &new.format, &new.text);
+                archive.describe_tracepoint(&[new.perf_id], &sys::tracepoint_attr(new.format.id, false), &new.format, &new.text);
             }
             // Its enable words were written before any event of it could be:
             // nothing written after they flipped can be missed.
-            self.attached.push(Attached { format: new.format, ids: vec![new.perf_id], window: Window::Held, time_ns: sys::monotonic_ns() });
+            // Shared memory has no kernel to walk the stack: none.
+            self.attached.push(Attached { format: new.format, ids: vec![new.perf_id], stack: false, window: Window::Held, time_ns: sys::monotonic_ns() });
         }
     }
 
@@ -363,9 +376,9 @@ impl Drain {
             let ids: Vec<u64> = fresh.iter().map(|(_, _, id)| *id).collect();
             scope.reopened(&ids);
             if let (Some(archive), Some(text)) = (&mut self.archive, scope.format_text(a.format.id)) {
-                archive.describe_tracepoint(&ids, &sys::tracepoint_attr(a.format.id), &a.format, text);
+                archive.describe_tracepoint(&ids, &sys::tracepoint_attr(a.format.id, false), &a.format, text);
             }
-            self.attached.push(Attached { format: a.format.clone(), ids, window: Window::Held, time_ns: sys::monotonic_ns() });
+            self.attached.push(Attached { format: a.format.clone(), ids, stack: false, window: Window::Held, time_ns: sys::monotonic_ns() });
             a.events = fresh;
         }
     }
@@ -448,7 +461,7 @@ impl Drain {
                 if result.is_err() {
                     round.broken_rings += 1;
                 }
-                round.segments.push(Segment { cpu, sideband, end: round.bytes.len() });
+                round.segments.push(Segment { cpu, sideband, thread: None, end: round.bytes.len() });
             }
         }
         let before = round.bytes.len();
@@ -460,9 +473,9 @@ impl Drain {
                 taker.cpu = sample_cpu(bytes).unwrap_or(0);
                 taker.take(bytes, None)
             }
-            ShmItem::EndOfRing { cpu } => {
+            ShmItem::EndOfRing { cpu, tid } => {
                 let end = taker.round.bytes.len();
-                taker.round.segments.push(Segment { cpu, sideband: false, end });
+                taker.round.segments.push(Segment { cpu, sideband: false, thread: Some(tid), end });
             }
         });
         round.broken_rings += self.shm.malformed - malformed;

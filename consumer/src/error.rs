@@ -227,6 +227,9 @@ pub enum Error {
         /// What is wrong.
         error: RingError,
     },
+    /// Stacks were asked of a flight recorder, whose window does not keep
+    /// them yet.
+    StacksWithFlight,
 }
 
 impl fmt::Display for Error {
@@ -247,6 +250,9 @@ impl fmt::Display for Error {
             Error::Io { path, error } => write!(f, "{}: {error}", path.display()),
             Error::Format { path, error } => write!(f, "{}: the event's format cannot be parsed: {error}", path.display()),
             Error::Ring { cpu, error } => write!(f, "CPU {cpu}: {error}"),
+            Error::StacksWithFlight => {
+                write!(f, "a flight recorder does not record stacks yet: record them into a perf.data file (SessionOptions::archive) instead")
+            }
         }
     }
 }

@@ -7,7 +7,8 @@
 //!
 //! Layers, bottom up: `sys` (perf syscalls) → `ring` (mmap protocol) →
 //! `record` (one perf record) → `format`/`decode` (tracepoint payloads) →
-//! `threads`/`procfs`/`namespaces` (who was who, when) → `order` (merging CPUs) →
+//! `threads`/`procfs`/`namespaces` (who was who, when) → `mappings`/`symbolize`
+//! (naming the frames of a recorded stack) → `order` (merging CPUs) →
 //! `attach` (no loss when a tracepoint is first enabled) → `attribution`
 //! (who emitted each record, in time order) → `session`; `archive` writes
 //! and reads perf.data, the rings' records as perf keeps them.
@@ -29,6 +30,7 @@ mod error;
 mod flight;
 mod eventheader;
 mod format;
+mod mappings;
 mod namespaces;
 mod order;
 #[cfg(feature = "output")]
@@ -38,9 +40,11 @@ mod processes;
 pub mod record;
 mod ring;
 mod sched_scope;
+mod stack_scope;
 mod select;
 mod shm;
 mod session;
+mod symbolize;
 mod sys;
 mod threads;
 
@@ -56,9 +60,11 @@ pub use order::Orderer;
 pub use processes::ProcessInfo;
 pub use ring::{published_ranges, RawRecord, Records};
 pub use sched_scope::SCHED_PATTERNS;
+pub use stack_scope::Stacks;
 pub use select::{load, scan, Candidate};
 pub use shm::{shared_tracepoints, NotRecorded, SharedTracepoint};
 pub use usertrace::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use session::{find_tracefs, Event, Output, Session, SessionOptions, Stats};
+pub use symbolize::Frame;
 pub use sys::monotonic_ns;
 pub use threads::{Identity, ThreadTable};

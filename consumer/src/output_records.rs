@@ -9,14 +9,14 @@ use crate::eventheader::is_eventheader;
 use crate::{DecodeError, Event, Field, FieldValue, Output};
 use usertrace::{EVENTHEADER_EVENT_FIELD, EVENTHEADER_PROVIDER_FIELD};
 use usertrace_output::jsonl::{write_json_line, EventLine, FieldRefs, NamespacesJsonCache};
-use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
+use usertrace_output::{EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, StackFrame, Value, ValueRef};
 
 /// The record for `output`; `None` for what is no part of a recording
 /// (a tracepoint being attached, a process that cannot be recorded).
 pub fn to_record(output: Output) -> Option<Record> {
     match output {
         Output::Event(event) => Some(Record::Event(event_record(&event))),
-        Output::Lost { cpu, time_ns, count, sideband } => Some(Record::Lost(LostRecord { time_ns, cpu, count, sideband })),
+        Output::Lost { cpu, time_ns, count, sideband, .. } => Some(Record::Lost(LostRecord { time_ns, cpu, count, sideband })),
         Output::Process { time_ns, pid, info } => {
             Some(Record::Process(ProcessRecord { time_ns, pid, executable: info.executable, command_line: info.command_line, container_id: info.container_id }))
         }
@@ -96,7 +96,23 @@ pub fn event_record(event: &Event) -> EventRecord {
         tracepoint: tracepoint.map(str::to_owned),
         fields: fields.map(|(name, value)| (name.to_owned(), Value::from(value))).collect(),
         error,
+        stack: stack_frames(&event.stack),
     }
+}
+
+/// A stack's frames as the outputs' records hold them.
+pub fn stack_frames(stack: &[crate::Frame]) -> Vec<StackFrame> {
+    stack
+        .iter()
+        .map(|f| StackFrame {
+            address: f.address,
+            module: f.module.as_deref().map(str::to_owned),
+            module_offset: f.module.as_ref().map(|_| f.module_offset),
+            function: f.function.as_deref().map(str::to_owned),
+            file: f.file.as_deref().map(str::to_owned),
+            line: f.line,
+        })
+        .collect()
 }
 
 /// Appends `event`'s JSON line to `out`: the line [`event_record`] and
@@ -122,6 +138,7 @@ pub fn write_event_line(event: &Event, kept: &mut NamespacesJsonCache, out: &mut
         tracepoint,
         fields: FieldRefs(fields),
         error: error.as_deref(),
+        stack: &stack_frames(&event.stack),
     };
     write_json_line(&line, out);
     error.is_some()
@@ -190,6 +207,7 @@ mod tests {
             namespaces: None,
             format: Arc::new(format),
             raw: raw.into(),
+            stack: Box::default(),
         }
     }
 
@@ -300,5 +318,39 @@ mod tests {
             assert_eq!(write_event_line(&event, &mut NamespacesJsonCache::default(), &mut got), broken);
             assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
         }
+    }
+
+    #[test]
+    fn an_events_stack_is_in_its_record_and_its_line_straight_from_the_event() {
+        let mut event = eventheader_event(&[42]);
+        let frame = |address, module: Option<&str>, function: Option<&str>, line| crate::Frame {
+            address,
+            module: module.map(Into::into),
+            module_offset: if module.is_some() { address - 0x1000 } else { 0 },
+            function: function.map(Into::into),
+            file: function.map(|_| "app.c".into()),
+            line,
+        };
+        event.stack = vec![frame(0x1010, Some("/bin/app"), Some("inner"), Some(3)), frame(0x2000, None, None, None)].into();
+        let record = event_record(&event);
+        assert_eq!(
+            record.stack,
+            vec![
+                StackFrame {
+                    address: 0x1010,
+                    module: Some("/bin/app".into()),
+                    module_offset: Some(0x10),
+                    function: Some("inner".into()),
+                    file: Some("app.c".into()),
+                    line: Some(3)
+                },
+                StackFrame { address: 0x2000, ..StackFrame::default() },
+            ]
+        );
+        let mut want = Vec::new();
+        write_record(&Record::Event(record), &mut want);
+        let mut got = Vec::new();
+        write_event_line(&event, &mut NamespacesJsonCache::default(), &mut got);
+        assert_eq!(String::from_utf8(got).unwrap(), String::from_utf8(want).unwrap());
     }
 }

@@ -102,7 +102,16 @@ impl Descriptions {
         if !self.described.insert(pid) {
             return Describe::Nothing;
         }
-        Describe::Process(self.read_at_exec.remove(&pid).unwrap_or_else(read))
+        match self.read_at_exec.remove(&pid) {
+            // An exec told before its program was known (a `perf record`
+            // file maps it later): the program known now fills it in.
+            Some(mut info) if info.executable.is_none() => {
+                info.executable = read().executable;
+                Describe::Process(info)
+            }
+            Some(info) => Describe::Process(info),
+            None => Describe::Process(read()),
+        }
     }
 
     /// Whether the process has emitted events (its exits are then told).

@@ -3,7 +3,10 @@
 //! Every event of a session uses the same `sample_type`
 //! (IDENTIFIER | TID | TIME | CPU, plus RAW on tracepoints) and
 //! `sample_id_all`, so each record's origin and time sit at fixed places:
-//! first in a SAMPLE, in a 32-byte trailer on everything else.
+//! first in a SAMPLE, in a 32-byte trailer on everything else. A
+//! tracepoint recorded with its user stack also has CALLCHAIN, which the
+//! kernel writes between CPU and RAW: which samples have one is known by
+//! their event id, first in the sample ([`parse_with`]).
 //! References: include/uapi/linux/perf_event.h, `enum perf_event_type`.
 
 use super::error::RecordError;
@@ -26,6 +29,9 @@ pub const PERF_RECORD_SAMPLE: u32 = 9;
 pub const PERF_RECORD_MMAP2: u32 = 10;
 /// `PERF_RECORD_NAMESPACES`: a task's namespaces changed.
 pub const PERF_RECORD_NAMESPACES: u32 = 16;
+
+/// `PERF_RECORD_MISC_USER`: the cpumode of a user-space record (a mapping).
+pub const PERF_RECORD_MISC_USER: u16 = 2;
 
 /// `PERF_RECORD_MISC_COMM_EXEC`: the COMM comes from an exec, not a rename.
 pub const PERF_RECORD_MISC_COMM_EXEC: u16 = 1 << 13;
@@ -67,6 +73,51 @@ pub struct Task {
     pub sample: SampleId,
 }
 
+/// Callchain entries at or above this (`PERF_CONTEXT_MAX`, `(u64)-4095`)
+/// are context markers (`PERF_CONTEXT_USER` and the like), not addresses.
+pub const PERF_CONTEXT_MAX: u64 = -4095i64 as u64;
+
+/// The most entries a callchain may claim: perf's own bound
+/// (`PERF_MAX_STACK_DEPTH` is 127; the sysctl allows more, never more
+/// than a record of at most 64 KiB holds).
+const MAX_CALLCHAIN: u64 = 0x10000 / 8;
+
+/// A sample's callchain as the kernel wrote it: the addresses of each
+/// frame, innermost first, among context markers. Empty for a sample of
+/// an event recorded without its stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Callchain<'a> {
+    /// The entries, u64 each, after the count.
+    entries: &'a [u8],
+}
+
+impl<'a> Callchain<'a> {
+    /// The callchain at the start of `bytes` (`u64 nr`, then `nr` u64
+    /// entries), and the bytes after it; None when `bytes` holds fewer
+    /// entries than its count says.
+    pub fn parse(bytes: &'a [u8]) -> Option<(Callchain<'a>, &'a [u8])> {
+        let count = u64::from_ne_bytes(bytes.get(..8)?.try_into().ok()?);
+        if count > MAX_CALLCHAIN {
+            return None;
+        }
+        let end = 8 + 8 * count as usize;
+        Some((Callchain { entries: bytes.get(8..end)? }, &bytes[end..]))
+    }
+
+    /// The frames' addresses, innermost first, without context markers.
+    pub fn addresses(&self) -> impl Iterator<Item = u64> + 'a {
+        self.entries
+            .chunks_exact(8)
+            .map(|e| u64::from_ne_bytes(e.try_into().unwrap_or_default()))
+            .filter(|&ip| ip < PERF_CONTEXT_MAX)
+    }
+
+    /// Whether it has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
 /// One parsed record, borrowing from the bytes it was parsed from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record<'a> {
@@ -74,6 +125,8 @@ pub enum Record<'a> {
     Sample {
         /// Who emitted it, when and where.
         sample: SampleId,
+        /// The emitting thread's user stack, when its event records one.
+        stack: Callchain<'a>,
         /// The bytes [`decode`](fn@crate::decode) reads.
         raw: &'a [u8],
     },
@@ -104,6 +157,10 @@ pub enum Record<'a> {
         addr: u64,
         /// Length in bytes.
         len: u64,
+        /// Where in the file the mapping starts.
+        pgoff: u64,
+        /// `PROT_*` bits: only executable mappings hold code.
+        prot: u32,
         /// The file mapped (or `[anon]`-style names), without its NUL.
         filename: &'a [u8],
         /// Who wrote the record, when and where.
@@ -174,8 +231,15 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Parses one whole record (header included).
+/// Parses one whole record (header included), of an event recorded
+/// without its stack.
 pub fn parse(bytes: &[u8]) -> Result<Record<'_>, RecordError> {
+    parse_with(bytes, |_| false)
+}
+
+/// Parses one whole record (header included); a sample of an event id for
+/// which `has_stack` holds has a callchain before its raw data.
+pub fn parse_with(bytes: &[u8], has_stack: impl Fn(u64) -> bool) -> Result<Record<'_>, RecordError> {
     if bytes.len() < HEADER_LEN {
         return Err(RecordError::NoHeader);
     }
@@ -198,9 +262,16 @@ pub fn parse(bytes: &[u8]) -> Result<Record<'_>, RecordError> {
             let mut c = Cursor { bytes, at: HEADER_LEN, kind };
             let id = c.u64()?;
             let (pid, tid, time, cpu, _res) = (c.u32()?, c.u32()?, c.u64()?, c.u32()?, c.u32()?);
+            let stack = if has_stack(id) {
+                let (stack, rest) = Callchain::parse(&bytes[c.at..]).ok_or(truncated)?;
+                c.at = bytes.len() - rest.len();
+                stack
+            } else {
+                Callchain::default()
+            };
             let raw_len = c.u32()? as usize;
             let raw = c.take(raw_len)?;
-            Ok(Record::Sample { sample: SampleId { id, pid, tid, time, cpu }, raw })
+            Ok(Record::Sample { sample: SampleId { id, pid, tid, time, cpu }, stack, raw })
         }
         PERF_RECORD_COMM => {
             let (sample, body) = trailer()?;
@@ -218,11 +289,12 @@ pub fn parse(bytes: &[u8]) -> Result<Record<'_>, RecordError> {
         PERF_RECORD_MMAP2 => {
             let (sample, body) = trailer()?;
             let mut c = Cursor { bytes: body, at: 0, kind };
-            let (pid, tid, addr, len, _pgoff) = (c.u32()?, c.u32()?, c.u64()?, c.u64()?, c.u64()?);
-            // maj, min, ino, ino_generation (or build id), prot, flags.
-            c.take(24 + 8)?;
+            let (pid, tid, addr, len, pgoff) = (c.u32()?, c.u32()?, c.u64()?, c.u64()?, c.u64()?);
+            // maj, min, ino, ino_generation (or build id).
+            c.take(24)?;
+            let (prot, _flags) = (c.u32()?, c.u32()?);
             let filename = padded_string(&body[c.at..], kind)?;
-            Ok(Record::Mmap2 { pid, tid, addr, len, filename, sample })
+            Ok(Record::Mmap2 { pid, tid, addr, len, pgoff, prot, filename, sample })
         }
         PERF_RECORD_LOST => {
             let (sample, body) = trailer()?;
@@ -288,6 +360,12 @@ pub(crate) mod build {
     }
 
     pub fn sample(s: SampleId, raw: &[u8]) -> Vec<u8> {
+        sample_with_stack(s, None, raw)
+    }
+
+    /// A sample whose event records its stack: `stack` is the callchain's
+    /// entries, markers included.
+    pub fn sample_with_stack(s: SampleId, stack: Option<&[u64]>, raw: &[u8]) -> Vec<u8> {
         let mut b = Vec::new();
         b.extend_from_slice(&s.id.to_ne_bytes());
         b.extend_from_slice(&s.pid.to_ne_bytes());
@@ -295,6 +373,12 @@ pub(crate) mod build {
         b.extend_from_slice(&s.time.to_ne_bytes());
         b.extend_from_slice(&s.cpu.to_ne_bytes());
         b.extend_from_slice(&0u32.to_ne_bytes());
+        if let Some(stack) = stack {
+            b.extend_from_slice(&(stack.len() as u64).to_ne_bytes());
+            for ip in stack {
+                b.extend_from_slice(&ip.to_ne_bytes());
+            }
+        }
         // The kernel pads raw so that size + data end 8-aligned.
         let padded = (4 + raw.len()).next_multiple_of(8) - 4;
         b.extend_from_slice(&(padded as u32).to_ne_bytes());
@@ -372,7 +456,7 @@ mod tests {
     fn every_record_type_parses_to_its_fields() {
         let raw = [1u8, 2, 3, 4, 5, 6, 7, 8, 9, 10];
         match parse(&sample(S, &raw)).unwrap() {
-            Record::Sample { sample, raw: got } => {
+            Record::Sample { sample, raw: got, .. } => {
                 assert_eq!(sample, S);
                 assert_eq!(&got[..raw.len()], &raw);
             }
@@ -425,8 +509,48 @@ mod tests {
         let mut r = namespaces(1, 2, &[1, 2], S);
         r[16..24].copy_from_slice(&u64::MAX.to_ne_bytes());
         assert_eq!(parse(&r), Err(RecordError::Truncated { kind: PERF_RECORD_NAMESPACES }));
+        // A callchain whose count says more entries than the record holds,
+        // or more than any kernel writes.
+        for count in [3u64, 1 << 40, u64::MAX] {
+            let mut r = sample_with_stack(S, Some(&[1, 2]), b"raw");
+            r[HEADER_LEN + 32..HEADER_LEN + 40].copy_from_slice(&count.to_ne_bytes());
+            assert_eq!(parse_with(&r, |_| true), Err(RecordError::Truncated { kind: PERF_RECORD_SAMPLE }), "count {count}");
+        }
         let mut r = lost(1, 2, S);
         r[6] = 200;
         assert!(matches!(parse(&r), Err(RecordError::SizeMismatch { header: 200, .. })));
+    }
+
+    #[test]
+    fn a_sample_with_a_stack_has_its_addresses_innermost_first_without_markers() {
+        let user = -512i64 as u64; // PERF_CONTEXT_USER
+        let record = sample_with_stack(S, Some(&[user, 0x401000, 0x402000, 0x7f00_0000_1000]), b"0123456789");
+        let Record::Sample { sample: who, stack, raw } = parse_with(&record, |id| id == S.id).unwrap() else { panic!("not a sample") };
+        assert_eq!(who, S);
+        assert_eq!(stack.addresses().collect::<Vec<_>>(), [0x401000, 0x402000, 0x7f00_0000_1000]);
+        assert_eq!(&raw[..10], b"0123456789");
+        // Another event's samples have no stack: the same bytes are read as
+        // raw data, not taken for a callchain.
+        let plain = sample(S, b"0123456789");
+        let Record::Sample { stack, raw, .. } = parse_with(&plain, |id| id != S.id).unwrap() else { panic!("not a sample") };
+        assert!(stack.is_empty());
+        assert_eq!(&raw[..10], b"0123456789");
+    }
+
+    #[test]
+    fn a_sample_with_a_stack_cut_anywhere_is_an_error_not_a_panic() {
+        let r = sample_with_stack(S, Some(&[-512i64 as u64, 1, 2, 3]), b"0123456789");
+        for len in HEADER_LEN..r.len() {
+            let mut cut = r[..len].to_vec();
+            cut[6..8].copy_from_slice(&(len as u16).to_ne_bytes());
+            assert!(parse_with(&cut, |_| true).is_err(), "cut to {len} parsed");
+        }
+    }
+
+    #[test]
+    fn a_mapping_says_where_in_its_file_it_starts_and_whether_it_holds_code() {
+        let bytes = mmap2(10, 11, "/bin/true", S);
+        let Record::Mmap2 { addr, len, pgoff, prot, filename, .. } = parse(&bytes).unwrap() else { panic!() };
+        assert_eq!((addr, len, pgoff, prot, filename), (0x1000, 0x2000, 0, 0, &b"/bin/true"[..]));
     }
 }

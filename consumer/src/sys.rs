@@ -40,14 +40,28 @@ fn base_attr() -> perf_event_attr {
     attr
 }
 
-/// A tracepoint event: every hit is a sample with the raw record. Opened
-/// enabled: see `attach.rs` for why it must never exist disabled.
-pub fn tracepoint_attr(id: u64) -> perf_event_attr {
+/// The deepest user stack a sample carries: perf's own default
+/// (`kernel.perf_event_max_stack` is 127), deep enough for any program
+/// whose frames are worth reading, and a bound on each sample's size.
+pub const MAX_STACK: u16 = 127;
+
+/// A tracepoint event: every hit is a sample with the raw record; with
+/// `stack`, also the emitting thread's user stack, walked by its frame
+/// pointers (`PERF_SAMPLE_CALLCHAIN`, kernel frames excluded: they are the
+/// same write path for every event), which sits before the raw record
+/// (see `record.rs`). Opened enabled: see `attach.rs` for why it must
+/// never exist disabled.
+pub fn tracepoint_attr(id: u64, stack: bool) -> perf_event_attr {
     let mut attr = base_attr();
     attr.type_ = pe::bindings::PERF_TYPE_TRACEPOINT;
     attr.config = id;
     attr.__bindgen_anon_1.sample_period = 1;
     attr.sample_type |= pe::bindings::PERF_SAMPLE_RAW as u64;
+    if stack {
+        attr.sample_type |= pe::bindings::PERF_SAMPLE_CALLCHAIN as u64;
+        attr.set_exclude_callchain_kernel(1);
+        attr.sample_max_stack = MAX_STACK;
+    }
     attr
 }
 
@@ -115,6 +129,7 @@ pub fn perf_data_attr(attr: &perf_event_attr) -> tracepoint_decode::PerfEventAtt
         (attr.comm_exec(), O::CommExec),
         (attr.use_clockid(), O::UseClockId),
         (attr.namespaces(), O::Namespaces),
+        (attr.exclude_callchain_kernel(), O::ExcludeCallchainKernel),
     ];
     let options = flags.iter().filter(|(set, _)| *set != 0).fold(0u64, |all, (_, bit)| all | bit.0);
     tracepoint_decode::PerfEventAttr {
@@ -131,6 +146,7 @@ pub fn perf_data_attr(attr: &perf_event_attr) -> tracepoint_decode::PerfEventAtt
         read_format: tracepoint_decode::PerfEventAttrReadFormat(attr.read_format),
         options: O(options),
         clockid: attr.clockid as u32,
+        sample_max_stack: attr.sample_max_stack,
         ..Default::default()
     }
 }

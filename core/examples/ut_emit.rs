@@ -5,7 +5,8 @@
 //!   ut_emit all NAME [--on-stdin]   one event with a field of every type (after a line on stdin)
 //!   ut_emit rename NAME [--on-stdin]  E1, rename to ut_renamed, E2, exec as ut-new-PID, E3 (E1 after a line on stdin)
 //!   ut_emit unshare NAME            stage 0, unshare(CLONE_NEWUTS), stage 1, fork: stage 2 (uts, pidns inodes)
-//!   ut_emit fork NAME N             N children, each renamed ut_child_I, emit child=I
+//!   ut_emit fork NAME N [WAIT_MS]   N children, each renamed ut_child_I, emit child=I
+//!                                   (WAIT_MS after the tracepoint is enabled)
 //!   ut_emit churn NAME WIDTH STOP   until file STOP exists, WIDTH children at a time that emit,
 //!                                   rename, exec, emit, rename, emit and exit; no waiting for a tracer
 //!   ut_emit spawn NAME COUNT WIDTH  COUNT short-lived children, at most WIDTH alive at once, each
@@ -424,6 +425,12 @@ fn main() {
             let n: u32 = arg(3).parse().unwrap();
             let tp = tracepoint(arg(2), &[("child", FieldType::U32)]);
             wait_enabled(&tp);
+            // perf record sets the bit when it opens its event, and enables
+            // that event only once it has read /proc: events before then
+            // are not recorded.
+            if let Some(wait) = std::env::args().nth(4) {
+                std::thread::sleep(std::time::Duration::from_millis(wait.parse().unwrap()));
+            }
             let mut children = Vec::new();
             for i in 0..n {
                 // SAFETY: single-threaded program; the child only calls

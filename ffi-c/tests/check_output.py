@@ -288,6 +288,56 @@ def perf_frames(path):
     print(f"check_output: {len(samples)} samples, each walked from writev through the library to {' < '.join(want)}")
 
 
+
+FRAMES = ["inner", "middle", "outer", "main"]
+
+
+def frames_in_order(names):
+    """Where inner, middle, outer and main follow one another in names."""
+    return next((i for i in range(len(names)) if names[i:i + len(FRAMES)] == FRAMES), None)
+
+
+def record_frames(path, count):
+    """`usertrace record --call-graph fp` (or `convert` of its perf.data) of
+    tests/c/frames.c: every ctest_frame_hit event has its user stack,
+    innermost first, from libc's writev through the library's emit to
+    inner, middle, outer and main, each of the program's four named with
+    frames.c and a line, in the program's own file."""
+    events = [e for e in records(path) if e["event"] == "ctest_frame_hit"]
+    if len(events) != count:
+        fail(f"{len(events)} ctest_frame_hit events, expected {count}")
+    for e in events:
+        stack = e.get("stack")
+        if not stack:
+            fail(f"an event without its stack: {e}")
+        names = [f.get("function") for f in stack]
+        at = frames_in_order(names)
+        if at is None:
+            fail(f"a stack is {names}: expected {' < '.join(FRAMES)} in it")
+        modules = [f.get("module", "").rsplit("/", 1)[-1] for f in stack]
+        if not any(m.startswith("libusertrace") for m in modules[:at]):
+            fail(f"a stack has no frame of the library before inner: {list(zip(names, modules))}")
+        for f in stack[at:at + len(FRAMES)]:
+            if f.get("module", "").rsplit("/", 1)[-1] != "frames" or f.get("file", "").rsplit("/", 1)[-1] != "frames.c" or not f.get("line"):
+                fail(f"frame {f} is not named in frames.c with a line")
+    print(f"check_output: {len(events)} events, each with its stack from the library's emit to {' < '.join(FRAMES)}")
+
+
+def pftrace_frames(path, count):
+    """check_pftrace.py's summary of the .pftrace that `convert` makes of
+    that recording: each ctest_frame_hit instant has its callstack,
+    outermost first: main, outer, middle, inner, then the library."""
+    summary = json.load(open(path))
+    instants = [i for i in summary["instants"] if i["name"] == "ctest_frame_hit"]
+    if len(instants) != count:
+        fail(f"{len(instants)} ctest_frame_hit instants in the trace, expected {count}")
+    for i in instants:
+        names = [f["function"] for f in reversed(i.get("callstack", []))]
+        if frames_in_order(names) is None:
+            fail(f"an instant's callstack (innermost first) is {names}: expected {' < '.join(FRAMES)} in it")
+    print(f"check_output: {len(instants)} Perfetto instants, each with its callstack from main to inner")
+
+
 if __name__ == "__main__":
     cmd, path = sys.argv[1], sys.argv[2]
     if cmd == "record-all":
@@ -296,6 +346,10 @@ if __name__ == "__main__":
         perf_all(path)
     elif cmd == "perf-frames":
         perf_frames(path)
+    elif cmd == "record-frames":
+        record_frames(path, int(sys.argv[3]))
+    elif cmd == "pftrace-frames":
+        pftrace_frames(path, int(sys.argv[3]))
     elif cmd == "record-threads":
         record_threads(path, int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "record-example":

@@ -53,6 +53,7 @@ fn round(way: Way, namespaces: &Namespaces) -> (f64, usize) {
             tracepoint: None,
             fields: FieldRefs(fields.iter().cloned()),
             error: None,
+            stack: &[],
         };
         write_json_line(&line, &mut out);
         len = black_box(&out).len();

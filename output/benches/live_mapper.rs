@@ -35,6 +35,7 @@ fn event(t: u64, pid: u32, tid: u32, name: &str, fields: Vec<(String, Value)>) -
         tracepoint: None,
         fields,
         error: None,
+        stack: Vec::new(),
     })
 }
 

@@ -43,6 +43,7 @@ fn recording() -> Vec<Record> {
                         tracepoint: None,
                         fields: fields.into_iter().map(|(n, v)| (n.to_owned(), v)).collect(),
                         error: None,
+                        stack: Vec::new(),
                     })
                 };
                 ids[p as usize] += 3;
@@ -78,6 +79,7 @@ fn recording() -> Vec<Record> {
                         ("cause".into(), Value::Str("G1 Evacuation Pause".into())),
                     ],
                     error: None,
+                    stack: Vec::new(),
                 });
                 records.push(gc);
             }

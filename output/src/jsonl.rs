@@ -41,6 +41,7 @@
 //! | `tracepoint` | string  | only where it is not `event`: the tracepoint the event came through, without its system (an EventHeader event's `Provider_L4K1`) |
 //! | `fields`     | object  | the event's fields in declaration order: name → value |
 //! | `error`      | string  | only when the payload could not be decoded; `fields` is then `{}` |
+//! | `stack`      | array   | only when recorded (`usertrace record --call-graph fp`): the emitting thread's user stack, innermost frame first, each frame an object (below) |
 //!
 //! A field value is an integer (unsigned and signed integer fields), `true`
 //! or `false` (bool fields), a float (f32, f64), a string (strings; byte
@@ -48,6 +49,15 @@
 //! EventHeader event, an array of values (`"arr": [1, 2]`) or an object of
 //! a struct's members in order (`"pt": {"x": 1, "y": 2}`), as
 //! `tracepoint_decode`'s JSON gives them.
+//!
+//! A `stack` frame ([`StackFrame`](crate::StackFrame)) has `address`
+//! (integer: where the thread was, in the first frame; a return address in
+//! the others), and, each only when known: `module` (string: the file
+//! mapped there), `module_offset` (integer: the address's offset in that
+//! file), `function` (string: demangled), `file` and `line` (the source
+//! location, from the file's debug information). An inlined call is a
+//! frame of its own, with the same address as the frame it was inlined
+//! into.
 //!
 //! Changed since 0.1.0 (the line keeps its other fields): an EventHeader event's
 //! `event` was its tracepoint, now in `tracepoint`, and its arrays and

@@ -25,7 +25,7 @@ pub mod slow_span;
 pub mod timeline;
 
 pub use atomic_file::{check_writable, AtomicFile, FileError};
-pub use record::{find_field, ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
+pub use record::{find_field, ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, StackFrame, Value, ValueRef};
 pub use report::Report;
 pub use slow_span::SlowSpan;
 pub use timeline::Timeline;

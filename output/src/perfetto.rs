@@ -43,7 +43,7 @@ use prost::Message;
 
 use crate::atomic_file::{write_atomically, FileError};
 use rustc_hash::FxHashMap;
-use crate::record::Value;
+use crate::record::{StackFrame, Value};
 use crate::timeline::{Item, Placement, Timeline, TimelineItems, LOST_TRACK};
 
 pub mod ftrace;
@@ -109,20 +109,20 @@ pub fn write(mut items: TimelineItems, out: &mut impl Write) -> io::Result<()> {
         match &item? {
             Item::Begin { span, .. } => {
                 if let Some(track) = tracks.of(span.pid, span.tid, span.placement, &mut encoder) {
-                    encoder.track_event(span.start_ns, track, track_event::Type::SliceBegin, Some(&span.name), &span.args);
+                    encoder.track_event(span.start_ns, track, track_event::Type::SliceBegin, Some(&span.name), &span.args, &span.stack);
                 }
             }
             Item::End(end) => {
                 if let Some(track) = tracks.of(end.pid, end.tid, end.placement, &mut encoder) {
-                    encoder.track_event(end.time_ns, track, track_event::Type::SliceEnd, None, &[]);
+                    encoder.track_event(end.time_ns, track, track_event::Type::SliceEnd, None, &[], &[]);
                 }
             }
             Item::Instant(instant) => {
                 if let Some(&track) = tracks.thread.get(&instant.tid) {
-                    encoder.track_event(instant.time_ns, track, track_event::Type::Instant, Some(&instant.name), &instant.args);
+                    encoder.track_event(instant.time_ns, track, track_event::Type::Instant, Some(&instant.name), &instant.args, &instant.stack);
                 }
             }
-            Item::Lost(lost) => encoder.track_event(lost.time_ns, tracks.lost, track_event::Type::Instant, Some(&lost.name), &[]),
+            Item::Lost(lost) => encoder.track_event(lost.time_ns, tracks.lost, track_event::Type::Instant, Some(&lost.name), &[], &[]),
             Item::Sched(e) => {
                 if let Some(packet) = bundles.push(e) {
                     append(&mut encoder.out, &packet);
@@ -254,7 +254,7 @@ impl Encoder {
         self.packet(TracePacket { data: Some(trace_packet::Data::TrackDescriptor(descriptor)), ..Default::default() });
     }
 
-    fn track_event(&mut self, time_ns: u64, track: u64, kind: track_event::Type, name: Option<&str>, args: &[(String, Value)]) {
+    fn track_event(&mut self, time_ns: u64, track: u64, kind: track_event::Type, name: Option<&str>, args: &[(String, Value)], stack: &[StackFrame]) {
         let names = &mut self.names;
         let packet = &mut self.event_packet;
         if packet.data.is_none() {
@@ -273,6 +273,7 @@ impl Encoder {
             let iid = names.annotation(name);
             fill_annotation(&mut event.debug_annotations[i], Some(debug_annotation::NameField::NameIid(iid)), value);
         }
+        event.callstack_field = (!stack.is_empty()).then(|| track_event::CallstackField::Callstack(inline_callstack(stack)));
         packet.timestamp = Some(time_ns);
         if names.new.event_names.is_empty() && names.new.debug_annotation_names.is_empty() {
             append(&mut self.out, packet);
@@ -311,6 +312,26 @@ impl Names {
 }
 
 /// Appends `packet` to `out` as one `Trace.packet` (field 1).
+/// An event's stack as the UI shows it: outermost frame first, each named
+/// by its function (else its file and offset, else its address), with its
+/// source line where known.
+fn inline_callstack(stack: &[StackFrame]) -> track_event::InlineCallstack {
+    let frames = stack
+        .iter()
+        .rev()
+        .map(|f| track_event::inline_callstack::Frame {
+            function_name: Some(match (&f.function, &f.module, f.module_offset) {
+                (Some(function), ..) => function.clone(),
+                (None, Some(module), Some(offset)) => format!("{module}+{offset:#x}"),
+                _ => format!("{:#x}", f.address),
+            }),
+            source_file: f.file.clone(),
+            line_number: f.line,
+        })
+        .collect();
+    track_event::InlineCallstack { frames }
+}
+
 fn append(out: &mut Vec<u8>, packet: &TracePacket) {
     out.push(0x0a); // field 1, length-delimited
     // Encoding into a Vec cannot run out of room.

@@ -73,6 +73,32 @@ pub struct EventRecord {
     pub fields: Vec<(String, Value)>,
     /// Why the payload could not be decoded; `fields` is then empty.
     pub error: Option<String>,
+    /// The emitting thread's user stack, innermost frame first, where the
+    /// recording has it (`usertrace record --call-graph fp`); else empty.
+    pub stack: Vec<StackFrame>,
+}
+
+/// One frame of an event's stack, named where the program's files allow.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StackFrame {
+    /// The address in the process: where the thread was for the first
+    /// frame, a return address for the others.
+    pub address: u64,
+    /// The file mapped at the address, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    /// The address's offset in `module`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module_offset: Option<u64>,
+    /// The function, demangled, where the file names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// The source file, where the file has line information.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The line in `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
 }
 
 impl EventRecord {

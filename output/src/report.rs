@@ -13,13 +13,20 @@
 //! finished spans whose thread the scheduler records cover (see
 //! [`SchedSummary`](crate::timeline::SchedSummary)).
 //!
+//! A recording with user stacks (`record --call-graph fp`, or
+//! `--call-graph-spans`) also gives, per span name, the stacks its spans
+//! most often began at, each with its count ([`SpanStats::begin_stacks`],
+//! the `stacks` module).
+//!
 //! A [`ReportBuilder`] folds a recording one record at a time and keeps
 //! only the figures (a duration per finished span); [`Report::new`] and
 //! [`Report::with_timeline`] fold a slice and a built timeline the same way.
 
 mod build;
+mod stacks;
 
 pub use build::ReportBuilder;
+pub use stacks::{BeginStack, Frame, FRAMES_SHOWN, MAX_DISTINCT_STACKS, TOP_BEGIN_STACKS};
 
 use std::fmt::{self, Write as _};
 
@@ -99,6 +106,16 @@ pub struct SpanStats {
     /// finished span's own top wakers; absent in JSON when none did.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub top_wakers: Vec<Waker>,
+    /// The stacks these spans (finished or not) most often began at, most
+    /// first (at most [`TOP_BEGIN_STACKS`]); absent in JSON when no begin
+    /// had a stack.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub begin_stacks: Vec<BeginStack>,
+    /// How many begins had a stack not in `begin_stacks`: a less frequent
+    /// one, or one met once the report's count of distinct stacks per span
+    /// name was full; present exactly when `begin_stacks` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub begins_from_other_stacks: Option<u64>,
 }
 
 /// Percentiles of one share of a kind of span's time (by the rule of the
@@ -191,7 +208,11 @@ impl Report {
 }
 
 fn span_stats(name: String, figures: SpanFigures) -> SpanStats {
-    let SpanFigures { mut durations, unfinished, on_cpu, runnable, blocked, mut top_wakers } = figures;
+    let SpanFigures { mut durations, unfinished, on_cpu, runnable, blocked, mut top_wakers, begin_stacks } = figures;
+    let (begin_stacks, begins_from_other_stacks) = match begin_stacks.top() {
+        Some((top, others)) => (top, Some(others)),
+        None => (Vec::new(), None),
+    };
     rank_wakers(&mut top_wakers);
     durations.sort_unstable();
     let rank = |q: f64| nearest_rank(&durations, q);
@@ -216,6 +237,8 @@ fn span_stats(name: String, figures: SpanFigures) -> SpanStats {
         runnable: TimeStats::of(runnable),
         blocked: TimeStats::of(blocked),
         top_wakers,
+        begin_stacks,
+        begins_from_other_stacks,
     }
 }
 
@@ -265,6 +288,8 @@ impl fmt::Display for Report {
             writeln!(f)?;
             sched_lines(f, s)?;
             f.write_str(&histogram(&s.histogram))?;
+            let others = s.begins_from_other_stacks.unwrap_or(0);
+            stacks::begin_stack_lines(f, &s.begin_stacks, others, s.count + s.unfinished)?;
         }
         if !self.processes.is_empty() {
             writeln!(f, "\n{:>8}  {:<16}  {:>10}  {:>10}", "pid", "process", "events", "spans")?;

@@ -16,7 +16,36 @@ pub fn event(t: u64, pid: u32, tid: u32, name: &str, fields: &[(&str, Value)]) -
         tracepoint: None,
         fields: fields.iter().map(|(n, v)| ((*n).to_owned(), v.clone())).collect(),
         error: None,
+        stack: Vec::new(),
     })
+}
+
+/// `record`, an event, with this user stack (innermost first).
+pub fn with_stack(mut record: Record, stack: Vec<crate::record::StackFrame>) -> Record {
+    if let Record::Event(e) = &mut record {
+        e.stack = stack;
+    }
+    record
+}
+
+/// A frame named `function` in /usr/bin/app (loaded at 0x40_0000) at
+/// `address`, at `line` of app.c.
+pub fn named_frame(address: u64, function: &str, line: u32) -> crate::record::StackFrame {
+    crate::record::StackFrame {
+        address,
+        module: Some("/usr/bin/app".into()),
+        module_offset: Some(address - 0x40_0000),
+        function: Some(function.into()),
+        file: Some("app.c".into()),
+        line: Some(line),
+    }
+}
+
+/// A stack of named frames, innermost first: `main` last, one unnamed
+/// frame (no file known) in between.
+pub fn stack() -> Vec<crate::record::StackFrame> {
+    use crate::record::StackFrame;
+    vec![named_frame(0x40_1000, "inner", 3), StackFrame { address: 0x7f00_0000_1234, ..StackFrame::default() }, named_frame(0x40_2000, "main", 9)]
 }
 
 pub fn begin(t: u64, pid: u32, tid: u32, name: &str, id: u64) -> Record {

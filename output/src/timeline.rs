@@ -82,7 +82,7 @@ pub fn event_name(e: &EventRecord) -> Cow<'_, str> {
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::record::{EventRecord, Record, Value};
+use crate::record::{EventRecord, Record, StackFrame, Value};
 
 /// The span convention's field names, as the core defines them for every
 /// language's producer (see `usertrace::span`).
@@ -211,6 +211,8 @@ pub struct Span {
     /// Where its time went on its begin thread, if the recording has
     /// scheduler records of that thread (see [`SchedSummary`]).
     pub sched: Option<SchedSummary>,
+    /// The begin event's user stack, innermost first, where recorded.
+    pub stack: Vec<StackFrame>,
 }
 
 impl Span {
@@ -233,6 +235,8 @@ pub struct Instant {
     pub name: String,
     /// Its fields, typed; an undecodable payload gives `error`.
     pub args: Vec<(String, Value)>,
+    /// Its user stack, innermost first, where recorded.
+    pub stack: Vec<StackFrame>,
 }
 
 /// Records were lost here.

@@ -37,7 +37,9 @@ On success prints one JSON object on stdout and exits 0:
       "slices": [{"track": "thread:11", "depth": 0, "name": "request",
                   "ts": 1000, "dur": 500, "args": {"path": {"string": "/"}}}],
       "instants": [{"track": "thread:11", "depth": 1, "name": "note",
-                    "ts": 1200, "args": {"n": {"uint": 3}}}],
+                    "ts": 1200, "args": {"n": {"uint": 3}},
+                    "callstack": [{"function": "main", "file": "app.c",
+                                   "line": 9}, ...]}],
       "lost": [{"ts": 2000, "name": "lost 12 events on cpu 3"}],
       "ftrace": [{"cpu": 0, "ts": 1100, "pid": 11, "event": "sched_switch",
                   "fields": {"prev_pid": 11, "prev_state": 1, ...}}],
@@ -244,19 +246,29 @@ def check(trace, TrackEvent):
             args[key] = arg_value(a)
         ref = track_ref(uuid)
         stack = open_slices.setdefault(uuid, [])
+        # An event's own stack (TrackEvent.callstack, outermost frame
+        # first): kept only where there is one.
+        callstack = {}
+        if event.HasField("callstack"):
+            callstack["callstack"] = [
+                {"function": f.function_name, "file": f.source_file if f.HasField("source_file") else None,
+                 "line": f.line_number if f.HasField("line_number") else None}
+                for f in event.callstack.frames
+            ]
         if event.type == TrackEvent.TYPE_SLICE_BEGIN:
-            stack.append({"track": ref, "depth": len(stack), "name": name, "ts": ts, "args": args})
+            stack.append({"track": ref, "depth": len(stack), "name": name, "ts": ts, "args": args, **callstack})
         elif event.type == TrackEvent.TYPE_SLICE_END:
             if not stack:
                 violations.append(f"packet {i}: TYPE_SLICE_END on {ref} without its TYPE_SLICE_BEGIN")
                 continue
             s = stack.pop()
-            slices.append({"track": s["track"], "depth": s["depth"], "name": s["name"], "ts": s["ts"], "dur": ts - s["ts"], "args": s["args"]})
+            slices.append({"track": s["track"], "depth": s["depth"], "name": s["name"], "ts": s["ts"], "dur": ts - s["ts"], "args": s["args"],
+                           **{k: v for k, v in s.items() if k == "callstack"}})
         elif event.type == TrackEvent.TYPE_INSTANT:
             if ref == f"global:{LOST_TRACK}":
                 lost.append({"ts": ts, "name": name})
             else:
-                instants.append({"track": ref, "depth": len(stack), "name": name, "ts": ts, "args": args})
+                instants.append({"track": ref, "depth": len(stack), "name": name, "ts": ts, "args": args, **callstack})
         else:
             violations.append(f"packet {i}: unexpected track event type {event.type}")
     for uuid, stack in open_slices.items():

@@ -50,6 +50,7 @@ fn on_cpu(cpu: u32, t: u64, pid: u32, tid: u32, name: &str, fields: Vec<(&str, V
         tracepoint: None,
         fields: fields.into_iter().map(|(n, v)| (n.to_owned(), v)).collect(),
         error: None,
+        stack: Vec::new(),
     })
 }
 

@@ -245,6 +245,41 @@ fn perf_records_own_file_names_a_process_by_its_executable_at_its_start_and_afte
 }
 
 #[test]
+fn perf_records_own_file_names_a_forked_child_by_its_parents_executable() {
+    let dir = scratch(&unique("archive_theirs_fork"));
+    let name = unique("arch_fork");
+    let data = dir.join("perf.data");
+    // The producer registers and waits for a tracer; then forks three
+    // children, each emitting once. perf maps a program once, at its
+    // start or exec: the children, which do not exec, have no mapping of
+    // their own.
+    // (Eight seconds after perf sets the enable bit: it enables its event
+    // only once it has read /proc, slow under TCG.)
+    let mut producer = Command::new(ut_emit()).args(["fork", &name, "3", "8000"]).stdout(Stdio::null()).spawn().unwrap();
+    let format = format!("/sys/kernel/tracing/events/user_events/{name}/format");
+    let registered = std::time::Instant::now();
+    while !Path::new(&format).exists() {
+        assert!(registered.elapsed() < std::time::Duration::from_secs(60), "{name} never registered");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let event = format!("user_events:{name}");
+    let mut perf = Command::new(perf()).args(perf_record_args(data.to_str().unwrap())).args(["-e", &event]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    assert!(producer.wait().unwrap().success());
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let _ = Command::new("kill").args(["-INT", &perf.id().to_string()]).status();
+    let _ = perf.wait();
+
+    let lines: Vec<Value> = converted(&data).iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let children: Vec<&Value> = lines.iter().filter(|l| l["type"] == "event").map(|l| &l["pid"]).collect();
+    assert_eq!(children.len(), 3, "{lines:?}");
+    for pid in children {
+        let executables: Vec<&Value> = lines.iter().filter(|l| l["type"] == "process" && &l["pid"] == pid).map(|l| &l["executable"]).collect();
+        assert_eq!(executables, [ut_emit().to_str().unwrap()], "child {pid}: {lines:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn microsofts_decoder_reads_the_archive_and_a_rewrite_by_microsofts_writer_converts_the_same() {
     let dir = scratch(&unique("archive_eh"));
     let data = dir.join("eh.data");

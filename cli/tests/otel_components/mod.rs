@@ -76,6 +76,7 @@ pub fn event(t: u64, pid: u32, tid: u32, process: &str, name: &str, fields: &[(&
         tracepoint: None,
         fields: fields.iter().map(|(n, v)| ((*n).to_owned(), v.clone())).collect(),
         error: None,
+        stack: Vec::new(),
     })
 }
 

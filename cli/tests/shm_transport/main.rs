@@ -15,6 +15,12 @@ mod support;
 mod record_runs_the_command_and_prints_json_with_names;
 #[path = "../acceptance/stat_counts_each_event_exactly.rs"]
 mod stat_counts_each_event_exactly;
+#[path = "../otel_components/mod.rs"]
+mod otel_components;
+#[path = "../acceptance/record_exports_live_spans_to_a_real_jaeger.rs"]
+mod record_exports_live_spans_to_a_real_jaeger;
+#[path = "../acceptance/a_flight_recorder_dumps_the_seconds_around_a_trigger.rs"]
+mod a_flight_recorder_dumps_the_seconds_around_a_trigger;
 
 mod every_field_type_arrives_with_its_exact_value;
 mod a_producer_started_before_the_recorder_is_found_and_loses_nothing;
@@ -24,6 +30,8 @@ mod list_shows_a_tracepoint_in_shared_memory_with_its_fields_and_process;
 mod a_producer_another_recorder_holds_is_named_and_taken_once_it_ends;
 mod a_producer_in_another_pid_namespace_is_named_and_left_alone;
 mod the_archive_alone_holds_and_counts_every_childs_event;
+mod a_full_ring_is_named_as_the_thread_s_own_with_what_sizes_it;
+mod call_graph_says_events_in_shared_memory_carry_no_stack;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
 /// PID" (registered, and waiting for a recorder); with its pid.

@@ -47,6 +47,7 @@ pub fn worker_event(n: u64, event: &str, fields: Vec<(String, Value)>) -> Record
         tracepoint: None,
         fields,
         error: None,
+        stack: Vec::new(),
     })
 }
 

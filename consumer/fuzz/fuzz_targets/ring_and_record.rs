@@ -4,16 +4,21 @@
 //! panic.
 //!
 //! Input: tail (u64 LE), head (u64 LE), then the ring's bytes, cut to a
-//! power of two. The whole input is also parsed as one record.
+//! power of two. The whole input is also parsed as one record, both as a
+//! session without stacks parses it and as one whose samples carry a
+//! callchain before their raw data (`--call-graph fp`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use usertrace_consumer::record::parse;
+use usertrace_consumer::record::{parse, parse_with, Record};
 use usertrace_consumer::{published_ranges, Records};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(record) = parse(data) {
         let _ = record.time();
+    }
+    if let Ok(Record::Sample { stack, .. }) = parse_with(data, |_| true) {
+        let _ = stack.addresses().count();
     }
     let Some((tail, rest)) = data.split_first_chunk::<8>() else { return };
     let Some((head, ring)) = rest.split_first_chunk::<8>() else { return };

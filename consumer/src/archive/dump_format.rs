@@ -61,7 +61,7 @@ mod tests {
         let format = EventFormat::parse(SYSTEM, &format_text()).unwrap();
         let bytes = sample(50, "myapp_error pid 7", 10, 60, 3);
         assert_eq!(bytes.len() % 8, 0);
-        let Ok(Record::Sample { sample, raw }) = parse(&bytes) else { panic!("not a sample") };
+        let Ok(Record::Sample { sample, raw, .. }) = parse(&bytes) else { panic!("not a sample") };
         assert_eq!((sample.id, sample.time), (PERF_ID, 60), "at the last time in the dump, not before it");
         let fields = decode(&format, raw).unwrap();
         let names: Vec<_> = fields.iter().map(|(n, v)| format!("{n}={v}")).collect();

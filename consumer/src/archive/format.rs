@@ -157,7 +157,7 @@ mod tests {
         };
         let bytes = sample(4242, 17, 1, &info);
         assert_eq!(bytes.len() % 8, 0);
-        let Ok(Record::Sample { sample, raw }) = parse(&bytes) else { panic!("not a sample") };
+        let Ok(Record::Sample { sample, raw, .. }) = parse(&bytes) else { panic!("not a sample") };
         assert_eq!((sample.id, sample.pid, sample.tid, sample.time, sample.cpu), (PERF_ID, 4242, 4242, 17, 1));
         assert_eq!(read(&format(), raw), Some((4242, info)));
     }

@@ -47,6 +47,16 @@ pub(crate) use writer::Descriptions;
 /// keeps per process.
 pub(crate) const PROCESS_PERF_ID: u64 = format::PERF_ID;
 
+/// The tracepoint ids (`common_type`) of the archive's own tracepoints,
+/// `usertrace:process` and `usertrace:dump`, are the top of the `u16`
+/// range; any other source of tracepoints of our own (shared memory)
+/// counts down from just below this one, so that a reader, which finds a
+/// sample's format by its id, never takes one for the other.
+pub(crate) const LOWEST_OWN_TRACEPOINT_ID: u16 = {
+    assert!(format::ID > dump_format::ID);
+    dump_format::ID
+};
+
 /// The name perf shows for the dummy event whose rings carry task records.
 pub(crate) const SIDEBAND_NAME: &str = "usertrace:sideband";
 /// The name perf shows for the dummy event whose rings carry tracepoints.

@@ -23,15 +23,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use tracepoint_decode::{PerfEventHeaderType, PerfEventDesc};
+use tracepoint_decode::{PerfEventAttrSampleType, PerfEventDesc, PerfEventHeaderType};
 use tracepoint_perf::{PerfDataFileEventOrder, PerfDataFileReader, PerfHeaderIndex};
 
 use super::{format as process_format, SIDEBAND_NAME};
-use crate::attribution::{Attribution, Fallback, Pending};
+use crate::attribution::{Attribution, Fallback, Mapped, Pending};
 use crate::processes::ProcessInfo;
 use crate::format::EventFormat;
 use crate::namespaces::Namespaces;
-use crate::record::PERF_RECORD_MISC_COMM_EXEC;
+use crate::record::{Callchain, PERF_RECORD_MISC_COMM_EXEC};
 use crate::session::Output;
 use crate::threads::ThreadTable;
 
@@ -130,14 +130,16 @@ pub struct ArchiveReader {
 
 /// The executables of a file that describes no process (`perf record`'s):
 /// each process's first executable mapping since its exec or since the
-/// start, as perf records (and synthesizes) its mappings.
+/// start, as perf records (and synthesizes) its mappings. They go to the
+/// attribution as `Pending::Program`, which takes them in time order: a
+/// forked child's first event may come before its FORK in the file (from
+/// another CPU's ring), and only in time order does the child run its
+/// parent's program, not the first library it maps.
 #[derive(Default)]
 struct Executables {
     /// Whether the file describes its processes itself (ours): then none
     /// of this applies.
     described: bool,
-    /// The executable of each process whose first event has not come yet.
-    by_pid: FxHashMap<u32, String>,
     /// Processes that have exec'd and whose new executable has not been
     /// mapped yet: their exec COMM (time, tid, name), held until it is, as
     /// the kernel announces an exec before it maps the new program.
@@ -190,10 +192,16 @@ impl ArchiveReader {
             set.extend(desc.ids().iter().copied());
         }
         let described = !process_ids.is_empty();
+        // Stacks are named only in a file that has some.
+        let stacks = reader.event_desc_list().iter().any(|d| d.attr().sample_type.has_flag(PerfEventAttrSampleType::Callchain));
+        let mut attribution = Attribution::new(ThreadTable::new(), Fallback::Nothing);
+        if stacks {
+            attribution.name_stacks();
+        }
         Ok(ArchiveReader {
             file: reader,
             path: path.to_owned(),
-            attribution: Attribution::new(ThreadTable::new(), Fallback::Nothing),
+            attribution,
             descriptions: FxHashMap::default(),
             formats: FxHashMap::default(),
             process_ids,
@@ -275,9 +283,9 @@ impl ArchiveReader {
                         if let Some(held) = self.executables.held.remove(&info.pid) {
                             push_exec(&mut self.attribution, info.pid, held, ProcessInfo::default());
                         }
-                        let mapped = || self.executables.by_pid.remove(&info.pid).map(|e| ProcessInfo { executable: Some(e), ..ProcessInfo::default() });
-                        let described = self.descriptions.remove(&info.pid).or_else(mapped).map(Box::new);
-                        let sample = Pending::Sample { id: info.id, pid: info.pid, tid: info.tid, cpu: info.cpu, raw: raw.into(), described };
+                        let described = self.descriptions.remove(&info.pid).map(Box::new);
+                        let stack = Callchain::parse(info.callchain()).map(|(c, _)| c.addresses().collect()).unwrap_or_default();
+                        let sample = Pending::Sample { id: info.id, pid: info.pid, tid: info.tid, cpu: info.cpu, raw: raw.into(), stack, described };
                         self.attribution.push(info.time, sample);
                     }
                 }
@@ -294,7 +302,12 @@ impl ArchiveReader {
                         Err(source) => return Err(self.broken(source)),
                     };
                     let body = event.data.get(8..).unwrap_or_default();
-                            if let Some(task) = TaskRecord::parse(event.header.ty, body, event.header.misc.0) {
+                    if self.attribution.names_stacks() {
+                        if let Some(mapped) = mapping(event.header.ty, body, event.header.misc.0) {
+                            self.attribution.push(time, Pending::Mapped(Box::new(mapped)));
+                        }
+                    }
+                    if let Some(task) = TaskRecord::parse(event.header.ty, body, event.header.misc.0) {
                         self.apply(task, time, cpu, self.sideband_ids.contains(&id));
                     }
                 }
@@ -314,16 +327,12 @@ impl ArchiveReader {
             if !self.executables.described {
                 match self.executables.held.remove(&pid) {
                     Some(held) => push_exec(&mut self.attribution, pid, held, ProcessInfo { executable: Some(file), ..ProcessInfo::default() }),
-                    None => {
-                        self.executables.by_pid.entry(pid).or_insert(file);
-                    }
+                    None => self.attribution.push(time, Pending::Program { pid, executable: file.into() }),
                 }
             }
             return;
         }
         if let (TaskRecord::Comm { pid, tid, comm, exec: true }, false, true) = (&task, self.executables.described, self.initialized) {
-            // The old program's executable is no longer this process's.
-            self.executables.by_pid.remove(pid);
             if let Some(held) = self.executables.held.insert(*pid, (time, *tid, comm.clone())) {
                 // Two execs before a mapping: the first one is told as is.
                 push_exec(&mut self.attribution, *pid, held, ProcessInfo::default());
@@ -348,7 +357,7 @@ impl ArchiveReader {
             TaskRecord::Fork { pid, tid, ptid, time } => (time, Pending::Fork { pid, tid, ptid }),
             TaskRecord::Exit { tid, time } => (time, Pending::Exit { tid }),
             TaskRecord::Namespaces { tid, namespaces } => (time, Pending::Namespaces { tid, namespaces: Box::new(namespaces) }),
-            TaskRecord::Lost { count } => (time, Pending::Lost { cpu, count, sideband }),
+            TaskRecord::Lost { count } => (time, Pending::Lost { cpu, count, sideband, thread: None }),
             // Taken above.
             TaskRecord::Mapped { .. } => return,
         };
@@ -461,6 +470,25 @@ fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
+/// The mapping an MMAP2 or MMAP record's `body` (after its header) tells,
+/// with `misc` its header's; None for another record or a body too short.
+fn mapping(kind: PerfEventHeaderType, body: &[u8], misc: u16) -> Option<Mapped> {
+    let name = |at: usize| -> Option<Box<[u8]>> {
+        let name = body.get(at..)?;
+        Some(name[..name.iter().position(|&b| b == 0)?].into())
+    };
+    // pid, tid, addr, len, pgoff: the same in both.
+    let (pid, start, len, offset) = (u32_at(body, 0)?, u64_at(body, 8)?, u64_at(body, 16)?, u64_at(body, 24)?);
+    let (executable, path) = match kind {
+        // (maj, min, ino, generation | build id): 24 bytes, prot, flags, filename.
+        PerfEventHeaderType::Mmap2 => (u32_at(body, 56)? & libc::PROT_EXEC as u32 != 0, name(64)?),
+        // PERF_RECORD_MISC_MMAP_DATA, the COMM_EXEC bit: not code.
+        PerfEventHeaderType::Mmap => (misc & PERF_RECORD_MISC_COMM_EXEC == 0, name(32)?),
+        _ => return None,
+    };
+    Some(Mapped { pid, start, len, offset, executable, path })
+}
+
 /// The body of a task record, whatever the file's sample_id layout.
 #[derive(Debug, PartialEq)]
 enum TaskRecord {
@@ -484,20 +512,12 @@ impl TaskRecord {
         // PERF_RECORD_MISC_COMM_EXEC on a COMM, PERF_RECORD_MISC_MMAP_DATA
         // on an MMAP: the same bit.
         let exec = misc & PERF_RECORD_MISC_COMM_EXEC != 0;
-        // A file's path, NUL-terminated; not `[vdso]` or `//anon`.
-        let file = |at: usize| -> Option<String> {
-            let name = body.get(at..)?;
-            let name = &name[..name.iter().position(|&b| b == 0)?];
-            name.starts_with(b"/").then(|| String::from_utf8_lossy(name).into_owned())
-        };
         Some(match kind {
-            // pid, tid, addr, len, pgoff, (maj, min, ino, generation | build
-            // id): 24 bytes, prot, flags, filename.
-            PerfEventHeaderType::Mmap2 if u32_at(56)? & libc::PROT_EXEC as u32 != 0 => {
-                TaskRecord::Mapped { pid: u32_at(0)?, file: file(64)? }
+            // Code mapped from a file: not `[vdso]` or `//anon`.
+            PerfEventHeaderType::Mmap2 | PerfEventHeaderType::Mmap => {
+                let mapped = mapping(kind, body, misc).filter(|m| m.executable && m.path.starts_with(b"/"))?;
+                TaskRecord::Mapped { pid: mapped.pid, file: String::from_utf8_lossy(&mapped.path).into_owned() }
             }
-            // pid, tid, addr, len, pgoff, filename.
-            PerfEventHeaderType::Mmap if !exec => TaskRecord::Mapped { pid: u32_at(0)?, file: file(32)? },
             PerfEventHeaderType::Comm => {
                 let name = body.get(8..)?;
                 let end = name.iter().position(|&b| b == 0)?;
@@ -559,6 +579,27 @@ mod tests {
         mmap.extend_from_slice(b"/bin/sh\0");
         assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap, &mmap, 0), Some(TaskRecord::Mapped { pid: 4, file: "/bin/sh".into() }));
         assert_eq!(TaskRecord::parse(PerfEventHeaderType::Mmap, &mmap, PERF_RECORD_MISC_COMM_EXEC), None, "MMAP_DATA, the same bit");
+    }
+
+    #[test]
+    fn a_mapping_record_gives_its_range_offset_and_file_and_a_cut_one_nothing() {
+        let mut body = mmap2(9, libc::PROT_READ | libc::PROT_EXEC, b"/usr/lib/x.so\0\0\0");
+        body[8..16].copy_from_slice(&0x7f00_0000u64.to_ne_bytes());
+        body[16..24].copy_from_slice(&0x2000u64.to_ne_bytes());
+        body[24..32].copy_from_slice(&0x1000u64.to_ne_bytes());
+        let m = mapping(PerfEventHeaderType::Mmap2, &body, 0).unwrap();
+        assert_eq!((m.pid, m.start, m.len, m.offset, m.executable, &*m.path), (9, 0x7f00_0000, 0x2000, 0x1000, true, &b"/usr/lib/x.so"[..]));
+        let data = mmap2(9, libc::PROT_READ, b"/data\0");
+        assert!(!mapping(PerfEventHeaderType::Mmap2, &data, 0).unwrap().executable);
+        // An MMAP: pid, tid, addr, len, pgoff, file; MMAP_DATA is no code.
+        let mut mmap = body[..32].to_vec();
+        mmap.extend_from_slice(b"/bin/sh\0");
+        assert!(mapping(PerfEventHeaderType::Mmap, &mmap, 0).unwrap().executable);
+        assert!(!mapping(PerfEventHeaderType::Mmap, &mmap, PERF_RECORD_MISC_COMM_EXEC).unwrap().executable);
+        for len in 0..body.len() - 3 {
+            assert!(mapping(PerfEventHeaderType::Mmap2, &body[..len], 0).is_none(), "cut to {len}");
+        }
+        assert!(mapping(PerfEventHeaderType::Comm, &body, 0).is_none());
     }
 
     #[test]

@@ -22,7 +22,8 @@ use crate::error::Error;
 use crate::format::EventFormat;
 use crate::processes::ProcessInfo;
 use crate::procfs::ThreadAtStart;
-use crate::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_NAMESPACES, PERF_RECORD_SAMPLE};
+use crate::mappings::parse_maps_line;
+use crate::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_MISC_USER, PERF_RECORD_MMAP2, PERF_RECORD_NAMESPACES, PERF_RECORD_SAMPLE};
 use crate::sys;
 
 /// Where a session writes its archive.
@@ -115,7 +116,7 @@ impl ArchiveWriter {
             cpus,
         };
         let process = EventFormat::parse(format::SYSTEM, &format::format_text()).expect("usertrace:process has a valid format");
-        writer.describe_tracepoint(&[format::PERF_ID], &sys::tracepoint_attr(process.id), &process, &format::format_text());
+        writer.describe_tracepoint(&[format::PERF_ID], &sys::tracepoint_attr(process.id, false), &process, &format::format_text());
         Ok(writer)
     }
 
@@ -179,10 +180,48 @@ impl ArchiveWriter {
         }
     }
 
+    /// The code mappings of `thread`'s process, a process's main thread
+    /// that existed at the start, from `/proc/PID/maps`: MMAP2 records, as
+    /// `perf record` synthesizes them, so that the addresses of its
+    /// stacks can be named later (by `perf script` and `convert`).
+    pub(crate) fn synthesize_maps(&mut self, proc_root: &Path, thread: &ThreadAtStart<'_>, id: u64) {
+        let Ok(maps) = std::fs::read_to_string(proc_root.join(thread.pid.to_string()).join("maps")) else { return };
+        for line in maps.lines() {
+            let Some((start, len, offset, true, path)) = parse_maps_line(line) else { continue };
+            if path.is_empty() {
+                continue;
+            }
+            let perms = line.split(' ').nth(1).unwrap_or_default().as_bytes();
+            let prot = [(b'r', libc::PROT_READ), (b'w', libc::PROT_WRITE), (b'x', libc::PROT_EXEC)]
+                .iter()
+                .zip(perms)
+                .filter(|((want, _), got)| want == *got)
+                .fold(0, |all, ((_, bit), _)| all | bit);
+            let flags = if perms.get(3) == Some(&b's') { libc::MAP_SHARED } else { libc::MAP_PRIVATE };
+            let mut body = Vec::with_capacity(64 + path.len() + 8);
+            body.extend_from_slice(&thread.pid.to_ne_bytes());
+            body.extend_from_slice(&thread.tid.to_ne_bytes());
+            for v in [start, len, offset] {
+                body.extend_from_slice(&v.to_ne_bytes());
+            }
+            // maj, min, ino, ino_generation: not needed to find the file.
+            body.extend_from_slice(&[0; 24]);
+            body.extend_from_slice(&(prot as u32).to_ne_bytes());
+            body.extend_from_slice(&(flags as u32).to_ne_bytes());
+            body.extend_from_slice(path.as_bytes());
+            body.resize((body.len() + 1).next_multiple_of(8), 0);
+            self.push_side_record_misc(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &body, thread, thread.time, id);
+        }
+    }
+
     fn push_side_record(&mut self, kind: u32, body: &[u8], thread: &ThreadAtStart<'_>, time: u64, id: u64) {
+        self.push_side_record_misc(kind, 0, body, thread, time, id);
+    }
+
+    fn push_side_record_misc(&mut self, kind: u32, misc: u16, body: &[u8], thread: &ThreadAtStart<'_>, time: u64, id: u64) {
         let size = HEADER_LEN + body.len() + 32;
         self.round.extend_from_slice(&kind.to_ne_bytes());
-        self.round.extend_from_slice(&0u16.to_ne_bytes());
+        self.round.extend_from_slice(&misc.to_ne_bytes());
         self.round.extend_from_slice(&(size as u16).to_ne_bytes());
         self.round.extend_from_slice(body);
         // sample_id: pid, tid, time, cpu, res, id.
@@ -265,7 +304,7 @@ impl ArchiveWriter {
     pub(crate) fn dump_record(&mut self, time: u64, reason: &str, first: u64, last: u64, lost: u64) {
         let text = dump_format::format_text();
         let described = EventFormat::parse(format::SYSTEM, &text).expect("usertrace:dump has a valid format");
-        self.describe_tracepoint(&[dump_format::PERF_ID], &sys::tracepoint_attr(described.id), &described, &text);
+        self.describe_tracepoint(&[dump_format::PERF_ID], &sys::tracepoint_attr(described.id, false), &described, &text);
         self.round.extend_from_slice(&dump_format::sample(time, reason, first, last, lost));
     }
 

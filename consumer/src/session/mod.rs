@@ -40,17 +40,18 @@ use rustc_hash::FxHashSet;
 
 use super::archive::ArchiveWriter;
 use super::attach::perf_error;
-use super::attribution::{Attribution, Fallback, Pending};
+use super::attribution::{Attribution, Fallback, Mapped, Pending};
 use super::drain::{Archive, Attached, Control, CpuRing, Described, Drain, Round, Shared};
 use super::flight::{DumpRequest, FlightDump, FlightWindow};
 use super::error::Error;
 use super::format::EventFormat;
 use super::processes::ProcessInfo;
-use super::record::{parse, Record};
+use super::record::{parse, parse_with, Record};
 use super::ring::Ring;
 use usertrace::Pattern;
 
 use super::sched_scope::{SchedScope, SCHED_PATTERNS};
+use super::stack_scope::{StackScope, Stacks};
 use super::shm::ShmSource;
 use super::select::systems_of;
 use super::threads::ThreadTable;
@@ -107,6 +108,7 @@ pub struct Session {
     /// Lost events and task records, per CPU, as the LOST records said.
     lost: Vec<(u32, u64)>,
     lost_sideband: u64,
+    lost_in_shared_memory: u64,
     malformed: u64,
     shared: Arc<Shared>,
     rounds: Receiver<Result<Round, Error>>,
@@ -120,6 +122,8 @@ pub struct Session {
     reuse_buffers: bool,
     /// How the drain thread ended, once it has.
     drained: Option<Result<(), Error>>,
+    /// The perf ids whose samples carry a user stack.
+    stack_ids: FxHashSet<u64>,
 }
 
 impl Session {
@@ -131,6 +135,12 @@ impl Session {
         if patterns.is_empty() {
             return Err(Error::NoPatterns);
         }
+        let stacks = StackScope::new(&options.stacks)?;
+        // The window's parsers read samples as having no stack.
+        if stacks.any() && options.flight.is_some() {
+            return Err(Error::StacksWithFlight);
+        }
+        let names_stacks = stacks.any();
         let tracefs = match &options.tracefs {
             Some(t) => t.clone(),
             // Without user_events, producers use shared memory, which needs
@@ -186,7 +196,14 @@ impl Session {
         }
         let mut threads = ThreadTable::new();
         procfs::snapshot(Path::new("/proc"), &mut threads, namespaces, |thread| match &mut archive {
-            Some(Archive::File(file)) => file.synthesize_thread(thread, sideband_id),
+            Some(Archive::File(file)) => {
+                file.synthesize_thread(thread, sideband_id);
+                // Where stacks are recorded, the code each process had
+                // mapped already, for naming their frames from the file.
+                if options.stacks != Stacks::None && thread.pid == thread.tid {
+                    file.synthesize_maps(Path::new("/proc"), thread, sideband_id);
+                }
+            }
             Some(Archive::Flight(window)) => window.seed(thread),
             None => {}
         });
@@ -223,6 +240,7 @@ impl Session {
             shm: ShmSource::new(shm_patterns),
             shm_busy: false,
             count_samples: !options.yield_events,
+            stacks,
         };
         drain.attach_new()?;
         if !options.wait_for_exact {
@@ -240,6 +258,7 @@ impl Session {
             attached: Vec::new(),
             lost,
             lost_sideband: 0,
+            lost_in_shared_memory: 0,
             malformed: 0,
             shared: Arc::new(Shared { stop_wake: sys::event_fd().ok(), ..Shared::default() }),
             rounds: mpsc::channel().1,
@@ -248,7 +267,11 @@ impl Session {
             drained: None,
             dumps: dumps_rx,
             reuse_buffers: options.flight.is_none(),
+            stack_ids: FxHashSet::default(),
         };
+        if names_stacks {
+            session.attribution.name_stacks();
+        }
         // What was attached here is known before any event of it comes.
         for attached in std::mem::take(&mut drain.attached) {
             session.take_attached(attached);
@@ -269,6 +292,9 @@ impl Session {
     fn take_attached(&mut self, attached: Attached) {
         for id in &attached.ids {
             self.attribution.add_event(*id, attached.format.clone());
+        }
+        if attached.stack {
+            self.stack_ids.extend(&attached.ids);
         }
         // A scheduler tracepoint opened anew with another filter (`--sched`)
         // has new ids, and was attached before.
@@ -399,6 +425,7 @@ impl Session {
             events: self.attribution.events,
             lost: self.lost.clone(),
             lost_sideband: self.lost_sideband,
+            lost_in_shared_memory: self.lost_in_shared_memory,
             malformed: self.malformed,
             // ATOMICS: Relaxed; a count read for a report.
             dropped: self.shared.dropped.load(Ordering::Relaxed),
@@ -432,14 +459,20 @@ impl Session {
                     break;
                 };
                 let info = described.next_if(|(offset, _)| *offset == at).map(|(_, info)| Box::new(info));
-                match parse(bytes) {
+                let stack_ids = &self.stack_ids;
+                // Without stacks, no lookup per sample.
+                let parsed = if stack_ids.is_empty() { parse(bytes) } else { parse_with(bytes, |id| stack_ids.contains(&id)) };
+                match parsed {
                     Ok(record) => {
-                        if let Some((time, mut pending)) = to_pending(record, info) {
-                            if let Pending::Lost { count, sideband, cpu } = &mut pending {
+                        if let Some((time, mut pending)) = to_pending(record, info, self.attribution.names_stacks()) {
+                            if let Pending::Lost { count, sideband, cpu, thread } = &mut pending {
                                 *sideband = segment.sideband;
                                 *cpu = segment.cpu;
+                                *thread = segment.thread;
                                 if segment.sideband {
                                     self.lost_sideband += *count;
+                                } else if segment.thread.is_some() {
+                                    self.lost_in_shared_memory += *count;
                                 } else if let Some(l) = self.lost.iter_mut().find(|l| l.0 == segment.cpu) {
                                     l.1 += *count;
                                 }
@@ -473,12 +506,32 @@ impl Drop for Session {
 }
 
 /// The pending record of `record`; `described` is what the drain thread
-/// read of its process (an exec's COMM, a process's first sample).
-fn to_pending(record: Record<'_>, described: Option<Box<ProcessInfo>>) -> Option<(u64, Pending)> {
+/// read of its process (an exec's COMM, a process's first sample);
+/// `mappings`: whether mappings are of use (stacks are named).
+fn to_pending(record: Record<'_>, described: Option<Box<ProcessInfo>>, mappings: bool) -> Option<(u64, Pending)> {
     Some(match record {
-        Record::Sample { sample, raw } => (
+        Record::Sample { sample, stack, raw } => (
             sample.time,
-            Pending::Sample { id: sample.id, pid: sample.pid, tid: sample.tid, cpu: sample.cpu, raw: raw.into(), described },
+            Pending::Sample {
+                id: sample.id,
+                pid: sample.pid,
+                tid: sample.tid,
+                cpu: sample.cpu,
+                raw: raw.into(),
+                stack: stack.addresses().collect(),
+                described,
+            },
+        ),
+        Record::Mmap2 { pid, addr, len, pgoff, prot, filename, sample, .. } if mappings => (
+            sample.time,
+            Pending::Mapped(Box::new(Mapped {
+                pid,
+                start: addr,
+                len,
+                offset: pgoff,
+                executable: prot & libc::PROT_EXEC as u32 != 0,
+                path: filename.into(),
+            })),
         ),
         Record::Comm { pid, tid, comm, exec, sample } => {
             // Read by the drain thread, while the process still existed.
@@ -490,7 +543,7 @@ fn to_pending(record: Record<'_>, described: Option<Box<ProcessInfo>>) -> Option
         Record::Namespaces { tid, namespaces, sample, .. } => {
             (sample.time, Pending::Namespaces { tid, namespaces: Box::new(namespaces) })
         }
-        Record::Lost { lost, sample, .. } => (sample.time, Pending::Lost { cpu: sample.cpu, count: lost, sideband: false }),
+        Record::Lost { lost, sample, .. } => (sample.time, Pending::Lost { cpu: sample.cpu, count: lost, sideband: false, thread: None }),
         Record::Mmap2 { .. } | Record::Other { .. } => return None,
     })
 }

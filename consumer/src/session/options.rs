@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::archive::ArchiveOptions;
 use crate::flight::FlightOptions;
+use crate::stack_scope::Stacks;
 /// What to record and how.
 #[derive(Debug, Clone)]
 pub struct SessionOptions {
@@ -40,6 +41,13 @@ pub struct SessionOptions {
     /// them, so that it keeps up with the drain. Task records, losses and
     /// attachments are handed on either way.
     pub yield_events: bool,
+    /// Which events also record the emitting thread's user stack (perf's
+    /// `--call-graph fp`: walked by frame pointers, up to 127 frames,
+    /// kernel frames left out), whose frames each [`Event::stack`](crate::Event::stack)
+    /// then names. The scheduler's tracepoints (`sched`) and events from
+    /// shared memory have none. Not with `flight`: [`Session::open`](super::Session::open)
+    /// refuses it ([`Error::StacksWithFlight`](crate::Error::StacksWithFlight)).
+    pub stacks: Stacks,
 }
 
 impl Default for SessionOptions {
@@ -55,6 +63,7 @@ impl Default for SessionOptions {
             flight: None,
             sched: false,
             yield_events: true,
+            stacks: Stacks::None,
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::eventheader::{decode_eventheader, is_eventheader, Field};
 use crate::format::EventFormat;
 use crate::namespaces::Namespaces;
 use crate::processes::ProcessInfo;
+use crate::symbolize::Frame;
 /// One tracepoint hit, with who emitted it.
 #[derive(Debug, Clone)]
 pub struct Event {
@@ -33,6 +34,10 @@ pub struct Event {
     pub format: Arc<EventFormat>,
     /// `trace_entry` + payload, as the format's offsets expect.
     pub raw: Box<[u8]>,
+    /// The emitting thread's user stack, innermost frame first, named:
+    /// empty unless the session records its event's stacks
+    /// ([`SessionOptions::stacks`](crate::SessionOptions::stacks)).
+    pub stack: Box<[Frame]>,
 }
 
 impl Event {
@@ -60,9 +65,11 @@ pub enum Output {
     /// A tracepoint hit.
     Event(Event),
     /// The ring of `cpu` was full and `count` events were dropped; with
-    /// `sideband`, task records were dropped instead, so names may be wrong.
+    /// `sideband`, task records were dropped instead, so names may be wrong;
+    /// with `thread`, a producer thread's shared-memory ring was full.
     Lost {
-        /// The CPU whose ring overflowed.
+        /// The CPU whose ring overflowed (for a shared-memory ring, the
+        /// CPU its thread last wrote on).
         cpu: u32,
         /// When the kernel reported the loss: after the dropped records.
         time_ns: u64,
@@ -70,6 +77,10 @@ pub enum Output {
         count: u64,
         /// Whether they were task records rather than events.
         sideband: bool,
+        /// The producer thread whose shared-memory ring was full, which
+        /// its producer sizes (`USERTRACE_SHM_RING_KIB`), not the session;
+        /// `None` for a perf ring.
+        thread: Option<u32>,
     },
     /// A process that emitted events, by its full name: told before its
     /// first event, and again after each exec.
@@ -115,6 +126,8 @@ pub struct Stats {
     pub lost: Vec<(u32, u64)>,
     /// Lost sideband (task) records, all CPUs.
     pub lost_sideband: u64,
+    /// Events lost in producers' shared-memory rings, all threads.
+    pub lost_in_shared_memory: u64,
     /// Records that could not be parsed (should stay 0).
     pub malformed: u64,
     /// Events the recorder itself dropped, apart from what the rings lost:
@@ -125,9 +138,10 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// Events lost in the rings over all CPUs (sideband losses and the
-    /// recorder's own drops not included).
+    /// Events lost in the rings: the perf rings of every CPU and the
+    /// producers' shared-memory rings (sideband losses and the recorder's
+    /// own drops not included).
     pub fn lost_total(&self) -> u64 {
-        self.lost.iter().map(|l| l.1).sum()
+        self.lost.iter().map(|l| l.1).sum::<u64>() + self.lost_in_shared_memory
     }
 }

@@ -20,7 +20,7 @@
 mod producer;
 mod ring;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -37,8 +37,9 @@ use ring::ShmRing;
 /// The system the events show under, as user_events would name it.
 const SYSTEM: &str = "user_events";
 /// Tracepoint ids of our own count down from here: far above what any
-/// kernel hands out, below `usertrace:process`'s `u16::MAX`.
-const FIRST_ID: u16 = u16::MAX - 1;
+/// kernel hands out, below the archive's own tracepoints (a flight
+/// recorder's dump holds `usertrace:dump` beside these).
+const FIRST_ID: u16 = crate::archive::LOWEST_OWN_TRACEPOINT_ID - 1;
 /// Perf ids of our own count down from here, below the archive's own.
 const FIRST_PERF_ID: u64 = u64::MAX - 16;
 
@@ -74,8 +75,9 @@ pub struct NotRecorded {
 pub(crate) enum Item<'a> {
     /// A perf record (SAMPLE or LOST) built from a ring's bytes.
     Record(&'a [u8]),
-    /// The end of one ring's records; they were written on `cpu` last.
-    EndOfRing { cpu: u32 },
+    /// The end of one ring's records, thread `tid`'s; they were written
+    /// on `cpu` last.
+    EndOfRing { cpu: u32, tid: u32 },
 }
 
 /// Every producer the recorder holds, and the formats it made for them.
@@ -91,6 +93,9 @@ pub(crate) struct ShmSource {
     /// Registries another live recorder holds, by path, with its pid:
     /// looked at again once that recorder is gone.
     held_elsewhere: HashMap<PathBuf, u32>,
+    /// Registries a producer was still writing at the last scan: looked at
+    /// again by the next scan, not by every read.
+    unfinished: HashSet<PathBuf>,
     /// Producers found unrecordable since the session last took them.
     pub(crate) not_recorded: Vec<NotRecorded>,
     /// Formats by descriptor: the same tracepoint in two processes is one
@@ -118,6 +123,7 @@ impl ShmSource {
             producers: Vec::new(),
             refused: HashMap::new(),
             held_elsewhere: HashMap::new(),
+            unfinished: HashSet::new(),
             not_recorded: Vec::new(),
             formats: HashMap::new(),
             next_id: FIRST_ID,
@@ -148,6 +154,7 @@ impl ShmSource {
     /// attaches every live slot that matches `patterns`; returns the formats
     /// made for the first time.
     pub(crate) fn attach_new(&mut self) -> Vec<NewFormat> {
+        self.unfinished.clear();
         for dir in self.directories() {
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
             for entry in entries.flatten() {
@@ -168,7 +175,9 @@ impl ShmSource {
                 }
                 match Producer::open(&path) {
                     Ok(producer) => self.producers.push(producer),
-                    Err(Refusal::Unfinished) => {}
+                    Err(Refusal::Unfinished) => {
+                        self.unfinished.insert(path);
+                    }
                     Err(Refusal::Held { recorder }) => {
                         self.held_elsewhere.insert(path, recorder);
                     }
@@ -310,7 +319,11 @@ impl ShmSource {
     /// applies the slot changes a rescan found, and lets go of producers
     /// that are gone and read to the end. Returns the formats made anew.
     pub(crate) fn read(&mut self, mut each: impl FnMut(Item<'_>)) -> Vec<NewFormat> {
-        self.map_new_rings();
+        // A registry that appeared since the last look is taken now, not at
+        // the next rescan: a fork child that wrote and exited in between
+        // has its EXIT in the perf rings just read, and its events must
+        // reach the same round to be ordered before it.
+        let mut new = if self.map_new_rings() { self.attach_new() } else { Vec::new() };
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut record = std::mem::take(&mut self.record);
         for producer in self.producers.iter_mut().filter(|p| p.held) {
@@ -347,7 +360,7 @@ impl ShmSource {
                     lost_record(&mut record, perf_id, pid, ring.tid, sys::monotonic_ns(), ring.last_cpu, lost);
                     each(Item::Record(&record));
                 }
-                each(Item::EndOfRing { cpu: ring.last_cpu });
+                each(Item::EndOfRing { cpu: ring.last_cpu, tid: ring.tid });
                 if closed {
                     finished.push(ring_index);
                 }
@@ -359,7 +372,6 @@ impl ShmSource {
         }
         self.scratch = scratch;
         self.record = record;
-        let mut new = Vec::new();
         let mut index = 0;
         while index < self.producers.len() {
             let producer = &self.producers[index];
@@ -393,11 +405,13 @@ impl ShmSource {
         new
     }
 
-    /// Maps the rings of held producers that appeared since the last read.
-    fn map_new_rings(&mut self) {
+    /// Maps the rings of held producers that appeared since the last read;
+    /// says whether the same listing showed a registry not taken yet.
+    fn map_new_rings(&mut self) -> bool {
         if self.producers.is_empty() {
-            return;
+            return false;
         }
+        let mut unknown_registry = false;
         let mut dirs: Vec<PathBuf> = self.producers.iter().filter(|p| p.held).filter_map(|p| p.path.parent().map(Path::to_owned)).collect();
         dirs.sort();
         dirs.dedup();
@@ -405,7 +419,16 @@ impl ShmSource {
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                let Some((pid, instance, _tid)) = name.to_str().and_then(parse_ring_file_name) else { continue };
+                let Some(name) = name.to_str() else { continue };
+                if parse_registry_file_name(name).is_some() {
+                    let path = entry.path();
+                    unknown_registry |= !self.producers.iter().any(|p| p.path == path)
+                        && !self.refused.contains_key(&path)
+                        && !self.held_elsewhere.contains_key(&path)
+                        && !self.unfinished.contains(&path);
+                    continue;
+                }
+                let Some((pid, instance, _tid)) = parse_ring_file_name(name) else { continue };
                 let Some(producer) =
                     self.producers.iter_mut().find(|p| p.held && p.pid == pid && p.instance == instance && p.path.parent() == Some(dir.as_path()))
                 else {
@@ -414,6 +437,7 @@ impl ShmSource {
                 map_ring(producer, entry.path());
             }
         }
+        unknown_registry
     }
 
     /// Maps the rings of one producer that appeared since the last read;
@@ -584,7 +608,7 @@ mod tests {
         let attached = Attached { format: format.clone(), perf_id: 77 };
         let mut out = Vec::new();
         sample(&mut out, &attached, 10, 11, 12345, 1, &7u32.to_ne_bytes());
-        let Ok(Record::Sample { sample, raw }) = parse(&out) else { panic!("not a sample: {out:?}") };
+        let Ok(Record::Sample { sample, raw, .. }) = parse(&out) else { panic!("not a sample: {out:?}") };
         assert_eq!((sample.id, sample.pid, sample.tid, sample.time, sample.cpu), (77, 10, 11, 12345, 1));
         let fields = crate::decode(&format, raw).expect("decodes");
         assert_eq!(fields, vec![("a", crate::FieldValue::Unsigned(7))]);

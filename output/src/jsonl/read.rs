@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, Value};
+use crate::record::{ClockRecord, EventRecord, ExitRecord, LostRecord, Namespaces, ProcessRecord, Record, StackFrame, Value};
 
 /// The longest line read, newline included: 16 MiB. `usertrace record`
 /// writes lines of a few hundred bytes; an event's payload is at most
@@ -233,6 +233,8 @@ struct AnyLine {
     count: Option<u64>,
     unix_ns: Option<u64>,
     sideband: Option<bool>,
+    #[serde(default)]
+    stack: Vec<StackFrame>,
 }
 
 #[derive(Deserialize)]
@@ -280,6 +282,7 @@ fn parse_line(bytes: &[u8], line: u64, complete: bool) -> Result<Option<Record>,
                 tracepoint: parsed.tracepoint,
                 fields: parsed.fields.ok_or_else(|| missing(k, "fields"))?.0,
                 error: parsed.error,
+                stack: parsed.stack,
             })
         }
         "process" => Record::Process(ProcessRecord {

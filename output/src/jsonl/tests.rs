@@ -213,3 +213,16 @@ fn a_missing_file_is_named() {
     let e = read_file(std::path::Path::new("/nonexistent/usertrace.jsonl")).unwrap_err();
     assert!(e.to_string().starts_with("cannot open /nonexistent/usertrace.jsonl: "), "{e}");
 }
+
+#[test]
+fn an_events_stack_is_written_last_and_reads_back() {
+    let plain = event(5, 1, 2, "e", &[("n", Value::Unsigned(1))]);
+    assert!(!lines(std::slice::from_ref(&plain)).contains("stack"), "no stack, no field");
+    let record = with_stack(plain, stack());
+    let text = lines(std::slice::from_ref(&record));
+    assert!(
+        text.contains(r#""fields":{"n":1},"stack":[{"address":4198400,"module":"/usr/bin/app","module_offset":4096,"function":"inner","file":"app.c","line":3},{"address":139637976732212},{"address":4202496,"#),
+        "{text}"
+    );
+    assert_eq!(read(&text).unwrap(), vec![record]);
+}

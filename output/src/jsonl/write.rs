@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use super::format::{write_json_line, LineFormatter};
 use crate::atomic_file::{AtomicFile, FileError};
-use crate::record::{ClockRecord, EventRecord, ExitRecord, Hex, LostRecord, Namespaces, ProcessRecord, Record, Value, ValueRef};
+use crate::record::{ClockRecord, EventRecord, ExitRecord, Hex, LostRecord, Namespaces, ProcessRecord, Record, StackFrame, Value, ValueRef};
 
 /// Appends `record` as one JSON line to `out`.
 pub fn write_record(record: &Record, out: &mut Vec<u8>) {
@@ -94,6 +94,8 @@ pub struct EventLine<'a, F> {
     pub fields: F,
     /// Why the payload could not be decoded.
     pub error: Option<&'a str>,
+    /// The user stack, innermost first; written only when there is one.
+    pub stack: &'a [StackFrame],
 }
 
 impl<'a> EventLine<'a, FieldsJson<'a>> {
@@ -111,6 +113,7 @@ impl<'a> EventLine<'a, FieldsJson<'a>> {
             tracepoint: e.tracepoint.as_deref(),
             fields: FieldsJson(&e.fields),
             error: e.error.as_deref(),
+            stack: &e.stack,
         }
     }
 }
@@ -135,6 +138,9 @@ impl<F: Serialize> Serialize for EventLine<'_, F> {
         map.serialize_entry("fields", &self.fields)?;
         if let Some(error) = self.error {
             map.serialize_entry("error", error)?;
+        }
+        if !self.stack.is_empty() {
+            map.serialize_entry("stack", self.stack)?;
         }
         map.end()
     }

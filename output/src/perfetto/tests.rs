@@ -266,3 +266,44 @@ fn a_streamed_trace_is_a_sequence_of_packets_each_whole() {
     }
     assert_eq!(packets, Trace::decode(bytes.as_slice()).unwrap().packet);
 }
+
+#[test]
+fn an_events_stack_is_its_track_events_callstack_outermost_first_built_or_streamed() {
+    let records = vec![
+        with_stack(begin(10, 1, 1, "req", 7), stack()),
+        end(20, 1, 1, "req", 7),
+        with_stack(event(15, 1, 1, "hit", &[("n", crate::record::Value::Unsigned(1))]), stack()),
+        event(16, 1, 1, "plain", &[]),
+    ];
+    /// A frame as decoded: function, source file, line.
+    type Frame = (String, Option<String>, Option<u32>);
+    let want: Vec<Frame> = vec![
+        ("main".into(), Some("app.c".into()), Some(9)),
+        ("0x7f0000001234".into(), None, None),
+        ("inner".into(), Some("app.c".into()), Some(3)),
+    ];
+    for bytes in [encode(&Timeline::build(&records)), streamed(&records, 1 << 20), streamed(&records, 64)] {
+        let trace = Trace::decode(&bytes[..]).unwrap();
+        let stacks: Vec<_> = trace
+            .packet
+            .iter()
+            .filter_map(|p| match &p.data {
+                Some(trace_packet::Data::TrackEvent(e)) => Some((p.timestamp(), e.callstack_field.clone())),
+                _ => None,
+            })
+            .collect();
+        let frames = |t: u64| -> Option<Vec<Frame>> {
+            let (_, field) = stacks.iter().find(|(time, _)| *time == t)?;
+            match field {
+                Some(track_event::CallstackField::Callstack(c)) => {
+                    Some(c.frames.iter().map(|f| (f.function_name().to_owned(), f.source_file.clone(), f.line_number)).collect())
+                }
+                _ => None,
+            }
+        };
+        assert_eq!(frames(10).as_ref(), Some(&want), "the span's begin");
+        assert_eq!(frames(15).as_ref(), Some(&want), "the instant");
+        assert_eq!(frames(16), None, "an event without a stack has none");
+        assert_eq!(frames(20), None, "nor has a span's end");
+    }
+}

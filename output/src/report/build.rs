@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::stacks::StackCounts;
 use super::{span_stats, EventStats, ProcessStats, Report};
 use crate::record::{EventRecord, Record};
 use crate::timeline::sched::add_wakers;
@@ -12,9 +13,12 @@ use crate::timeline::{event_name, Span, Timeline, TimelineBuilder, Waker};
 /// so that a recording need not be held whole.
 ///
 /// It holds, per span name, the duration of each finished span (8 bytes
-/// apiece, so that percentiles are exact) and a count of unfinished ones;
+/// apiece, so that percentiles are exact), a count of unfinished ones and
+/// at most [`MAX_DISTINCT_STACKS`](super::MAX_DISTINCT_STACKS)
+/// distinct begin stacks with their counts;
 /// per event name, a count; per process, its name and counts; the number
-/// of lost records; and the spans still open, without their args. Spans
+/// of lost records; and the spans still open, without their args (with
+/// their begin's stack, where recorded). Spans
 /// are folded as they close ([`TimelineBuilder::lean`]), and events and
 /// losses as they come: none is kept.
 ///
@@ -76,6 +80,8 @@ pub(super) struct SpanFigures {
     pub(super) blocked: Vec<u64>,
     /// Their top wakers, summed.
     pub(super) top_wakers: Vec<Waker>,
+    /// Every span's begin stack (finished or not), counted.
+    pub(super) begin_stacks: StackCounts,
 }
 
 /// The counts a report is made of, folded one item at a time.
@@ -109,6 +115,7 @@ impl Tally {
             self.spans.insert(span.name.clone(), SpanFigures::default());
         }
         if let Some(figures) = self.spans.get_mut(span.name.as_str()) {
+            figures.begin_stacks.add(&span.stack);
             if span.unfinished.is_some() {
                 figures.unfinished += 1;
             } else {

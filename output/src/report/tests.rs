@@ -1,6 +1,7 @@
 use super::*;
 use crate::record::Value;
 use crate::test_records::*;
+use crate::test_records::named_frame as frame;
 
 /// `n` spans named `name` of the given durations, one after another.
 fn spans(name: &str, durations: &[u64]) -> Vec<Record> {
@@ -182,4 +183,126 @@ fn the_text_gives_on_cpu_runnable_and_blocked_under_the_durations() {
     assert_eq!(lines[3], "  blocked   p50 2.00 ms, p90 2.00 ms, p99 2.00 ms, max 2.00 ms, total 6.00 ms");
     assert_eq!(lines[4], "  woken by  proc30 (30) / thread31 (31), 3 times");
     assert!(!Report::new(&mixed()).to_string().contains("on-CPU"));
+}
+
+
+/// Three spans `req`, two begun from `handle` (in two processes of the
+/// same program, loaded at different addresses), one from `retry` and
+/// left unfinished; and a span `plain` whose begin has no stack.
+fn spans_with_stacks() -> Vec<Record> {
+    let handle = |base: u64| vec![frame(base + 0x1000, "handle", 12), crate::record::StackFrame { address: base + 0x1800, module: Some("/usr/bin/app".into()), module_offset: Some(0x1800), ..Default::default() }, frame(base + 0x2000, "main", 40)];
+    let retry = vec![frame(0x40_3000, "retry", 7), frame(0x40_2000, "main", 41)];
+    vec![
+        with_stack(begin(10, 1, 1, "req", 1), handle(0x40_0000)),
+        end(20, 1, 1, "req", 1),
+        with_stack(begin(30, 2, 2, "req", 1), handle(0x55_0000)),
+        end(40, 2, 2, "req", 1),
+        with_stack(begin(50, 1, 1, "req", 2), retry),
+        begin(60, 1, 1, "plain", 3),
+        end(70, 1, 1, "plain", 3),
+    ]
+}
+
+#[test]
+fn the_text_lists_each_span_names_begin_stacks_most_frequent_first() {
+    let text = Report::new(&spans_with_stacks()).to_string();
+    let req: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("span req")).skip_while(|l| !l.starts_with("  began at")).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(
+        req,
+        [
+            "  began at (innermost frame first)",
+            "    2 of 3 begins:",
+            "      handle (app.c:12)",
+            "      /usr/bin/app+0x1800",
+            "      main (app.c:40)",
+            "    1 of 3 begins:",
+            "      retry (app.c:7)",
+            "      main (app.c:41)",
+        ]
+    );
+    let plain: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("span plain")).take_while(|l| !l.starts_with("span req")).collect();
+    assert!(!plain.iter().any(|l| l.contains("began at")), "{plain:?}");
+}
+
+#[test]
+fn the_json_of_a_span_with_begin_stacks_has_them_and_of_one_without_none() {
+    let records = spans_with_stacks();
+    let report = Report::new(&records);
+    let json = serde_json::to_value(&report).unwrap();
+    let (plain, req) = (&json["spans"][0], &json["spans"][1]);
+    assert!(plain.get("begin_stacks").is_none() && plain.get("begins_from_other_stacks").is_none(), "{plain}");
+    let expected = serde_json::json!([
+        {"count": 2, "frames": [
+            {"function": "handle", "file": "app.c", "line": 12, "module": "/usr/bin/app"},
+            {"module": "/usr/bin/app", "offset": 0x1800},
+            {"function": "main", "file": "app.c", "line": 40, "module": "/usr/bin/app"},
+        ]},
+        {"count": 1, "frames": [
+            {"function": "retry", "file": "app.c", "line": 7, "module": "/usr/bin/app"},
+            {"function": "main", "file": "app.c", "line": 41, "module": "/usr/bin/app"},
+        ]},
+    ]);
+    assert_eq!(req["begin_stacks"], expected);
+    assert_eq!(req["begins_from_other_stacks"], serde_json::Value::from(0));
+    // Folded record by record, the same: the open span keeps its stack.
+    let mut builder = ReportBuilder::new();
+    records.iter().for_each(|r| builder.push(r));
+    assert_eq!(builder.finish(), report);
+}
+
+#[test]
+fn past_the_cap_of_distinct_stacks_begins_are_counted_as_other() {
+    let distinct = stacks::MAX_DISTINCT_STACKS as u64 + 5;
+    let mut records = Vec::new();
+    // Stack 0 begins three times, stack 1 twice, every other once; the
+    // five met after the cap are counted, not kept.
+    let firsts = (0..distinct).chain([0, 0, 1]);
+    for (i, s) in firsts.enumerate() {
+        let id = i as u64 + 1;
+        let t = 10 * id;
+        records.push(with_stack(begin(t, 1, 1, "req", id), vec![frame(0x40_1000 + s, "leaf", s as u32), frame(0x40_2000, "main", 1)]));
+        records.push(end(t + 5, 1, 1, "req", id));
+    }
+    let report = Report::new(&records);
+    let req = &report.spans[0];
+    let counts: Vec<(u64, Option<u32>)> = req.begin_stacks.iter().map(|s| (s.count, s.frames[0].line)).collect();
+    assert_eq!(counts, [(3, Some(0)), (2, Some(1)), (1, Some(2))]);
+    // 40 begins: 6 listed, 29 of the other kept stacks, 5 past the cap.
+    assert_eq!(req.begins_from_other_stacks, Some(distinct + 3 - 6));
+    let text = report.to_string();
+    assert!(text.lines().any(|l| l == "    34 of 40 begins from other stacks"), "{text}");
+}
+
+#[test]
+fn a_deep_stack_prints_its_innermost_frames_and_counts_the_rest() {
+    let deep: Vec<_> = (0..FRAMES_SHOWN as u64 + 3).map(|i| frame(0x40_1000 + i, &format!("f{i}"), i as u32)).collect();
+    let records = [with_stack(begin(1, 1, 1, "req", 1), deep), end(2, 1, 1, "req", 1)];
+    let text = Report::new(&records).to_string();
+    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("    1 of 1 begins:")).skip(1).collect();
+    assert_eq!(lines[0], "      f0 (app.c:0)");
+    assert_eq!(lines[FRAMES_SHOWN - 1], "      f7 (app.c:7)");
+    assert_eq!(lines[FRAMES_SHOWN], "      ... 3 more frames");
+    assert_eq!(Report::new(&records).spans[0].begin_stacks[0].frames.len(), FRAMES_SHOWN + 3);
+}
+
+#[test]
+fn the_text_leaves_out_usertraces_own_frames_and_starts_at_its_caller() {
+    let named = |function: &str| crate::record::StackFrame { function: Some(function.into()), ..Default::default() };
+    let stack = vec![
+        named("writev"),
+        named("usertrace::producer::payload::write_event"),
+        named("<usertrace::producer::span::Span as core::ops::Drop>::drop"),
+        named("usertrace_span_begin"),
+        named("handle"),
+        named("usertrace_not_called_here"),
+        named("main"),
+    ];
+    let records = [with_stack(begin(1, 1, 1, "req", 1), stack), end(2, 1, 1, "req", 1)];
+    let text = Report::new(&records).to_string();
+    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("    1 of 1 begins:")).skip(1).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(lines, ["      ... 4 frames in usertrace", "      handle", "      usertrace_not_called_here", "      main"]);
+    // A stack whose innermost frames are not usertrace's keeps them all.
+    let theirs = vec![named("writev"), named("a"), named("b"), named("usertrace::x")];
+    let frames = Report::new(&[with_stack(begin(1, 1, 1, "req", 1), theirs)]).spans[0].begin_stacks[0].frames.clone();
+    assert_eq!(stacks::emit_frames(&frames), 0);
 }

@@ -14,7 +14,7 @@ use super::{
     UNFINISHED,
 };
 use rustc_hash::FxHashMap;
-use crate::record::{EventRecord, Record, Value};
+use crate::record::{EventRecord, Record, StackFrame, Value};
 
 pub(super) fn build(records: &[Record]) -> Timeline {
     let mut b = TimelineBuilder::new();
@@ -176,6 +176,8 @@ struct Open {
     id: u64,
     begin_seq: u64,
     sched: SpanSched,
+    /// The begin event's user stack.
+    stack: Vec<StackFrame>,
 }
 
 /// A begin's args, with room for an end's few (a status, an error), so
@@ -318,6 +320,7 @@ impl Builder {
                     id,
                     begin_seq,
                     sched: SpanSched::begin(&self.sched, e.tid, e.time_ns),
+                    stack: e.stack.clone(),
                 };
                 self.open.insert((e.pid, id), open);
                 self.stacks.entry(e.tid).or_default().push((e.pid, id));
@@ -343,6 +346,7 @@ impl Builder {
                         id: None,
                         unfinished: None,
                         sched: None,
+                        stack: e.stack.clone(),
                     },
                     on_thread: false,
                     begin_seq: seq,
@@ -389,7 +393,7 @@ impl Builder {
             args.push(("error".into(), Value::Str(error.clone())));
         }
         let seq = self.next_seq();
-        self.instants.push((seq, Instant { time_ns: e.time_ns, pid: e.pid, tid: e.tid, name: name_of(e), args }));
+        self.instants.push((seq, Instant { time_ns: e.time_ns, pid: e.pid, tid: e.tid, name: name_of(e), args, stack: e.stack.clone() }));
     }
 
     /// Ends the open span `key` at `end_ns`: a thread slice if it is the
@@ -427,6 +431,7 @@ impl Builder {
                 id: Some(open.id),
                 unfinished,
                 sched,
+                stack: open.stack,
             },
             on_thread,
             begin_seq: open.begin_seq,

@@ -9,7 +9,7 @@ use prost::encoding::{decode_varint, encode_varint};
 use super::build::REASONS;
 use super::spool::corrupt;
 use super::{Instant, LostMarker, Placement, SchedEvent, SchedEventKind, SchedSummary, Span, Waker};
-use crate::record::Value;
+use crate::record::{StackFrame, Value};
 
 const BEGIN: u8 = 0;
 const END: u8 = 1;
@@ -43,6 +43,31 @@ pub(super) fn begin(out: &mut Vec<u8>, span: &Span, on_thread: bool, serial: u64
     string(out, &span.name);
     args(out, &span.args);
     sched(out, span.sched.as_ref());
+    stack(out, &span.stack);
+}
+
+/// A stack: its frame count, then each frame's address, and each of its
+/// optional names as 0, or 1 and the value.
+fn stack(out: &mut Vec<u8>, frames: &[StackFrame]) {
+    encode_varint(frames.len() as u64, out);
+    for f in frames {
+        encode_varint(f.address, out);
+        for text in [&f.module, &f.function, &f.file] {
+            optional(out, text.as_deref(), string);
+        }
+        optional(out, f.module_offset, |out, v| encode_varint(v, out));
+        optional(out, f.line, |out, v| encode_varint(u64::from(v), out));
+    }
+}
+
+fn optional<T>(out: &mut Vec<u8>, value: Option<T>, write: impl FnOnce(&mut Vec<u8>, T)) {
+    match value {
+        None => out.push(0),
+        Some(v) => {
+            out.push(1);
+            write(out, v);
+        }
+    }
 }
 
 /// A span's scheduler summary: 0, or 1 and its figures and wakers.
@@ -82,6 +107,7 @@ pub(super) fn instant(out: &mut Vec<u8>, instant: &Instant) {
     encode_varint(u64::from(instant.tid), out);
     string(out, &instant.name);
     args(out, &instant.args);
+    stack(out, &instant.stack);
 }
 
 pub(super) fn lost(out: &mut Vec<u8>, lost: &LostMarker) {
@@ -208,8 +234,9 @@ pub(super) fn decode(time_ns: u64, buf: &[u8]) -> io::Result<Decoded> {
             let name = r.string()?;
             let args = r.args()?;
             let sched = r.sched()?;
+            let stack = r.stack()?;
             let placement = if on_thread { Placement::Thread { depth: 0 } } else { Placement::Async { lane: 0 } };
-            let span = Span { pid, tid, name, start_ns: time_ns, end_ns, args, placement, id, unfinished, sched };
+            let span = Span { pid, tid, name, start_ns: time_ns, end_ns, args, placement, id, unfinished, sched, stack };
             Decoded::Begin { span, on_thread, serial }
         }
         END => {
@@ -218,7 +245,8 @@ pub(super) fn decode(time_ns: u64, buf: &[u8]) -> io::Result<Decoded> {
         }
         INSTANT => {
             let (pid, tid) = (r.u32()?, r.u32()?);
-            Decoded::Instant(Instant { time_ns, pid, tid, name: r.string()?, args: r.args()? })
+            let (name, args) = (r.string()?, r.args()?);
+            Decoded::Instant(Instant { time_ns, pid, tid, name, args, stack: r.stack()? })
         }
         LOST => {
             let (cpu, count, sideband) = (r.u32()?, r.varint()?, r.byte()? != 0);
@@ -327,6 +355,26 @@ impl Reader<'_> {
             migrations,
             top_wakers,
         }))
+    }
+
+    fn stack(&mut self) -> io::Result<Vec<StackFrame>> {
+        let n = self.varint()?;
+        // Bounded by what is there, as `args`.
+        let mut frames = Vec::with_capacity((n as usize).min(self.buf.len()));
+        for _ in 0..n {
+            let address = self.varint()?;
+            let mut text = [None, None, None];
+            for t in &mut text {
+                if self.byte()? != 0 {
+                    *t = Some(self.string()?);
+                }
+            }
+            let [module, function, file] = text;
+            let module_offset = if self.byte()? != 0 { Some(self.varint()?) } else { None };
+            let line = if self.byte()? != 0 { Some(u32::try_from(self.varint()?).map_err(|_| corrupt())?) } else { None };
+            frames.push(StackFrame { address, module, module_offset, function, file, line });
+        }
+        Ok(frames)
     }
 
     fn args(&mut self) -> io::Result<Vec<(String, Value)>> {

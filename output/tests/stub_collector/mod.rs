@@ -109,5 +109,6 @@ pub fn job_done(n: u64, pad_bytes: usize) -> Record {
         tracepoint: None,
         fields,
         error: None,
+        stack: Vec::new(),
     })
 }

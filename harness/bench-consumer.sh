@@ -41,7 +41,7 @@
 #          the events recorded and the file's bytes. Then the producer's
 #          costs under each: core/benches/producer.rs (enabled_emit,
 #          enabled_span; BENCH_PRODUCER, else the newest built by
-#          `cargo bench -p usertrace --bench producer --no-run`) run by
+#          `cargo bench -p usertrace --features kernel-tests --bench producer --no-run`) run by
 #          `usertrace record [--sched] -e 'bench_enabled*'`, so that with
 #          --sched its own threads' switches are traced.
 #   sched-demo  (not run by default: minutes under TCG, the JVM's start
@@ -50,6 +50,13 @@
 #          /tmp/usertrace-demo/chain; BENCH_DEMO_REQUESTS, 12) recorded as
 #          the demo records it, `-e 'demo_*' -e 'jvm_*'`, into perf.data,
 #          without and with --sched, one after the other.
+#   call-graph  (not run by default: about a minute under TCG) the cost
+#          of `record --call-graph fp`: `ut_emit seq` (BENCH_CALL_GRAPH_EVENTS,
+#          20000, 50 us apart) recorded with and without it, into perf.data
+#          (stacks kept as addresses) and into JSON lines (stacks named):
+#          the recorder's CPU seconds, the events and the bytes. Then the
+#          producer's costs under each, as for sched: with stacks, the
+#          kernel walks the emitting thread's stack at every emit.
 #   shm    the recorder over each transport in one run (user_events and
 #          shared memory, forced with USERTRACE_TRANSPORT), the same ring
 #          bytes: events/s drained from rings filled while the recorder
@@ -551,16 +558,20 @@ fi
 # every 50 ms until it exits: its rusage would add the command's, which
 # it waits for), its events (its closing line, not a progress line) and
 # the file's bytes.
-sched_cost() {
+# FLAGS EXT TITLE RECORD_ARGS... -- COMMAND...: COMMAND recorded by
+# `usertrace record RECORD_ARGS -o FILE.EXT`, then again with FLAGS (one
+# word, split on spaces): the recorder's own CPU seconds, the events and
+# the file's bytes of each, and their ratios.
+flag_cost() {
   python3 - "$ut" "$scratch" "$@" <<'PY'
 import os, re, subprocess, sys, threading, time
-ut, scratch, title, *rest = sys.argv[1:]
+ut, scratch, with_flags, ext, title, *rest = sys.argv[1:]
 split = rest.index("--")
 record_args, command = rest[:split], rest[split + 1:]
 hz = os.sysconf("SC_CLK_TCK")
 rows = {}
-for kind, flags in (("plain", []), ("sched", ["--sched"])):
-    out = f"{scratch}/s-{kind}.data"
+for kind, flags in (("plain", []), ("with", with_flags.split())):
+    out = f"{scratch}/s-{kind}.{ext}"
     p = subprocess.Popen([ut, "record", *flags, *record_args, "-o", out, "--", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     stderr = []
     reader = threading.Thread(target=lambda: stderr.append(p.stderr.read()))
@@ -581,13 +592,38 @@ for kind, flags in (("plain", []), ("sched", ["--sched"])):
     events = int(re.findall(r"^usertrace record: (\d+) events, \d+ lost, [\d.]+s$", err, re.M)[-1])
     rows[kind] = (cpu, events, os.path.getsize(out))
     os.remove(out)
-print(f"sched: {title}, recorded to perf.data:")
-print(f"  {'':28} {'CPU s':>7} {'events':>8} {'bytes':>10}")
-for kind, label in (("plain", "usertrace record"), ("sched", "usertrace record --sched")):
+width = len(f"usertrace record {with_flags}") + 2
+print(f"{with_flags}: {title}, recorded to FILE.{ext}:")
+print(f"  {'':{width}} {'CPU s':>7} {'events':>8} {'bytes':>10}")
+for kind, label in (("plain", "usertrace record"), ("with", f"usertrace record {with_flags}")):
     cpu, events, size = rows[kind]
-    print(f"  {label:28} {cpu:>7.2f} {events:>8} {size:>10}")
-(pc, pe, pb), (sc, se, sb) = rows["plain"], rows["sched"]
-print(f"  ratio --sched / plain        {sc / max(pc, 1e-9):>7.2f} {se / max(pe, 1):>8.1f} {sb / max(pb, 1):>10.1f}")
+    print(f"  {label:{width}} {cpu:>7.2f} {events:>8} {size:>10}")
+(pc, pe, pb), (sc, se, sb) = rows["plain"], rows["with"]
+print(f"  {'ratio, with / plain':{width}} {sc / max(pc, 1e-9):>7.2f} {se / max(pe, 1):>8.1f} {sb / max(pb, 1):>10.1f}")
+PY
+}
+
+# FLAGS: the producer's costs (core/benches/producer.rs: enabled_emit,
+# enabled_span) under `usertrace record -e 'bench_enabled*'`, without and
+# with FLAGS (one word, split on spaces), one after the other.
+producer_cost() {
+  producer=${BENCH_PRODUCER:-$(ls -t target/release/deps/producer-* 2>/dev/null | grep -v '\.d$' | head -1)}
+  [ -x "$producer" ] || { echo "bench-consumer: no producer bench: cargo bench -p usertrace --features kernel-tests --bench producer --no-run" >&2; exit 1; }
+  python3 - "$ut" "$producer" "$1" <<'PY'
+import re, subprocess, sys
+ut, producer, with_flags = sys.argv[1:]
+rows = {}
+for kind, flags in (("plain", []), ("with", with_flags.split())):
+    p = subprocess.run([ut, "record", *flags, "-e", "bench_enabled*", "-o", "/dev/null", "--", producer, "enabled_emit", "enabled_span"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit(f"bench-consumer: {kind}: {p.stderr}")
+    rows[kind] = {m[1].strip(): float(m[2]) for m in re.finditer(r"^(\S.*?)\s{2,}([\d.]+) ns", p.stdout, re.M)}
+print(f"{with_flags}: the producer's costs (core/benches/producer.rs) under `usertrace record -e 'bench_enabled*'`, without and with {with_flags}:")
+for name in rows["plain"]:
+    if name in rows["with"]:
+        a, b = rows["plain"][name], rows["with"][name]
+        print(f"  {name:44} {a:>10.1f} ns  {b:>10.1f} ns  ratio {b / a:.2f}")
 PY
 }
 
@@ -596,27 +632,20 @@ if want sched; then
   # kernel filter keeps out of the rings.
   for _ in 1 2; do (while :; do :; done) & done
   loops=$(jobs -p | tail -2)
-  sched_cost "\`ut_emit sched\` five times beside two unfollowed busy loops" -e 'bench_sched_*' -- \
+  flag_cost --sched data "\`ut_emit sched\` five times beside two unfollowed busy loops" -e 'bench_sched_*' -- \
     sh -c "for i in 1 2 3 4 5; do $emit sched bench_sched >/dev/null; done"
   kill $loops 2>/dev/null || true
-  producer=${BENCH_PRODUCER:-$(ls -t target/release/deps/producer-* 2>/dev/null | grep -v '\.d$' | head -1)}
-  [ -x "$producer" ] || { echo "bench-consumer: no producer bench: cargo bench -p usertrace --bench producer --no-run" >&2; exit 1; }
-  python3 - "$ut" "$producer" <<'PY'
-import re, subprocess, sys
-ut, producer = sys.argv[1:]
-rows = {}
-for kind, flags in (("plain", []), ("sched", ["--sched"])):
-    p = subprocess.run([ut, "record", *flags, "-e", "bench_enabled*", "-o", "/dev/null", "--", producer, "enabled_emit", "enabled_span"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode != 0:
-        sys.exit(f"bench-consumer: {kind}: {p.stderr}")
-    rows[kind] = {m[1].strip(): float(m[2]) for m in re.finditer(r"^(\S.*?)\s{2,}([\d.]+) ns", p.stdout, re.M)}
-print("sched: the producer's costs (core/benches/producer.rs) under `usertrace record -e 'bench_enabled*'`, without and with --sched:")
-for name in rows["plain"]:
-    if name in rows["sched"]:
-        a, b = rows["plain"][name], rows["sched"][name]
-        print(f"  {name:44} {a:>10.1f} ns  {b:>10.1f} ns  ratio {b / a:.2f}")
-PY
+  producer_cost --sched
+fi
+
+if want call-graph; then
+  # Stacks are walked by the kernel at each emit and named by the recorder
+  # for JSON lines (the archive keeps the addresses and the mappings).
+  count=${BENCH_CALL_GRAPH_EVENTS:-20000}
+  for ext in data jsonl; do
+    flag_cost "--call-graph fp" "$ext" "\`ut_emit seq\`, $count events 50 us apart" -e bench_cg -- "$emit" seq bench_cg "$count" 50
+  done
+  producer_cost "--call-graph fp"
 fi
 
 if want sched-demo; then
@@ -626,7 +655,7 @@ if want sched-demo; then
   # runs them.
   mapfile -t stages <"$chain"
   requests=${BENCH_DEMO_REQUESTS:-12}
-  sched_cost "the four-language demo's chain, $requests requests" -e 'demo_*' -e 'jvm_*' -- \
+  flag_cost --sched data "the four-language demo's chain, $requests requests" -e 'demo_*' -e 'jvm_*' -- \
     "${stages[0]}" "$requests" "${stages[@]:1}"
 fi
 

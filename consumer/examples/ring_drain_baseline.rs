@@ -2,7 +2,7 @@
 //! session reads, drained by a loop that counts records and decodes
 //! nothing. `harness/bench-consumer.sh` puts `usertrace record` beside it.
 //!
-//!   ring_drain_baseline [--buffer-size PAGES] NAME -- COMMAND [ARGS...]
+//!   ring_drain_baseline [--buffer-size PAGES] [--write FILE] NAME -- COMMAND [ARGS...]
 //!
 //! Attaches to `user_events:NAME` on every CPU the way a session does (the
 //! same `perf_event_attr`s from the consumer's `sys.rs`, each tracepoint
@@ -10,6 +10,12 @@
 //! `ring.rs` with the same wakeup watermark), runs COMMAND, drains until it
 //! exits, then prints `records R samples S lost L bytes B seconds T` on
 //! stderr (T from attach to the last drain).
+//!
+//! With `--write FILE` it also writes each ring's published bytes into
+//! FILE, one `writev` per ring read straight from the ring's pages, as the
+//! perf.data archive does: the least any recorder that keeps the records
+//! pays, the kernel's copy of every byte into the file. (FILE is records
+//! back to back, not a perf.data file.)
 //!
 //! What it leaves out, on purpose: the sideband ring, /proc, time ordering,
 //! thread names, decoding and output. It reads each record's type (and a
@@ -33,6 +39,8 @@ mod record {
     pub use usertrace_consumer::record::HEADER_LEN;
 }
 
+use std::fs::File;
+use std::io::{IoSlice, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::process::Command;
 use std::time::Instant;
@@ -52,6 +60,8 @@ struct Counts {
     samples: u64,
     lost: u64,
     bytes: u64,
+    /// `--write FILE`: where each ring's published bytes go.
+    file: Option<File>,
 }
 
 impl ring::RecordReader for Counts {
@@ -64,6 +74,20 @@ impl ring::RecordReader for Counts {
         } else if kind == PERF_RECORD_LOST && bytes.len() >= 24 {
             // struct { header; u64 id; u64 lost; sample_id }.
             self.lost += u64::from_ne_bytes(bytes[16..24].try_into().unwrap());
+        }
+    }
+
+    fn published(&mut self, first: &[u8], second: &[u8]) {
+        let Some(file) = &mut self.file else { return };
+        let mut slices = [IoSlice::new(first), IoSlice::new(second)];
+        let mut slices = &mut slices[..];
+        while slices.iter().any(|s| !s.is_empty()) {
+            match file.write_vectored(slices) {
+                Ok(0) => fail("--write", "the file took no bytes"),
+                Ok(n) => IoSlice::advance_slices(&mut slices, n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => fail("--write", e),
+            }
         }
     }
 }
@@ -88,9 +112,15 @@ fn main() {
         pages = rest.get(1).and_then(|p| p.parse().ok()).unwrap_or_else(|| fail("--buffer-size", "give a number of pages"));
         rest = &rest[2..];
     }
+    let mut file = None;
+    if rest.first().map(String::as_str) == Some("--write") {
+        let path = rest.get(1).unwrap_or_else(|| fail("--write", "give a file"));
+        file = Some(File::create(path).unwrap_or_else(|e| fail(path, e)));
+        rest = &rest[2..];
+    }
     let (Some(name), Some("--"), Some(command)) = (rest.first(), rest.get(1).map(String::as_str), rest.get(2..).filter(|c| !c.is_empty()))
     else {
-        fail("usage", "ring_drain_baseline [--buffer-size PAGES] NAME -- COMMAND [ARGS...]");
+        fail("usage", "ring_drain_baseline [--buffer-size PAGES] [--write FILE] NAME -- COMMAND [ARGS...]");
     };
     // As the session rounds it.
     let pages = pages.max(1).next_power_of_two();
@@ -123,7 +153,7 @@ fn main() {
 
     let start = Instant::now();
     let mut child = Command::new(&command[0]).args(&command[1..]).spawn().unwrap_or_else(|e| fail(&command[0], e));
-    let mut counts = Counts::default();
+    let mut counts = Counts { file, ..Counts::default() };
     loop {
         {
             let fds: Vec<_> = rings.iter().map(|r| r.owner.as_fd()).collect();

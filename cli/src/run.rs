@@ -142,6 +142,11 @@ impl Summary {
 pub enum Recording<'a> {
     /// Nothing more.
     Live,
+    /// Nothing more, and the sink wants no events: they are only counted,
+    /// by name in the summary's `Stats::counted`, so that the session's
+    /// thread keeps up with the rings (`SessionOptions::yield_events`).
+    /// With `-p` they are still handed on, to count those left out.
+    Counted,
     /// Every record, written into this perf.data file, all processes'
     /// (`-p` chooses only what the sink sees).
     Archive(ArchiveOptions),
@@ -197,6 +202,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
     let mut control = None;
     match recording {
         Recording::Live => {}
+        Recording::Counted => options.yield_events = !args.pids.is_empty(),
         Recording::Archive(archive) => options.archive = Some(archive),
         Recording::ArchiveOnly(archive) => {
             options.archive = Some(archive);

@@ -59,7 +59,10 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
     // would be an allocation per event. A name re-registered under a new
     // id is summed under its name at the end.
     let mut by_id: BTreeMap<u64, (String, u64)> = BTreeMap::new();
-    let result = run(&args.run, "stat", Recording::Live, Stacks::None, |output| {
+    // With nothing to export and no -p, the session only counts: the
+    // events, never handed on, come back counted by name in the summary.
+    let recording = if exporter.is_none() { Recording::Counted } else { Recording::Live };
+    let result = run(&args.run, "stat", recording, Stacks::None, |output| {
         match &output {
             Output::Event(e) => by_id.entry(e.format.id).or_insert_with(|| (e.format.full_name(), 0)).1 += 1,
             // Attached events show with 0 even when nothing arrives.
@@ -78,7 +81,7 @@ pub fn run_stat(args: &StatArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let mut counts: BTreeMap<String, u64> = summary.stats.counted.clone();
     for (name, count) in by_id.into_values() {
         *counts.entry(name).or_default() += count;
     }

@@ -7,6 +7,7 @@
 //! [`Pending`] records, in the same rounds, so that a recording read back
 //! from its archive yields what the live session yielded.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -98,6 +99,8 @@ pub(crate) struct Attribution {
     fallback: Fallback,
     /// Events released.
     pub(crate) events: u64,
+    /// Events counted and not released, by perf id (`count_events`).
+    counted: FxHashMap<u64, u64>,
     /// The ordering watermark of the round before, up to which exited
     /// threads and superseded names are forgotten.
     forget_before: Option<u64>,
@@ -123,6 +126,7 @@ impl Attribution {
             programs: FxHashMap::default(),
             fallback,
             events: 0,
+            counted: FxHashMap::default(),
             forget_before: None,
             stacks: None,
         }
@@ -169,11 +173,28 @@ impl Attribution {
         self.orderer = orderer;
     }
 
-    /// Counts `n` samples as events without yielding them: a session whose
-    /// events nobody takes, whose drain only counts them. (Every sample in
-    /// the rings is of an attached tracepoint, which `release` counts.)
-    pub(crate) fn count_events(&mut self, n: u64) {
-        self.events += n;
+    /// Counts samples as events without yielding them, `n` of each perf
+    /// id: a session whose events nobody takes, whose drain only counts
+    /// them. (Every sample in the rings is of an attached tracepoint, which
+    /// `release` counts.)
+    pub(crate) fn count_events(&mut self, counted: &FxHashMap<u64, u64>) {
+        for (&id, &n) in counted {
+            self.events += n;
+            *self.counted.entry(id).or_default() += n;
+        }
+    }
+
+    /// The events counted without being yielded, by event name (a name
+    /// registered again under a new id is summed).
+    pub(crate) fn counted_by_name(&self) -> BTreeMap<String, u64> {
+        let mut by_name = BTreeMap::new();
+        for (id, &n) in &self.counted {
+            // Every id counted was described (a sample comes only from an
+            // attached tracepoint); one that was not is named by its id.
+            let name = self.by_id.get(id).map_or_else(|| format!("perf id {id}"), |f| f.full_name());
+            *by_name.entry(name).or_default() += n;
+        }
+        by_name
     }
 
     fn release(&mut self, time: u64, pending: Pending, out: &mut impl FnMut(Output)) {
@@ -290,6 +311,18 @@ mod tests {
 
     fn program(pid: u32, executable: &str) -> Pending {
         Pending::Program { pid, executable: executable.into() }
+    }
+
+    #[test]
+    fn counted_events_are_named_by_their_tracepoint_and_summed_by_name() {
+        let mut a = attribution();
+        // The same tracepoint's id on a second CPU.
+        a.add_event(2, Arc::new(EventFormat::parse("user_events", FORMAT).unwrap()));
+        a.count_events(&FxHashMap::from_iter([(1, 3), (2, 4)]));
+        a.count_events(&FxHashMap::from_iter([(1, 1), (9, 2)]));
+        assert_eq!(a.events, 10);
+        let named = BTreeMap::from([("perf id 9".to_string(), 2), ("user_events:ev".to_string(), 8)]);
+        assert_eq!(a.counted_by_name(), named);
     }
 
     /// A `perf record` file's attribution: processes as its records say.

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use perf_event_open_sys::bindings::perf_event_attr;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use usertrace::Pattern;
 
 use super::archive::{ArchiveWriter, EXIT_PROBE_NAME};
@@ -81,9 +81,9 @@ pub(crate) struct Round {
     pub not_recorded: Vec<super::shm::NotRecorded>,
     /// Rings whose published range made no sense (should stay 0).
     pub broken_rings: u64,
-    /// Samples read and left out of `bytes`, counted only: a session whose
-    /// events nobody takes (`Drain::count_samples`).
-    pub samples: u64,
+    /// Samples read and left out of `bytes`, counted only, by perf id: a
+    /// session whose events nobody takes (`Drain::count_samples`).
+    pub counted: FxHashMap<u64, u64>,
 }
 
 /// A stretch of a round's bytes from one ring.
@@ -530,7 +530,8 @@ impl RecordTaker<'_> {
             archive.take(bytes, at.is_some());
         }
         if counted_only {
-            self.round.samples += 1;
+            // The sample's id (PERF_SAMPLE_IDENTIFIER) comes first.
+            *self.round.counted.entry(u64_at(bytes, HEADER_LEN).unwrap_or(0)).or_default() += 1;
             return;
         }
         self.round.bytes.extend_from_slice(bytes);
@@ -621,7 +622,7 @@ fn description_needed(record: &[u8], described: &mut Described) -> Option<Proces
 
 /// The samples in a round: what dropping it loses.
 fn samples_in(round: &Round) -> u64 {
-    let mut count = round.samples;
+    let mut count = round.counted.values().sum();
     let mut at = 0;
     while let (Some(kind), Some(size)) = (u32_at(&round.bytes, at), u16_at(&round.bytes, at + 6)) {
         if size == 0 {

@@ -430,6 +430,7 @@ impl Session {
             // ATOMICS: Relaxed; a count read for a report.
             dropped: self.shared.dropped.load(Ordering::Relaxed),
             threads: self.attribution.threads.len(),
+            counted: self.attribution.counted_by_name(),
         }
     }
 
@@ -442,7 +443,7 @@ impl Session {
         self.malformed += round.broken_rings;
         // Samples only counted, with no events yielded: the drain left them
         // out of the round.
-        self.attribution.count_events(round.samples);
+        self.attribution.count_events(&round.counted);
         for attached in round.attached {
             self.take_attached(attached);
         }

@@ -35,10 +35,11 @@ pub struct SessionOptions {
     /// (see `sched_scope.rs` for how it is scoped and what it misses).
     pub sched: bool,
     /// Whether events are handed on as [`Output::Event`](crate::Output::Event).
-    /// A recorder whose only sink is the archive sets it false: its events
-    /// are then only counted ([`Stats::events`](crate::Stats::events)),
-    /// and the session's thread neither copies, orders, names nor decodes
-    /// them, so that it keeps up with the drain. Task records, losses and
+    /// A recorder whose only sink is the archive, or a counter, sets it
+    /// false: its events are then only counted ([`Stats::events`](crate::Stats::events),
+    /// and by name in [`Stats::counted`](crate::Stats::counted)), and the
+    /// session's thread neither copies, orders, names nor decodes them, so
+    /// that it keeps up with the drain. Task records, losses and
     /// attachments are handed on either way.
     pub yield_events: bool,
     /// Which events also record the emitting thread's user stack (perf's

@@ -2,6 +2,7 @@
 //! and the [`Stats`] over the whole session.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::attach::Window;
@@ -135,6 +136,10 @@ pub struct Stats {
     pub dropped: u64,
     /// Threads known from /proc and sideband.
     pub threads: usize,
+    /// The events counted and not yielded, by name, when the session
+    /// yields none (`SessionOptions::yield_events` off); they are in
+    /// `events` too. Empty when events are yielded.
+    pub counted: BTreeMap<String, u64>,
 }
 
 impl Stats {

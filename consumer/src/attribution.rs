@@ -173,12 +173,12 @@ impl Attribution {
         self.orderer = orderer;
     }
 
-    /// Counts samples as events without yielding them, `n` of each perf
-    /// id: a session whose events nobody takes, whose drain only counts
-    /// them. (Every sample in the rings is of an attached tracepoint, which
-    /// `release` counts.)
-    pub(crate) fn count_events(&mut self, counted: &FxHashMap<u64, u64>) {
-        for (&id, &n) in counted {
+    /// Counts samples as events without yielding them, given as runs of
+    /// `n` samples of one perf id: a session whose events nobody takes,
+    /// whose drain only counts them. (Every sample in the rings is of an
+    /// attached tracepoint, which `release` counts.)
+    pub(crate) fn count_events(&mut self, counted: &[(u64, u64)]) {
+        for &(id, n) in counted {
             self.events += n;
             *self.counted.entry(id).or_default() += n;
         }
@@ -318,8 +318,8 @@ mod tests {
         let mut a = attribution();
         // The same tracepoint's id on a second CPU.
         a.add_event(2, Arc::new(EventFormat::parse("user_events", FORMAT).unwrap()));
-        a.count_events(&FxHashMap::from_iter([(1, 3), (2, 4)]));
-        a.count_events(&FxHashMap::from_iter([(1, 1), (9, 2)]));
+        a.count_events(&[(1, 3), (2, 4)]);
+        a.count_events(&[(1, 1), (9, 2), (2, 0)]);
         assert_eq!(a.events, 10);
         let named = BTreeMap::from([("perf id 9".to_string(), 2), ("user_events:ev".to_string(), 8)]);
         assert_eq!(a.counted_by_name(), named);

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use perf_event_open_sys::bindings::perf_event_attr;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use usertrace::Pattern;
 
 use super::archive::{ArchiveWriter, EXIT_PROBE_NAME};
@@ -81,9 +81,11 @@ pub(crate) struct Round {
     pub not_recorded: Vec<super::shm::NotRecorded>,
     /// Rings whose published range made no sense (should stay 0).
     pub broken_rings: u64,
-    /// Samples read and left out of `bytes`, counted only, by perf id: a
-    /// session whose events nobody takes (`Drain::count_samples`).
-    pub counted: FxHashMap<u64, u64>,
+    /// Samples read and left out of `bytes`, counted only: a session whose
+    /// events nobody takes (`Drain::count_samples`). Each run of samples of
+    /// one perf id as (id, count): a ring holds long runs of one id, so
+    /// this costs a comparison per sample, not a lookup.
+    pub counted: Vec<(u64, u64)>,
 }
 
 /// A stretch of a round's bytes from one ring.
@@ -171,12 +173,12 @@ impl Archive {
         }
     }
 
-    /// Takes a record: the file writes a perf ring's (`in_ring`) from the
-    /// ring once it is read; the rest is copied.
-    fn take(&mut self, bytes: &[u8], in_ring: bool) {
+    /// Takes a record (`sample_time` for a sample): the file writes a perf
+    /// ring's (`in_ring`) from the ring once it is read; the rest is copied.
+    fn take(&mut self, bytes: &[u8], sample_time: Option<u64>, in_ring: bool) {
         match self {
-            Archive::File(file) if in_ring => file.saw_sample(sample_time_of_sample(bytes)),
-            Archive::File(file) => file.copy(bytes, sample_time_of_sample(bytes)),
+            Archive::File(file) if in_ring => file.saw_sample(sample_time),
+            Archive::File(file) => file.copy(bytes, sample_time),
             Archive::Flight(window) => window.copy(bytes),
         }
     }
@@ -512,34 +514,80 @@ impl RecordTaker<'_> {
     /// is not.
     fn take(&mut self, bytes: &[u8], at: Option<usize>) {
         let cpu = self.cpu;
+        let glance = Glance::of(bytes);
         // A sample the session's thread will not see: counted, not copied.
-        let counted_only = self.count_samples && is_sample(bytes);
+        let counted_only = self.count_samples && glance.sample.is_some();
         if let Some(scope) = self.sched.as_mut() {
             scope.observe(bytes);
         }
-        if let Some(info) = description_needed(bytes, self.described) {
-            let time = sample_time(bytes);
-            if let (Some(archive), Some(pid)) = (self.archive.as_mut(), pid_of(bytes)) {
-                archive.process(at, pid, time, cpu, &info);
+        if let Some((pid, info)) = description_needed(&glance, bytes, self.described) {
+            if let Some(archive) = self.archive.as_mut() {
+                archive.process(at, pid, glance.time(bytes), cpu, &info);
             }
             if !counted_only {
                 self.round.described.push((self.round.bytes.len(), info));
             }
         }
         if let Some(archive) = self.archive.as_mut() {
-            archive.take(bytes, at.is_some());
+            archive.take(bytes, glance.sample.map(|s| s.time), at.is_some());
         }
-        if counted_only {
-            // The sample's id (PERF_SAMPLE_IDENTIFIER) comes first.
-            *self.round.counted.entry(u64_at(bytes, HEADER_LEN).unwrap_or(0)).or_default() += 1;
-            return;
+        match glance.sample {
+            Some(sample) if counted_only => match self.round.counted.last_mut() {
+                Some((id, n)) if *id == sample.id => *n += 1,
+                _ => self.round.counted.push((sample.id, 1)),
+            },
+            _ => self.round.bytes.extend_from_slice(bytes),
         }
-        self.round.bytes.extend_from_slice(bytes);
     }
 }
 
-fn is_sample(record: &[u8]) -> bool {
-    u32_at(record, 0) == Some(PERF_RECORD_SAMPLE)
+/// What the drain reads of a record, once: its type and, of a sample, the
+/// fields every sample starts with (PERF_SAMPLE_IDENTIFIER, TID, TIME).
+struct Glance {
+    kind: u32,
+    sample: Option<SampleStart>,
+}
+
+#[derive(Clone, Copy)]
+struct SampleStart {
+    id: u64,
+    pid: u32,
+    time: u64,
+}
+
+impl Glance {
+    fn of(record: &[u8]) -> Glance {
+        let kind = u32_at(record, 0).unwrap_or(0);
+        let sample = if kind == PERF_RECORD_SAMPLE {
+            // id, then pid and tid, then time.
+            match (u64_at(record, HEADER_LEN), u32_at(record, HEADER_LEN + 8), u64_at(record, HEADER_LEN + 16)) {
+                (Some(id), Some(pid), Some(time)) => Some(SampleStart { id, pid, time }),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        Glance { kind, sample }
+    }
+
+    /// The pid a sample, a COMM or an EXIT record names.
+    fn pid(&self, record: &[u8]) -> Option<u32> {
+        match (self.kind, self.sample) {
+            (_, Some(sample)) => Some(sample.pid),
+            (PERF_RECORD_COMM | PERF_RECORD_EXIT, _) => u32_at(record, HEADER_LEN),
+            _ => None,
+        }
+    }
+
+    /// The time of the record, for the description written before it: a
+    /// sample's own, or the sample_id trailer's (last 32 bytes: pid, tid,
+    /// time, cpu, res, id) of anything else.
+    fn time(&self, record: &[u8]) -> u64 {
+        match self.sample {
+            Some(sample) => sample.time,
+            None => record.len().checked_sub(24).and_then(|at| u64_at(record, at)).unwrap_or(0),
+        }
+    }
 }
 
 /// A sample's CPU (after id, pid, tid and time).
@@ -547,26 +595,6 @@ fn sample_cpu(record: &[u8]) -> Option<u32> {
     (u32_at(record, 0)? == PERF_RECORD_SAMPLE).then(|| u32_at(record, HEADER_LEN + 24)).flatten()
 }
 
-/// The pid a sample (after its id), a COMM or an EXIT record names.
-fn pid_of(record: &[u8]) -> Option<u32> {
-    match u32_at(record, 0)? {
-        PERF_RECORD_SAMPLE => u32_at(record, HEADER_LEN + 8),
-        PERF_RECORD_COMM | PERF_RECORD_EXIT => u32_at(record, HEADER_LEN),
-        _ => None,
-    }
-}
-
-/// A sample's time (after id, pid and tid), for the SAMPLE_TIME header.
-fn sample_time_of_sample(record: &[u8]) -> Option<u64> {
-    (u32_at(record, 0)? == PERF_RECORD_SAMPLE).then(|| u64_at(record, HEADER_LEN + 16)).flatten()
-}
-
-/// The time of a record, for the description written before it: a
-/// sample's own, or the sample_id trailer's (last 32 bytes: pid, tid,
-/// time, cpu, res, id) of anything else.
-fn sample_time(record: &[u8]) -> u64 {
-    sample_time_of_sample(record).or_else(|| u64_at(record, record.len().checked_sub(24)?)).unwrap_or(0)
-}
 
 /// The processes described since their first sample. A process that
 /// exits is forgotten, so that a reused pid is described afresh; but only
@@ -599,16 +627,20 @@ impl Described {
 
 /// The description `record` calls for, read now: a process's first sample
 /// (since it was last seen to exit), or an exec.
-fn description_needed(record: &[u8], described: &mut Described) -> Option<ProcessInfo> {
-    let kind = u32_at(record, 0)?;
-    let pid = pid_of(record)?;
-    match kind {
+fn description_needed(glance: &Glance, record: &[u8], described: &mut Described) -> Option<(u32, ProcessInfo)> {
+    let pid = glance.pid(record)?;
+    let read = || Some((pid, ProcessInfo::read(Path::new("/proc"), pid)));
+    match glance.kind {
         PERF_RECORD_SAMPLE if described.last_sample_pid == Some(pid) => None,
         PERF_RECORD_SAMPLE => {
             described.last_sample_pid = Some(pid);
-            described.pids.insert(pid).then(|| ProcessInfo::read(Path::new("/proc"), pid))
+            if described.pids.insert(pid) {
+                read()
+            } else {
+                None
+            }
         }
-        PERF_RECORD_COMM if u16_at(record, 4)? & PERF_RECORD_MISC_COMM_EXEC != 0 => Some(ProcessInfo::read(Path::new("/proc"), pid)),
+        PERF_RECORD_COMM if u16_at(record, 4)? & PERF_RECORD_MISC_COMM_EXEC != 0 => read(),
         PERF_RECORD_EXIT => {
             // pid, ppid, tid: the process itself exits when tid == pid.
             if u32_at(record, HEADER_LEN + 8)? == pid {
@@ -622,7 +654,7 @@ fn description_needed(record: &[u8], described: &mut Described) -> Option<Proces
 
 /// The samples in a round: what dropping it loses.
 fn samples_in(round: &Round) -> u64 {
-    let mut count = round.counted.values().sum();
+    let mut count = round.counted.iter().map(|(_, n)| n).sum();
     let mut at = 0;
     while let (Some(kind), Some(size)) = (u32_at(&round.bytes, at), u16_at(&round.bytes, at + 6)) {
         if size == 0 {

@@ -143,23 +143,32 @@ pub enum Recording<'a> {
     /// Nothing more.
     Live,
     /// Nothing more, and the sink wants no events: they are only counted,
-    /// by name in the summary's `Stats::counted`, so that the session's
-    /// thread keeps up with the rings (`SessionOptions::yield_events`).
-    /// With `-p` they are still handed on, to count those left out.
+    /// by name in the summary's `Stats::counted`.
     Counted,
     /// Every record, written into this perf.data file, all processes'
     /// (`-p` chooses only what the sink sees).
     Archive(ArchiveOptions),
     /// The same, and the archive is all there is: the sink wants no
-    /// events, which are then only counted, so that the session's thread
-    /// keeps up with the rings (`SessionOptions::yield_events`). With `-p`
-    /// they are still handed on, to count those left out.
+    /// events, which are then only counted.
     ArchiveOnly(ArchiveOptions),
     /// The last seconds, as a flight recorder; `control` is called once
     /// the session is open and after each poll, to ask for dumps. Without
     /// `events_wanted` (no trigger looks at events), events are only
     /// counted, as for [`ArchiveOnly`](Self::ArchiveOnly).
     Flight { options: FlightOptions, control: &'a mut dyn FnMut(&mut Session), events_wanted: bool },
+}
+
+impl Recording<'_> {
+    /// Whether the sink looks at events. One that does not has them only
+    /// counted, so that the session's thread keeps up with the rings
+    /// (`SessionOptions::yield_events`).
+    fn sink_wants_events(&self) -> bool {
+        match self {
+            Recording::Live | Recording::Archive(_) => true,
+            Recording::Counted | Recording::ArchiveOnly(_) => false,
+            Recording::Flight { events_wanted, .. } => *events_wanted,
+        }
+    }
 }
 
 
@@ -199,18 +208,15 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
         stacks,
         ..SessionOptions::default()
     };
+    // With -p, events are handed on whatever the sink, to count those
+    // left out.
+    options.yield_events = recording.sink_wants_events() || !args.pids.is_empty();
     let mut control = None;
     match recording {
-        Recording::Live => {}
-        Recording::Counted => options.yield_events = !args.pids.is_empty(),
-        Recording::Archive(archive) => options.archive = Some(archive),
-        Recording::ArchiveOnly(archive) => {
-            options.archive = Some(archive);
-            options.yield_events = !args.pids.is_empty();
-        }
-        Recording::Flight { options: flight, control: c, events_wanted } => {
+        Recording::Live | Recording::Counted => {}
+        Recording::Archive(archive) | Recording::ArchiveOnly(archive) => options.archive = Some(archive),
+        Recording::Flight { options: flight, control: c, .. } => {
             options.flight = Some(flight);
-            options.yield_events = events_wanted || !args.pids.is_empty();
             control = Some(c);
         }
     }

@@ -595,7 +595,6 @@ fn sample_cpu(record: &[u8]) -> Option<u32> {
     (u32_at(record, 0)? == PERF_RECORD_SAMPLE).then(|| u32_at(record, HEADER_LEN + 24)).flatten()
 }
 
-
 /// The processes described since their first sample. A process that
 /// exits is forgotten, so that a reused pid is described afresh; but only
 /// two rounds after its EXIT was read: the rings are read one after the

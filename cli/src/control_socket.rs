@@ -130,6 +130,15 @@ impl Waiting {
     }
 
     /// Answers the connections waiting for `token`, if any.
+    /// Answers every caller still waiting, whatever its dump, with
+    /// `answer`: the recorder is ending.
+    pub fn answer_all(&self, answer: &str) {
+        let waiting = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        for stream in waiting.into_values().flatten() {
+            Waiting::answer(stream, answer);
+        }
+    }
+
     pub fn answer_token(&self, token: u64, answer: &str) {
         let streams = self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&token);
         for stream in streams.into_iter().flatten() {

@@ -12,8 +12,9 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -233,6 +234,41 @@ impl Gate {
     }
 }
 
+/// How the dumps started by the gate ended, as the writer thread counts
+/// them: the gate's messages and the closing summary say what is true
+/// (started is not written).
+#[derive(Default)]
+struct DumpCounts {
+    written: AtomicU32,
+    failed: AtomicU32,
+}
+
+impl DumpCounts {
+    fn written(&self) -> u32 {
+        // ATOMICS: Relaxed; counts read for a message, they order nothing.
+        self.written.load(Ordering::Relaxed)
+    }
+
+    fn failed(&self) -> u32 {
+        // ATOMICS: as in `written`.
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// How `started` dumps ended so far: `1 written, 1 still open`.
+    fn outcomes(&self, started: u32) -> String {
+        let (written, failed) = (self.written(), self.failed());
+        let open = started.saturating_sub(written + failed);
+        let mut parts = vec![format!("{written} written")];
+        if failed > 0 {
+            parts.push(format!("{failed} failed"));
+        }
+        if open > 0 {
+            parts.push(format!("{open} still open"));
+        }
+        parts.join(", ")
+    }
+}
+
 /// What becomes of a trigger.
 #[derive(Debug, PartialEq)]
 enum Admit {
@@ -259,6 +295,7 @@ struct Askers<'a> {
     queued: Vec<DumpRequest>,
     spans: Option<TimelineBuilder>,
     socket: Option<ControlSocket>,
+    counts: Arc<DumpCounts>,
 }
 
 impl Askers<'_> {
@@ -283,7 +320,7 @@ impl Askers<'_> {
 
     fn why_ignored(&self) -> String {
         if self.gate.started >= self.gate.max_dumps {
-            format!("--max-dumps {} written already", self.gate.max_dumps)
+            format!("--max-dumps {} reached ({} started: {})", self.gate.max_dumps, self.gate.started, self.counts.outcomes(self.gate.started))
         } else {
             format!("less than --dump-interval {} after the last dump's trigger", humantime::format_duration(self.gate.interval))
         }
@@ -353,8 +390,9 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options
     // Only --trigger and --trigger-span look at events; without them the
     // session counts events and the window alone keeps them.
     let events_wanted = !args.triggers.is_empty() || !args.span_triggers.is_empty();
-    let askers = RefCell::new(Askers { args, gate, queued: Vec::new(), spans, socket });
-    let mut writer: Option<JoinHandle<u32>> = None;
+    let counts = Arc::new(DumpCounts::default());
+    let askers = RefCell::new(Askers { args, gate, queued: Vec::new(), spans, socket, counts: counts.clone() });
+    let mut writer: Option<JoinHandle<()>> = None;
     let waiting = Waiting::default();
     if !switching {
         note!(
@@ -368,10 +406,10 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options
     let mut control = |session: &mut Session| {
         if writer.is_none() {
             if let Some(dumps) = session.take_dumps() {
-                let (archive, waiting) = (archive.to_owned(), waiting.clone());
+                let (archive, waiting, counts) = (archive.to_owned(), waiting.clone(), counts.clone());
                 writer = std::thread::Builder::new()
                     .name("usertrace-dumps".into())
-                    .spawn(move || write_dumps(dumps, &archive, &waiting, max_files))
+                    .spawn(move || write_dumps(dumps, &archive, &waiting, &counts, max_files))
                     .ok();
             }
         }
@@ -407,30 +445,49 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options
         Err(code) => return code,
     };
     print_summary("record", &summary);
-    let written = writer.map(|w| w.join().unwrap_or(0)).unwrap_or(0);
-    let ignored = askers.borrow().gate.ignored;
-    let what = if switching { "file" } else { "dump" };
-    eprintln!(
-        "usertrace record: {written} {what}{} written{}",
-        if written == 1 { "" } else { "s" },
-        if ignored > 0 { format!("; {ignored} triggers ignored (--max-dumps, --dump-interval)") } else { String::new() }
-    );
+    // Every open dump was closed by the session's end: the writer ends
+    // once it has written them.
+    let writer_ended = writer.is_none_or(|w| w.join().is_ok());
+    // A caller still waiting has a dump that was never written: say so
+    // rather than leave it to its timeout.
+    let why = if writer_ended { "the recording ended before this dump was written" } else { "the dump writer failed" };
+    waiting.answer_all(&format!("error: {why}"));
+    let askers = askers.borrow();
+    eprintln!("usertrace record: {}", closing_summary(switching, askers.gate.started, &counts, askers.gate.ignored));
     summary.exit
 }
 
+/// The last line: how many dumps were started and how each ended, or
+/// for a continuous archive how many files were written.
+fn closing_summary(switching: bool, started: u32, counts: &DumpCounts, ignored: u64) -> String {
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    let ended = if switching {
+        let (written, failed) = (counts.written(), counts.failed());
+        let failed = if failed > 0 { format!(", {failed} failed") } else { String::new() };
+        format!("{written} file{} written{failed}", plural(written))
+    } else {
+        format!("{started} dump{} started: {}", plural(started), counts.outcomes(started))
+    };
+    match ignored {
+        0 => ended,
+        n => format!("{ended}; {n} triggers ignored (--max-dumps, --dump-interval)"),
+    }
+}
+
 /// Writes each dump as it closes, and tells whoever waits for it; keeps
-/// only the newest `max_files`, if given; returns how many were written.
-fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, max_files: Option<usize>) -> u32 {
-    let mut written = 0;
+/// only the newest `max_files`, if given; counts what it wrote and what
+/// failed into `counts`.
+fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, counts: &DumpCounts, max_files: Option<usize>) {
     let mut files = std::collections::VecDeque::new();
     for dump in dumps {
         let request = dump.request().clone();
         let tokens: Vec<u64> = std::iter::once(request.token).chain(dump.joined().iter().map(|r| r.token)).collect();
         let at = chrono::Local::now() - chrono::Duration::nanoseconds((usertrace_consumer::monotonic_ns().saturating_sub(dump.named_ns())) as i64);
-        let path = dump_path(archive, at);
+        let path = unused_dump_path(archive, at);
         let answer = match write_dump(dump, &path) {
             Ok(summary) => {
-                written += 1;
+                // ATOMICS: see DumpCounts::written.
+                counts.written.fetch_add(1, Ordering::Relaxed);
                 let window = match summary.window {
                     Some((first, last)) => format!(
                         "window {:.3}–{:.3} s ({:.1} s)",
@@ -453,6 +510,8 @@ fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, m
                 path.display().to_string()
             }
             Err(message) => {
+                // ATOMICS: see DumpCounts::written.
+                counts.failed.fetch_add(1, Ordering::Relaxed);
                 eprintln!("usertrace record: dump for {} failed: {message}", request.reason);
                 format!("error: {message}")
             }
@@ -461,7 +520,19 @@ fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, m
             waiting.answer_token(token, &answer);
         }
     }
-    written
+}
+
+/// [`dump_path`], a millisecond later while that file exists: two dumps
+/// asked for in the same millisecond are two files, the later one
+/// sorting after the earlier.
+fn unused_dump_path(archive: &Path, mut at: chrono::DateTime<chrono::Local>) -> PathBuf {
+    loop {
+        let path = dump_path(archive, at);
+        if !path.exists() {
+            return path;
+        }
+        at += chrono::Duration::milliseconds(1);
+    }
 }
 
 fn write_dump(dump: FlightDump, path: &Path) -> Result<usertrace_consumer::DumpSummary, String> {

@@ -152,7 +152,8 @@ pub enum Recording<'a> {
     /// events, which are then only counted.
     ArchiveOnly(ArchiveOptions),
     /// The last seconds, as a flight recorder; `control` is called once
-    /// the session is open and after each poll, to ask for dumps. Without
+    /// the session is open, after each poll, and once more after the last
+    /// events are released, to ask for dumps. Without
     /// `events_wanted` (no trigger looks at events), events are only
     /// counted, as for [`ArchiveOnly`](Self::ArchiveOnly).
     Flight { options: FlightOptions, control: &'a mut dyn FnMut(&mut Session), events_wanted: bool },
@@ -370,6 +371,11 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
         }
     }
     session.flush_each(&mut report);
+    // The last events may hold triggers: their dumps are asked for before
+    // finish_archive closes every open one.
+    if let Some(control) = control.as_mut() {
+        control(&mut session);
+    }
     if let Err(e) = session.finish_archive() {
         eprintln!("usertrace {name}: {e}");
         return Err(ExitCode::from(1));

@@ -31,7 +31,7 @@ use rustc_hash::FxHashSet;
 use usertrace::Pattern;
 
 use super::archive::{ArchiveWriter, EXIT_PROBE_NAME};
-use super::flight::{DumpRequest, FlightDump, FlightWindow};
+use super::flight::{DumpRequest, FlightDump, FlightEnd, FlightWindow};
 use super::attach::{attach, open_filtered, Attachment, Window};
 use super::error::Error;
 use super::format::EventFormat;
@@ -291,7 +291,7 @@ impl Drain {
     /// The drain thread's loop: a round per wakeup (data, an announced
     /// tracepoint, or the rescan interval), until told to stop; then a last
     /// round with the losses the end provokes, and the archive finished.
-    pub(crate) fn run(mut self, shared: Arc<Shared>, rounds: Sender<Result<Round, Error>>, control: Receiver<Control>) -> Result<(), Error> {
+    pub(crate) fn run(mut self, shared: Arc<Shared>, rounds: Sender<Result<Round, Error>>, control: Receiver<Control>) -> Result<Option<FlightEnd>, Error> {
         loop {
             let stopping = shared.stop.load(Ordering::Acquire);
             while let Ok(message) = control.try_recv() {
@@ -337,9 +337,13 @@ impl Drain {
             let written = match &mut self.archive {
                 Some(Archive::File(archive)) if stopping => archive.finish(),
                 Some(Archive::File(archive)) => archive.end_round(),
+                // Closed by the session when it is done with the events
+                // (`FlightEnd`), not here: the last round may hold triggers.
                 Some(Archive::Flight(window)) => {
-                    if let (Some(dump), Some(dumps)) = (window.end_round(sys::monotonic_ns(), stopping), &self.dumps) {
-                        let _ = dumps.send(dump);
+                    for dump in window.end_round(sys::monotonic_ns(), false) {
+                        if let Some(dumps) = &self.dumps {
+                            let _ = dumps.send(dump);
+                        }
                     }
                     Ok(())
                 }
@@ -353,8 +357,17 @@ impl Drain {
                 let _ = rounds.send(Err(e));
             }
             if stopping {
-                return Ok(());
+                return Ok(self.flight_end());
             }
+        }
+    }
+
+    /// A flight recorder's window and the writer's channel, handed back to
+    /// the session when the drain stops; None for any other recording.
+    fn flight_end(&mut self) -> Option<FlightEnd> {
+        match (self.archive.take(), self.dumps.take()) {
+            (Some(Archive::Flight(window)), Some(dumps)) => Some(FlightEnd::new(window, dumps)),
+            _ => None,
         }
     }
 

@@ -27,6 +27,7 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -175,8 +176,16 @@ impl WindowStart {
     }
 }
 
+/// A dump asked for and not yet closed.
+struct OpenDump {
+    request: DumpRequest,
+    /// Requests that came while it was open and share it (a continuous
+    /// archive's cuts only).
+    joined: Vec<DumpRequest>,
+}
+
 /// The recorder-side ring: the rounds of the last seconds, what the
-/// threads were at its start, and the dump being closed, if any.
+/// threads were at its start, and the dumps being closed.
 pub(crate) struct FlightWindow {
     options: FlightOptions,
     rounds: VecDeque<Arc<Chunk>>,
@@ -190,9 +199,10 @@ pub(crate) struct FlightWindow {
     cpus: u32,
     /// The sideband event id that synthesized records carry.
     sideband_id: u64,
-    /// The dump asked for and not yet closed, with the requests that
-    /// came while it was open (they share it).
-    pending: Option<(DumpRequest, Vec<DumpRequest>)>,
+    /// The dumps asked for and not yet closed, in the order asked. More
+    /// than one can be open: under load, the triggers of two dumps can
+    /// reach the window back to back, before the first one's `after` is up.
+    open: VecDeque<OpenDump>,
     /// When the current file of a continuous archive began.
     file_start_ns: u64,
 }
@@ -209,7 +219,7 @@ impl FlightWindow {
             tracefs,
             cpus,
             sideband_id,
-            pending: None,
+            open: VecDeque::new(),
             file_start_ns: crate::sys::monotonic_ns(),
         }
     }
@@ -227,35 +237,64 @@ impl FlightWindow {
         self.current.extend_from_slice(bytes);
     }
 
-    /// Asks for a dump; one already open takes it in.
+    /// Asks for a dump. In a window, every request is a dump of its own:
+    /// which triggers share a dump is the asker's choice, made before it
+    /// asks (`usertrace record`'s gate), so a second dump asked for before
+    /// the first one closed is a second file, not a part of the first. In
+    /// a continuous archive, a cut asked for while one is pending is that
+    /// same cut.
     pub(crate) fn request(&mut self, request: DumpRequest) {
-        match &mut self.pending {
-            Some((_, joined)) => joined.push(request),
-            None => self.pending = Some((request, Vec::new())),
+        match self.open.back_mut() {
+            Some(open) if self.options.switch.is_some() => open.joined.push(request),
+            _ => self.open.push_back(OpenDump { request, joined: Vec::new() }),
         }
     }
 
     /// Ends the round read at `now_ns`: keeps it, lets go what is too old
-    /// or too much, and returns the dump whose time after its trigger is
-    /// up (or any open one, when `closing`).
-    pub(crate) fn end_round(&mut self, now_ns: u64, closing: bool) -> Option<FlightDump> {
+    /// or too much, and returns the dumps whose time after their trigger
+    /// is up (every open one, when `closing`), in the order asked.
+    pub(crate) fn end_round(&mut self, now_ns: u64, closing: bool) -> Vec<FlightDump> {
         if let Some(switch) = self.options.switch {
-            return self.end_round_switching(switch, now_ns, closing);
+            return self.end_round_switching(switch, now_ns, closing).into_iter().collect();
         }
         let bytes = std::mem::replace(&mut self.current, Vec::with_capacity(1 << 16));
-        // ATOMICS: Relaxed, as in Chunk::drop.
         let incoming = bytes.len();
-        let (keep_ns, after_ns) = (self.options.keep.as_nanos() as u64, self.options.after.as_nanos() as u64);
-        // A round read before this holds only records older than the
-        // window. While a dump is open, its window is the keep before its
-        // trigger, however late the round that closes it comes.
-        let window_start = match &self.pending {
-            Some((first, _)) => first.time_ns.min(now_ns.saturating_sub(after_ns)),
-            None => now_ns.saturating_sub(after_ns),
+        self.let_go(self.oldest_needed(now_ns), incoming);
+        if !bytes.is_empty() {
+            // Counted as allocated: a vector grown by doubling may hold
+            // twice what it has.
+            let mut bytes = bytes;
+            bytes.shrink_to_fit();
+            // ATOMICS: Relaxed, as in Chunk::drop.
+            self.alive.fetch_add(bytes.capacity(), Ordering::Relaxed);
+            self.rounds.push_back(Arc::new(Chunk { bytes, read_ns: now_ns, alive: self.alive.clone() }));
         }
-        .saturating_sub(keep_ns);
+        let after_ns = self.options.after.as_nanos() as u64;
+        let mut closed = Vec::new();
+        // Oldest trigger first: each open dump is due on its own.
+        while let Some(at) = self.open.iter().position(|open| closing || open.request.time_ns + after_ns <= now_ns) {
+            let open = self.open.remove(at).expect("position is in range");
+            closed.push(self.close(open));
+        }
+        closed
+    }
+
+    /// The earliest time any round still kept must reach: the keep before
+    /// the window's end, and before each open dump's trigger however late
+    /// the round that closes it comes.
+    fn oldest_needed(&self, now_ns: u64) -> u64 {
+        let window_end = now_ns.saturating_sub(self.options.after.as_nanos() as u64);
+        let earliest = self.open.iter().map(|open| open.request.time_ns).fold(window_end, u64::min);
+        earliest.saturating_sub(self.options.keep.as_nanos() as u64)
+    }
+
+    /// Lets go, oldest first, the rounds read before `window_start` (they
+    /// hold only older records) and those past the byte cap with
+    /// `incoming` more, folding what they said into the window's start.
+    fn let_go(&mut self, window_start: u64, incoming: usize) {
         while let Some(oldest) = self.rounds.front() {
             let too_old = oldest.read_ns < window_start;
+            // ATOMICS: Relaxed, as in Chunk::drop.
             let too_much = self.alive.load(Ordering::Relaxed) + incoming > self.options.max_bytes;
             if !too_old && !too_much {
                 break;
@@ -263,22 +302,25 @@ impl FlightWindow {
             let oldest = self.rounds.pop_front().expect("front was Some");
             self.start.fold(&oldest.bytes);
         }
-        if !bytes.is_empty() {
-            // Counted as allocated: a vector grown by doubling may hold
-            // twice what it has.
-            let mut bytes = bytes;
-            bytes.shrink_to_fit();
-            self.alive.fetch_add(bytes.capacity(), Ordering::Relaxed);
-            self.rounds.push_back(Arc::new(Chunk { bytes, read_ns: now_ns, alive: self.alive.clone() }));
+    }
+
+    /// The dump of `open`: the kept rounds from the keep before its
+    /// trigger on, and the threads as they were where those begin. Rounds
+    /// older than that, kept for a dump with an earlier trigger, are
+    /// folded into this dump's start instead.
+    fn close(&self, open: OpenDump) -> FlightDump {
+        let from = open.request.time_ns.saturating_sub(self.options.keep.as_nanos() as u64);
+        let mut start = self.start.clone();
+        let mut rounds = Vec::with_capacity(self.rounds.len());
+        for round in &self.rounds {
+            if round.read_ns < from {
+                start.fold(&round.bytes);
+            } else {
+                rounds.push(round.clone());
+            }
         }
-        let due = self.pending.as_ref().is_some_and(|(first, _)| closing || first.time_ns + after_ns <= now_ns);
-        if !due {
-            return None;
-        }
-        let (request, joined) = self.pending.take()?;
-        let rounds = self.rounds.iter().cloned().collect();
-        let named_ns = request.time_ns;
-        Some(self.dump(request, joined, rounds, self.start.clone(), named_ns))
+        let named_ns = open.request.time_ns;
+        self.dump(open.request, open.joined, rounds, start, named_ns)
     }
 
     /// A continuous archive's round: kept until its file switches, then
@@ -295,7 +337,7 @@ impl FlightWindow {
         // written, and both must fit under the cap.
         let held: usize = self.rounds.iter().map(|r| r.bytes.capacity()).sum();
         let due = closing
-            || self.pending.is_some()
+            || !self.open.is_empty()
             || held >= self.options.max_bytes / 2
             || match switch {
                 Switch::Size(size) => held >= size,
@@ -305,7 +347,7 @@ impl FlightWindow {
         if !due || self.rounds.is_empty() {
             return None;
         }
-        let (request, joined) = self.pending.take().unwrap_or_else(|| {
+        let (request, joined) = self.open.pop_front().map(|open| (open.request, open.joined)).unwrap_or_else(|| {
             let reason = match switch {
                 _ if closing => "the end of the recording",
                 Switch::Size(size) if held < size => "--max-size",
@@ -335,6 +377,36 @@ impl FlightWindow {
             tracefs: self.tracefs.clone(),
             cpus: self.cpus,
             sideband_id: self.sideband_id,
+        }
+    }
+}
+
+/// A flight recorder's window once the drain thread has stopped: the
+/// rings are read for the last time, but the triggers in what the session
+/// still releases (the last round's events) may ask for dumps, and every
+/// dump asked for is written. Closing it closes every open dump (and a
+/// continuous archive's last file).
+pub(crate) struct FlightEnd {
+    window: Box<FlightWindow>,
+    dumps: Sender<FlightDump>,
+}
+
+impl FlightEnd {
+    pub(crate) fn new(window: Box<FlightWindow>, dumps: Sender<FlightDump>) -> FlightEnd {
+        FlightEnd { window, dumps }
+    }
+
+    /// Asks for one more dump, as [`FlightWindow::request`].
+    pub(crate) fn request(&mut self, request: DumpRequest) {
+        self.window.request(request);
+    }
+
+    /// Closes every open dump and hands each to the writer; dropping the
+    /// sender then tells the writer there are no more.
+    pub(crate) fn close(mut self) {
+        for dump in self.window.end_round(crate::sys::monotonic_ns(), true) {
+            // The writer is gone only if the recorder is: nobody to tell.
+            let _ = self.dumps.send(dump);
         }
     }
 }
@@ -488,17 +560,17 @@ mod tests {
         let mut w = window(100, 20, usize::MAX, None);
         for t in (0..=300).step_by(10) {
             w.copy(&event(1, t * MS));
-            assert!(w.end_round(t * MS, false).is_none());
+            assert!(w.end_round(t * MS, false).is_empty());
         }
         // Rounds read before 300 - 20 - 100 ms have gone.
         assert_eq!(w.rounds.front().unwrap().read_ns, 180 * MS);
         w.request(DumpRequest { reason: "test".into(), time_ns: 305 * MS, token: 1 });
         w.copy(&event(1, 310 * MS));
-        assert!(w.end_round(310 * MS, false).is_none(), "not before trigger + after");
+        assert!(w.end_round(310 * MS, false).is_empty(), "not before trigger + after");
         // A late round closes it: the window is still the keep before the
         // trigger, not before now.
         w.copy(&event(1, 360 * MS));
-        let dump = w.end_round(360 * MS, false).expect("due");
+        let dump = w.end_round(360 * MS, false).pop().expect("due");
         assert_eq!(times(&dump).first(), Some(&(210 * MS)), "from trigger - keep (305 - 100 ms), by whole rounds");
         assert_eq!(times(&dump).last(), Some(&(360 * MS)));
         assert_eq!(dump.request().reason, "test");
@@ -514,7 +586,7 @@ mod tests {
         }
         assert_eq!(w.rounds.len(), 10, "ten rounds of one event fit the cap");
         w.request(DumpRequest { reason: "held".into(), time_ns: 19 * MS, token: 1 });
-        let dump = w.end_round(20 * MS, false).expect("after 0: due at once");
+        let dump = w.end_round(20 * MS, false).pop().expect("after 0: due at once");
         // While the dump holds its rounds, new ones make the window shorter
         // rather than the memory larger.
         for t in 21..26 {
@@ -596,7 +668,7 @@ mod tests {
         w.copy(&event(1, 5 * MS));
         w.end_round(5 * MS, false);
         w.request(DumpRequest { reason: "trigger".into(), time_ns: 7 * MS, token: 1 });
-        let dump = w.end_round(8 * MS, false).expect("a dump with nothing after it to wait for");
+        let dump = w.end_round(8 * MS, false).pop().expect("a dump with nothing after it to wait for");
         assert_eq!(dump.named_ns(), 7 * MS);
     }
 
@@ -617,5 +689,69 @@ mod tests {
         assert_eq!(rounds, [vec![1, 2, 3], vec![4, 5, 6], vec![7]]);
         let reasons: Vec<&str> = files.iter().map(|f| f.request().reason.as_str()).collect();
         assert_eq!(reasons, ["--max-size", "--max-size", "the end of the recording"]);
+    }
+
+    /// Issue 42: under load the triggers of two dumps reach the window
+    /// back to back, before the first one's `after` is up. Each is a dump
+    /// of its own, with its own window; the second was once folded into
+    /// the first and never written.
+    #[test]
+    fn two_dumps_asked_back_to_back_are_two_dumps_each_with_its_own_window() {
+        let mut w = window(50, 20, usize::MAX, None);
+        for t in (10..=230).step_by(10) {
+            w.copy(&event(1, t * MS));
+            assert!(w.end_round(t * MS, false).is_empty());
+        }
+        w.request(DumpRequest { reason: "first".into(), time_ns: 200 * MS, token: 1 });
+        w.request(DumpRequest { reason: "second".into(), time_ns: 225 * MS, token: 2 });
+        w.copy(&event(1, 250 * MS));
+        let dumps = w.end_round(250 * MS, false);
+        let said: Vec<(&str, u64, u64)> = dumps
+            .iter()
+            .map(|d| (d.request().reason.as_str(), times(d)[0] / MS, *times(d).last().unwrap() / MS))
+            .collect();
+        // Rounds read from 160 ms on were still kept; the second dump's
+        // window begins at 175 ms, so its first round is 180 ms.
+        assert_eq!(said, [("first", 160, 250), ("second", 180, 250)], "each from the keep before its own trigger");
+        assert!(dumps.iter().all(|d| d.joined().is_empty()));
+        assert!(w.end_round(260 * MS, false).is_empty(), "both closed, once each");
+    }
+
+    #[test]
+    fn open_dumps_close_each_when_its_own_after_is_up() {
+        let mut w = window(50, 20, usize::MAX, None);
+        w.request(DumpRequest { reason: "first".into(), time_ns: 100 * MS, token: 1 });
+        w.request(DumpRequest { reason: "second".into(), time_ns: 115 * MS, token: 2 });
+        w.copy(&event(1, 100 * MS));
+        let first = w.end_round(125 * MS, false);
+        assert_eq!(first.iter().map(|d| d.request().token).collect::<Vec<_>>(), [1]);
+        let second = w.end_round(135 * MS, false);
+        assert_eq!(second.iter().map(|d| d.request().token).collect::<Vec<_>>(), [2]);
+    }
+
+    /// A trigger followed by silence: no record comes, yet the drain's
+    /// rounds (one at least every 50 ms, empty or not) close the dump.
+    #[test]
+    fn a_dump_closes_in_a_round_with_no_records() {
+        let mut w = window(100, 20, usize::MAX, None);
+        w.copy(&event(1, 10 * MS));
+        assert!(w.end_round(10 * MS, false).is_empty());
+        w.request(DumpRequest { reason: "then silence".into(), time_ns: 12 * MS, token: 1 });
+        assert!(w.end_round(20 * MS, false).is_empty());
+        let dump = w.end_round(80 * MS, false).pop().expect("closed by an empty round");
+        assert_eq!(times(&dump), [10 * MS]);
+    }
+
+    #[test]
+    fn closing_closes_every_open_dump() {
+        let mut w = window(100, 60_000, usize::MAX, None);
+        w.copy(&event(1, 10 * MS));
+        w.end_round(10 * MS, false);
+        for (token, at) in [(1, 11), (2, 12), (3, 13)] {
+            w.request(DumpRequest { reason: format!("t{token}"), time_ns: at * MS, token });
+        }
+        assert!(w.end_round(20 * MS, false).is_empty(), "a minute after each trigger is far off");
+        let closed = w.end_round(30 * MS, true);
+        assert_eq!(closed.iter().map(|d| d.request().token).collect::<Vec<_>>(), [1, 2, 3]);
     }
 }

@@ -38,7 +38,7 @@
 //!
 //!   ut_emit sched PROVIDER          once enabled, each span timed here with CLOCK_MONOTONIC and
 //!                                   printed as `took NAME NS`: PROVIDER_sleep_span sleeps 300 ms;
-//!                                   PROVIDER_spin_span burns 200 ms of CPU pinned to the last CPU;
+//!                                   PROVIDER_spin_span burns 200 ms of its own CPU time pinned to the last CPU;
 //!                                   PROVIDER_contended_span burns 400 ms pinned to CPU 0 beside a
 //!                                   hog thread pinned there too; PROVIDER_pipe_span reads a pipe
 //!                                   that `sh` (a process of its own) writes 200 ms later
@@ -262,6 +262,25 @@ fn burn(d: Duration) {
     }
 }
 
+/// This thread's CPU time so far.
+fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec, which `now` is.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// Burns CPU until this thread has run for `d` on a CPU: time it waits
+/// while preempted does not count, so it is on-CPU for `d` whatever else
+/// the machine runs.
+fn burn_cpu(d: Duration) {
+    let start = thread_cpu_time();
+    let mut x = 0u64;
+    while thread_cpu_time() - start < d {
+        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+    }
+}
+
 fn sched(name: &str) {
     let provider = usertrace::Provider::new(name).expect("valid provider name");
     let spans: Vec<_> = ["sleep_span", "spin_span", "contended_span", "pipe_span"].iter().map(|s| provider.span(s, vec![]).unwrap()).collect();
@@ -282,7 +301,9 @@ fn sched(name: &str) {
     };
     timed(0, "sleep_span", &mut || std::thread::sleep(Duration::from_millis(300)));
     pin(cpus - 1);
-    timed(1, "spin_span", &mut || burn(Duration::from_millis(200)));
+    // 200 ms on a CPU, not of wall time: a busy host that preempts the
+    // spin makes the span longer, never its on-CPU time shorter.
+    timed(1, "spin_span", &mut || burn_cpu(Duration::from_millis(200)));
     pin(0);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let hog = {

@@ -198,7 +198,7 @@ fn a_trigger_dumps_a_contiguous_window_with_every_process_named_as_it_was() {
     let (status, stderr) = recorder.stop();
     assert!(status.success(), "{stderr}");
     assert!(wrote.contains(&format!("event {trig}")), "the message says what triggered the dump: {wrote}");
-    assert!(stderr.contains("1 dump written"), "{stderr}");
+    assert!(stderr.contains("1 dump started: 1 written"), "{stderr}");
 
     let found = dumps(&dir);
     assert_eq!(found.len(), 1, "{found:?}\n{stderr}");
@@ -337,8 +337,68 @@ fn a_storm_of_a_hundred_triggers_in_a_second_writes_at_most_max_dumps() {
     drop(keepalive);
     let (status, stderr) = recorder.stop();
     assert!(status.success(), "{stderr}");
-    assert_eq!(dumps(&dir).len(), 2, "{stderr}");
-    assert!(stderr.contains("2 dumps written; ") && stderr.contains("triggers ignored (--max-dumps, --dump-interval)"), "{stderr}");
+    let found = dumps(&dir);
+    assert_eq!(found.len(), 2, "{stderr}");
+    assert!(stderr.contains("2 dumps started: 2 written; ") && stderr.contains("triggers ignored (--max-dumps, --dump-interval)"), "{stderr}");
+    // Gated as the storm asked: the later triggers are refused for what
+    // is true, two dumps started, both written.
+    assert!(stderr.contains("--max-dumps 2 reached (2 started: "), "{stderr}");
+    // Two windows, the second's trigger 100 ms or more after the first's.
+    let triggers: Vec<i64> = found.iter().map(|d| named(&events(d), "dump")[0]["time_ns"].as_i64().unwrap()).collect();
+    assert!(triggers[1] - triggers[0] >= SECOND / 10, "{triggers:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A trigger and then nothing: no event, no round with records, for far
+/// longer than --after. The dump is written while the recorder runs on,
+/// not only when it stops.
+#[test]
+fn a_dump_whose_trigger_is_followed_by_silence_is_written_while_recording() {
+    let dir = scratch(&unique("flight_silence"));
+    let p = unique("fq");
+    let alone = format!("{p}_alone");
+    let output = dir.join("flight.data");
+    let pattern = format!("{p}_*");
+    // It emits its one event once the recorder enables it, and exits.
+    let trigger = producer(&["seq", &alone, "1"]);
+    let recorder = Recorder::start(&["--flight-recorder=2s", "--after", "200ms", "--trigger", &alone, "-e", &pattern, "-o", output.to_str().unwrap()]);
+    assert!(trigger.finished_ok());
+    let wrote = recorder.wait_for("wrote ", 1);
+    assert!(wrote.contains(&format!("for event {alone}")), "{wrote}");
+    let (status, stderr) = recorder.stop();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("1 dump started: 1 written"), "{stderr}");
+    let found = dumps(&dir);
+    assert_eq!(found.len(), 1, "{stderr}");
+    let numbers: Vec<i64> = named(&events(&found[0]), &alone).iter().map(|e| e["fields"]["n"].as_i64().unwrap()).collect();
+    assert_eq!(numbers, [0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Ctrl-C while a dump waits out its --after: the dump is written before
+/// the recorder exits, and the `usertrace dump` that asked for it gets
+/// its file.
+#[test]
+fn a_recorder_stopped_with_a_dump_open_writes_it_and_answers_its_caller() {
+    let dir = scratch(&unique("flight_stopped"));
+    let p = unique("fo");
+    let tick = format!("{p}_tick");
+    let ticks = producer(&["seq", &tick, "1000000", "20000"]);
+    let output = dir.join("flight.data");
+    let pattern = format!("{p}_*");
+    let recorder = Recorder::start(&["--flight-recorder=2s", "--after", "10m", "-e", &pattern, "-o", output.to_str().unwrap()]);
+    std::thread::sleep(Duration::from_millis(500));
+    let caller = Command::new(usertrace()).args(["dump", "--timeout", "60s"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    recorder.wait_for("dump asked for by usertrace dump", 1);
+    let (status, stderr) = recorder.stop();
+    drop(ticks);
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("1 dump started: 1 written"), "{stderr}");
+    let answer = caller.wait_with_output().unwrap();
+    assert!(answer.status.success(), "usertrace dump: {}", String::from_utf8_lossy(&answer.stderr));
+    let printed = PathBuf::from(String::from_utf8(answer.stdout).unwrap().trim());
+    assert_eq!(dumps(&dir), std::slice::from_ref(&printed));
+    assert!(!named(&events(&printed), &tick).is_empty(), "it holds the ticks before the stop");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

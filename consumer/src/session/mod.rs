@@ -42,7 +42,7 @@ use super::archive::ArchiveWriter;
 use super::attach::perf_error;
 use super::attribution::{Attribution, Fallback, Mapped, Pending};
 use super::drain::{Archive, Attached, Control, CpuRing, Described, Drain, Round, Shared};
-use super::flight::{DumpRequest, FlightDump, FlightWindow};
+use super::flight::{DumpRequest, FlightDump, FlightEnd, FlightWindow};
 use super::error::Error;
 use super::format::EventFormat;
 use super::processes::ProcessInfo;
@@ -113,9 +113,12 @@ pub struct Session {
     shared: Arc<Shared>,
     rounds: Receiver<Result<Round, Error>>,
     control: Sender<Control>,
-    drain: Option<JoinHandle<Result<(), Error>>>,
+    drain: Option<JoinHandle<Result<Option<FlightEnd>, Error>>>,
     /// A flight recorder's closed dumps, until taken.
     dumps: Option<Receiver<FlightDump>>,
+    /// A flight recorder's window once the drain has stopped, until
+    /// [`finish_archive`](Self::finish_archive) closes its open dumps.
+    flight_end: Option<FlightEnd>,
     /// Whether a round's buffer goes back to the drain thread (the drain's
     /// `Shared::spare`); not a flight recorder's, whose memory is bounded
     /// by the rounds as they come.
@@ -266,6 +269,7 @@ impl Session {
             drain: None,
             drained: None,
             dumps: dumps_rx,
+            flight_end: None,
             reuse_buffers: options.flight.is_none(),
             stack_ids: FxHashSet::default(),
         };
@@ -321,12 +325,20 @@ impl Session {
 
     /// Asks a flight recorder for a dump: its window closes
     /// [`FlightOptions::after`](crate::flight::FlightOptions::after) later, and goes to [`take_dumps`]'s
-    /// receiver. A request while one is open joins it. Without a flight
-    /// recorder, nothing.
+    /// receiver. Each request is a dump of its own, even while another is
+    /// open (in a continuous archive, a cut asked for while one is pending
+    /// is that cut). Asked after [`flush`](Self::flush), it is still
+    /// written, by [`finish_archive`](Self::finish_archive). Without a
+    /// flight recorder, nothing.
     ///
     /// [`take_dumps`]: Self::take_dumps
-    pub fn dump(&self, request: DumpRequest) {
-        let _ = self.control.send(Control::Dump(request));
+    pub fn dump(&mut self, request: DumpRequest) {
+        match &mut self.flight_end {
+            Some(end) => end.request(request),
+            None => {
+                let _ = self.control.send(Control::Dump(request));
+            }
+        }
     }
 
     /// Where a flight recorder's dumps arrive, closed and ready to write
@@ -393,10 +405,15 @@ impl Session {
     }
 
     /// How the archive ended: written and closed by the last round, or the
-    /// error that gave it up. Call after [`flush`](Self::flush). Without an
+    /// error that gave it up. A flight recorder's open dumps are closed
+    /// here, each handed to [`take_dumps`](Self::take_dumps)'s receiver,
+    /// which then ends. Call after [`flush`](Self::flush). Without an
     /// archive, Ok.
     pub fn finish_archive(&mut self) -> Result<(), Error> {
         self.stop_drain();
+        if let Some(end) = self.flight_end.take() {
+            end.close();
+        }
         self.drained.take().unwrap_or(Ok(()))
     }
 
@@ -413,8 +430,9 @@ impl Session {
                 path: "the drain thread".into(),
                 error: std::io::Error::other("it panicked"),
             }));
-            if ended.is_err() {
-                self.drained = Some(ended);
+            match ended {
+                Ok(flight_end) => self.flight_end = flight_end,
+                Err(e) => self.drained = Some(Err(e)),
             }
         }
     }

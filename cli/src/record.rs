@@ -3,8 +3,10 @@
 //!
 //! text and JSON lines are written as events come (text as in
 //! [`crate::text`]; JSON lines as documented in `usertrace_output::jsonl`);
-//! Perfetto and Chrome traces are built from the whole recording, kept in
-//! memory, and written at the end, as is the `--report`. A file given with
+//! Perfetto and Chrome traces are laid out as events come, in bounded
+//! memory (sorted runs spill beside the output, as `convert` does), and
+//! written at the end; the `--report` folds each record as it comes. A
+//! file given with
 //! `-o` is checked for writability before recording starts, and appears
 //! only once complete.
 
@@ -16,14 +18,15 @@ use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::{Output, Stacks};
 use usertrace_output::jsonl::NamespacesJsonCache;
-use usertrace_output::{check_writable, AtomicFile, ClockRecord, Record, Report};
+use usertrace_output::report::ReportBuilder;
+use usertrace_output::{check_writable, AtomicFile, ClockRecord, FileError, Record};
 
 use crate::flight::{run_flight, FlightArgs};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use usertrace_consumer::output_records::{to_record, write_event_line};
 use crate::run::{print_summary, run, Recording, RunArgs};
 use crate::stdout::{out, reader_gone};
-use crate::trace_format::{self, write_streamed, TraceFormat};
+use crate::trace_format::{write_streamed, TimelineOut, TraceFormat};
 
 /// What `usertrace help record` shows after the options.
 const OUTPUT_HELP: &str = "\
@@ -214,11 +217,19 @@ impl RecordArgs {
 enum Sink {
     Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>),
     File(AtomicFile),
-    /// The format is written at the end.
+    /// No output but the archive, or the OTLP endpoint.
     None,
 }
 
 impl Sink {
+    /// The file it writes, if it is one.
+    fn file(&self) -> Option<&AtomicFile> {
+        match self {
+            Sink::File(file) => Some(file),
+            _ => None,
+        }
+    }
+
     fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         match self {
             Sink::Stdout(out) => out.write_all(bytes),
@@ -314,21 +325,32 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         },
         None => (None, None),
     };
-    let mut sink = match (output, format.streams()) {
-        (Some(path), true) => match AtomicFile::create(path) {
+    // Every output but the archive has its sink from the start: lines go
+    // there as they come, a Perfetto or Chrome trace once laid out.
+    let mut sink = match output {
+        _ if format == TraceFormat::PerfData => Sink::None,
+        Some(path) => match AtomicFile::create(path) {
             Ok(file) => Sink::File(file),
             Err(e) => {
                 eprintln!("usertrace record: {e}");
                 return ExitCode::from(1);
             }
         },
-        (None, true) if prints => Sink::Stdout(std::io::BufWriter::new(std::io::stdout().lock())),
-        (None, true) => Sink::None,
-        (_, false) => Sink::None,
+        None if prints => Sink::Stdout(std::io::BufWriter::new(std::io::stdout().lock())),
+        None => Sink::None,
     };
-    let keep = matches!(format, TraceFormat::Perfetto | TraceFormat::Chrome) || args.report;
-    let mut kept: Vec<Record> = Vec::new();
+    // Neither holds the recording: the timeline spills sorted runs to
+    // disk as `convert` does, and the report folds each record as it comes.
+    let mut timeline = matches!(format, TraceFormat::Perfetto | TraceFormat::Chrome).then(|| TimelineOut::beside(format, sink.file()));
+    let mut report = args.report.then(ReportBuilder::new);
+    let keep = timeline.is_some() || report.is_some();
     let mut write_failed = None;
+    // Both start where a recording's file does, at its clock line, so that
+    // live and `convert` or `report` of the file give the same.
+    let mut timeline_failed = timeline.as_mut().and_then(|t| t.push(&Record::Clock(clock)).err());
+    if let Some(report) = &mut report {
+        report.push(&Record::Clock(clock));
+    }
     let mut line = Vec::new();
     let mut namespaces_json = NamespacesJsonCache::default();
     // A JSON-lines file is the archive: it starts with the wall clock, so
@@ -377,8 +399,13 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
             write_streamed(format, &record, &mut line);
             write_lines(&mut line, gather, &mut sink, &mut write_failed);
         }
-        if keep {
-            kept.push(record);
+        if let Some(report) = &mut report {
+            report.push(&record);
+        }
+        if let (Some(laid_out), None) = (&mut timeline, &timeline_failed) {
+            if let Err(e) = laid_out.push(&record) {
+                timeline_failed = Some(e);
+            }
         }
     });
     let summary = match result {
@@ -408,17 +435,18 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    if !prints || format == TraceFormat::PerfData {
-        // Nothing to print: the events went to the OTLP endpoint, or only
-        // into the archive.
-    } else if let Err(e) = finish(sink, format, output, &kept) {
+    if let Some(e) = timeline_failed {
+        eprintln!("usertrace record: {e}");
+        return ExitCode::from(1);
+    }
+    if let Err(e) = finish(sink, timeline, output) {
         if !(to_stdout && e.reader_gone) {
             eprintln!("usertrace record: {}", e.message);
             return ExitCode::from(1);
         }
     }
-    if args.report {
-        let report = Report::new(&kept).to_string();
+    if let Some(report) = report {
+        let report = report.finish().to_string();
         if !args.output.is_empty() {
             out!("{report}");
         } else {
@@ -456,23 +484,21 @@ impl FinishError {
     }
 }
 
-/// Completes the output: flushes stdout, puts the streamed file in place,
-/// or writes the collected formats.
-fn finish(sink: Sink, format: TraceFormat, path: Option<&Path>, records: &[Record]) -> Result<(), FinishError> {
+/// Completes the output: writes the laid-out timeline, if any, into the
+/// sink, then flushes standard output or puts the file in place.
+fn finish(sink: Sink, timeline: Option<TimelineOut>, path: Option<&Path>) -> Result<(), FinishError> {
+    let shown = path.unwrap_or(Path::new("-"));
+    let failed = |e: FileError| FinishError { message: e.to_string(), reader_gone: reader_gone(&e.source) };
     match sink {
-        Sink::Stdout(mut out) => out.flush().map_err(|e| FinishError::writing("writing events", &e)),
-        Sink::File(file) => file.commit().map_err(|e| FinishError { message: e.to_string(), reader_gone: reader_gone(&e.source) }),
-        Sink::None => match path {
-            Some(path) => {
-                trace_format::write_file(format, records, path).map_err(|e| FinishError { message: e.to_string(), reader_gone: reader_gone(&e.source) })
-            }
-            None => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(&trace_format::encode(format, records))
-                    .and_then(|()| out.flush())
-                    .map_err(|e| FinishError::writing("writing the trace", &e))
-            }
-        },
+        Sink::Stdout(mut out) => {
+            timeline.map_or(Ok(()), |t| t.write_to(&mut out, shown)).map_err(failed)?;
+            out.flush().map_err(|e| FinishError::writing("writing events", &e))
+        }
+        Sink::File(mut file) => {
+            timeline.map_or(Ok(()), |t| t.write_to(&mut file, shown)).map_err(failed)?;
+            file.commit().map_err(failed)
+        }
+        Sink::None => Ok(()),
     }
 }
 

@@ -1,8 +1,8 @@
 //! The formats a recording can be written in, how one is chosen from a
-//! file name, and writing a whole recording held in memory in one of them.
+//! file name, and laying out a Perfetto or Chrome trace as records come.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use usertrace_output::timeline::TimelineStream;
@@ -55,49 +55,53 @@ pub fn write_streamed(format: TraceFormat, record: &Record, out: &mut Vec<u8>) {
     }
 }
 
-/// The whole recording in `format`.
-pub fn encode(format: TraceFormat, records: &[Record]) -> Vec<u8> {
-    match format {
-        TraceFormat::Perfetto | TraceFormat::Chrome => lay_out(format, records),
-        // The session writes perf.data itself, from the rings: `record`
-        // never collects records for it, and `convert` refuses to write it.
-        TraceFormat::PerfData => unreachable!("perf.data is written by the session, not encoded from records"),
-        TraceFormat::Text | TraceFormat::Json => {
-            let mut out = Vec::new();
-            for record in records {
-                write_streamed(format, record, &mut out);
-            }
-            out
-        }
-    }
+/// A Perfetto or Chrome trace laid out as records come, in bounded
+/// memory: the timeline's sorted runs spill into temporary files in a
+/// directory of the caller's choice (beside the output, on the disk that
+/// must have room for it anyway). `record` and `convert` lay out their
+/// traces with it, so that both write the same trace of the same records.
+pub struct TimelineOut {
+    format: TraceFormat,
+    timeline: TimelineStream,
+    sort_dir: PathBuf,
 }
 
-/// A Perfetto or Chrome trace of records held in memory, laid out by the
-/// stream that `convert` lays out a file with, so that `record` and
-/// `convert` write the same trace of the same records.
-fn lay_out(format: TraceFormat, records: &[Record]) -> Vec<u8> {
-    let mut timeline = TimelineStream::in_memory();
-    let mut out = Vec::new();
-    // In memory, into a Vec: nothing can fail.
-    for record in Record::in_time_order(records).iter() {
-        let _ = timeline.push(record);
+impl TimelineOut {
+    /// A trace in `format` (Perfetto or Chrome), spilling into `sort_dir`.
+    pub fn spilling_to(format: TraceFormat, sort_dir: PathBuf) -> TimelineOut {
+        TimelineOut { format, timeline: TimelineStream::spilling_to(&sort_dir), sort_dir }
     }
-    if let Ok(items) = timeline.finish() {
-        let _ = match format {
-            TraceFormat::Chrome => chrome::write(items, &mut out),
-            _ => perfetto::write(items, &mut out),
+
+    /// For a trace written to `file`: spills beside it, or in the
+    /// temporary directory when it is written in place (a device, a FIFO,
+    /// standard output), which may have no directory to write in.
+    pub fn beside(format: TraceFormat, file: Option<&AtomicFile>) -> TimelineOut {
+        let dir = file.and_then(AtomicFile::temporary_path).and_then(Path::parent).map_or_else(std::env::temp_dir, Path::to_owned);
+        TimelineOut::spilling_to(format, dir)
+    }
+
+    /// Takes the next record, in the order the recording gives them.
+    pub fn push(&mut self, record: &Record) -> Result<(), FileError> {
+        self.timeline.push(record).map_err(|source| self.sort_failed(source))
+    }
+
+    /// Writes the whole trace, in time order, into `out`.
+    pub fn write_to(self, out: &mut impl Write, path: &Path) -> Result<(), FileError> {
+        let sort_dir = self.sort_dir.clone();
+        let items = self.timeline.finish().map_err(|source| FileError { path: sort_dir, what: SORT_FAILED, source })?;
+        let written = match self.format {
+            TraceFormat::Chrome => chrome::write(items, out),
+            _ => perfetto::write(items, out),
         };
+        written.map_err(|source| FileError { path: path.to_owned(), what: "writing failed", source })
     }
-    out
+
+    fn sort_failed(&self, source: std::io::Error) -> FileError {
+        FileError { path: self.sort_dir.clone(), what: SORT_FAILED, source }
+    }
 }
 
-/// Writes the whole recording to `path`, never leaving it half-written.
-pub fn write_file(format: TraceFormat, records: &[Record], path: &Path) -> Result<(), FileError> {
-    let bytes = encode(format, records);
-    let mut file = AtomicFile::create(path)?;
-    file.write_all(&bytes).map_err(|source| FileError { path: path.to_owned(), what: "writing failed", source })?;
-    file.commit()
-}
+const SORT_FAILED: &str = "cannot sort the timeline in a temporary file there";
 
 #[cfg(test)]
 mod tests {

@@ -33,6 +33,7 @@ mod the_archive_alone_holds_and_counts_every_childs_event;
 mod a_full_ring_is_named_as_the_thread_s_own_with_what_sizes_it;
 mod call_graph_says_events_in_shared_memory_carry_no_stack;
 mod a_storm_of_two_hundred_dumps_writes_every_dump_it_starts_and_answers_every_caller;
+mod live_timelines_and_report_are_those_convert_and_report_make_from_the_archive;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
 /// PID" (registered, and waiting for a recorder); with its pid.

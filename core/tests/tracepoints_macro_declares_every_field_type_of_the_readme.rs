@@ -1,5 +1,6 @@
-//! Every field type the README's table lists can be declared with
-//! `tracepoints!`, and is declared to the kernel as the table says.
+//! Every field type the field-encoding table lists (docs/api.md, once in
+//! the README) can be declared with `tracepoints!`, and is declared to the
+//! kernel as the table says.
 
 mod events {
     usertrace::tracepoints! {

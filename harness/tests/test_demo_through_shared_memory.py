@@ -1,6 +1,6 @@
 """`harness/demo` runs here, without the guest, through shared memory.
 
-The README's first command on a kernel without user_events (ours): the four
+The README's demo on a kernel without user_events (ours): the four
 programs find no user_events, write their events into /dev/shm, and the
 recording reads them with the scheduler's view. USERTRACE_TRANSPORT=shm
 makes the run take this route on a kernel with user_events too. What is

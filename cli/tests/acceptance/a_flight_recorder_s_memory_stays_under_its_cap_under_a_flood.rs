@@ -1,11 +1,11 @@
 //! `usertrace record --flight-recorder` and `--switch-output` under a
 //! flood: the memory they hold stays under `--max-size` plus the fixed
-//! part the README states. Apart from the trigger tests, whose helpers it
-//! uses, because the shared-memory suite runs those natively but not
-//! these: a native flood outruns a producer's 256 KiB shared-memory ring
-//! long before the recorder's window fills, and the rings the recorder
-//! maps there are the producers' own (shared, in its RSS too), not the
-//! `--buffer-size` ones this bound counts.
+//! part docs/flight-recorder.md states. Apart from the trigger tests,
+//! whose helpers it uses, because the shared-memory suite runs those
+//! natively but not these: a native flood outruns a producer's 256 KiB
+//! shared-memory ring long before the recorder's window fills, and the
+//! rings the recorder maps there are the producers' own (shared, in its
+//! RSS too), not the `--buffer-size` ones this bound counts.
 
 use std::path::Path;
 use std::time::Duration;

@@ -22,7 +22,7 @@ use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::{DumpRequest, FlightDump, FlightOptions, Output, Session, Stacks, Switch};
 use usertrace_output::timeline::TimelineBuilder;
-use usertrace_output::{AtomicFile, Record, SlowSpan};
+use usertrace_output::{AtomicFile, ClockRecord, Record, SlowSpan};
 
 use crate::control_socket::{ControlSocket, Waiting};
 use usertrace_consumer::output_records::to_record;
@@ -478,12 +478,15 @@ fn closing_summary(switching: bool, started: u32, counts: &DumpCounts, ignored: 
 /// only the newest `max_files`, if given; counts what it wrote and what
 /// failed into `counts`.
 fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, counts: &DumpCounts, max_files: Option<usize>) {
+    // One reading of both clocks for every name: read anew for each dump,
+    // a preemption between the two reads (tens of ms in an emulated
+    // guest) could name a later dump before an earlier one.
+    let clock = crate::clock::now();
     let mut files = std::collections::VecDeque::new();
     for dump in dumps {
         let request = dump.request().clone();
         let tokens: Vec<u64> = std::iter::once(request.token).chain(dump.joined().iter().map(|r| r.token)).collect();
-        let at = chrono::Local::now() - chrono::Duration::nanoseconds((usertrace_consumer::monotonic_ns().saturating_sub(dump.named_ns())) as i64);
-        let path = unused_dump_path(archive, at);
+        let path = unused_dump_path(archive, local_time(clock, dump.named_ns()));
         let answer = match write_dump(dump, &path) {
             Ok(summary) => {
                 // ATOMICS: see DumpCounts::written.
@@ -520,6 +523,12 @@ fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, c
             waiting.answer_token(token, &answer);
         }
     }
+}
+
+/// Local time at CLOCK_MONOTONIC `time_ns`, by the reading `clock`.
+fn local_time(clock: ClockRecord, time_ns: u64) -> chrono::DateTime<chrono::Local> {
+    let unix_ns = clock.unix_ns as i64 + (time_ns as i64 - clock.time_ns as i64);
+    chrono::DateTime::from_timestamp_nanos(unix_ns).with_timezone(&chrono::Local)
 }
 
 /// [`dump_path`], a millisecond later while that file exists: two dumps
@@ -590,6 +599,21 @@ mod tests {
         // The shell's quotes aside (systemd does not glob; sh would).
         assert_eq!(called.replace('\'', ""), exec);
         assert!(daemonset.contains("mountPath: /var/lib/usertrace/flight}"));
+    }
+
+    #[test]
+    fn dumps_are_named_in_the_order_of_their_times_by_one_clock_reading() {
+        let clock = ClockRecord { time_ns: 5_000_000_000, unix_ns: 1_796_000_000_000_000_000 };
+        let names: Vec<PathBuf> = [4_999_999_999u64, 5_000_000_000, 5_001_000_000, 65_000_000_000]
+            .iter()
+            .map(|&t| dump_path(Path::new("f.data"), local_time(clock, t)))
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert_ne!(names[1], names[2], "a millisecond apart");
+        let at = local_time(clock, 65_000_000_000).with_timezone(&chrono::Utc);
+        assert_eq!(at.timestamp_nanos_opt(), Some(1_796_000_060_000_000_000));
     }
 
     #[test]

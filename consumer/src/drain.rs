@@ -37,7 +37,7 @@ use super::error::Error;
 use super::format::EventFormat;
 use super::archive::process_sample;
 use super::processes::ProcessInfo;
-use super::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MISC_COMM_EXEC, PERF_RECORD_SAMPLE};
+use super::record::{back_to_back, kind, HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MISC_COMM_EXEC, PERF_RECORD_SAMPLE};
 use super::ring::{RecordReader, Ring};
 use super::sched_scope::{is_sched, SchedScope};
 use super::stack_scope::StackScope;
@@ -666,14 +666,6 @@ fn description_needed(glance: &Glance, record: &[u8], described: &mut Described)
 
 /// The samples in a round: what dropping it loses.
 fn samples_in(round: &Round) -> u64 {
-    let mut count = round.counted.iter().map(|(_, n)| n).sum();
-    let mut at = 0;
-    while let (Some(kind), Some(size)) = (u32_at(&round.bytes, at), u16_at(&round.bytes, at + 6)) {
-        if size == 0 {
-            break;
-        }
-        count += u64::from(kind == PERF_RECORD_SAMPLE);
-        at += usize::from(size);
-    }
-    count
+    let counted: u64 = round.counted.iter().map(|(_, n)| n).sum();
+    counted + back_to_back(&round.bytes).filter(|r| kind(r) == PERF_RECORD_SAMPLE).count() as u64
 }

@@ -37,7 +37,7 @@ use crate::archive::{ArchiveOptions, ArchiveWriter, Descriptions};
 use crate::error::Error;
 use crate::namespaces::Namespaces;
 use crate::procfs::ThreadAtStart;
-use crate::record::{parse, Record};
+use crate::record::{back_to_back, parse, Record};
 
 /// How much a flight recorder keeps, and how a dump closes.
 #[derive(Debug, Clone)]
@@ -124,10 +124,8 @@ impl WindowStart {
     }
 
     /// Folds in the records of a round that leaves the window.
-    fn fold(&mut self, mut bytes: &[u8]) {
-        while let Some(size) = bytes.get(6..8).map(|b| usize::from(u16::from_ne_bytes([b[0], b[1]]))) {
-            let Some(record) = bytes.get(..size).filter(|_| size >= 8) else { return };
-            bytes = &bytes[size..];
+    fn fold(&mut self, bytes: &[u8]) {
+        for record in back_to_back(bytes) {
             match parse(record) {
                 Ok(Record::Comm { pid, tid, comm, sample, .. }) => {
                     let namespaces = self.threads.get(&tid).and_then(|t| t.namespaces);
@@ -480,10 +478,8 @@ impl FlightDump {
 }
 
 /// Adds a round's events, their times and the losses in it to `summary`.
-fn count(mut bytes: &[u8], summary: &mut DumpSummary) {
-    while let Some(size) = bytes.get(6..8).map(|b| usize::from(u16::from_ne_bytes([b[0], b[1]]))) {
-        let Some(record) = bytes.get(..size).filter(|_| size >= 8) else { return };
-        bytes = &bytes[size..];
+fn count(bytes: &[u8], summary: &mut DumpSummary) {
+    for record in back_to_back(bytes) {
         match parse(record) {
             Ok(Record::Sample { sample, .. }) if sample.id != crate::archive::PROCESS_PERF_ID => {
                 summary.events += 1;

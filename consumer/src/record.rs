@@ -231,6 +231,50 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The records of a buffer that holds them back to back, as a round of
+/// the rings does once copied out: each record's bytes, header included,
+/// as its header's size says. The walk stops at a record that is cut
+/// short or says it is smaller than a header (a ring gone wrong, or a
+/// hostile one): nothing after it can be found, and [`BackToBack::rest`]
+/// says what was left. The one walk over such buffers: the session, the
+/// flight window and the archive writer all take it.
+pub fn back_to_back(bytes: &[u8]) -> BackToBack<'_> {
+    BackToBack { rest: bytes }
+}
+
+/// The iterator of [`back_to_back`].
+#[derive(Debug, Clone)]
+pub struct BackToBack<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> BackToBack<'a> {
+    /// What was not walked: empty once every record was given; otherwise
+    /// from the record that could not be.
+    pub fn rest(&self) -> &'a [u8] {
+        self.rest
+    }
+}
+
+impl<'a> Iterator for BackToBack<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let size = usize::from(u16::from_ne_bytes(self.rest.get(6..8)?.try_into().ok()?));
+        if size < HEADER_LEN || size > self.rest.len() {
+            return None;
+        }
+        let (record, rest) = self.rest.split_at(size);
+        self.rest = rest;
+        Some(record)
+    }
+}
+
+/// A record's `PERF_RECORD_*` type; 0 for fewer than four bytes.
+pub fn kind(record: &[u8]) -> u32 {
+    record.get(..4).and_then(|b| b.try_into().ok()).map_or(0, u32::from_ne_bytes)
+}
+
 /// Parses one whole record (header included), of an event recorded
 /// without its stack.
 pub fn parse(bytes: &[u8]) -> Result<Record<'_>, RecordError> {
@@ -447,6 +491,29 @@ pub(crate) mod build {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn back_to_back_gives_each_whole_record_and_stops_at_a_cut_one() {
+        let a = build::header(PERF_RECORD_COMM, 0, &[1; 16]);
+        let b = build::header(PERF_RECORD_EXIT, 0, &[2; 8]);
+        let mut bytes = [a.clone(), b.clone()].concat();
+        let walked: Vec<&[u8]> = back_to_back(&bytes).collect();
+        assert_eq!(walked, [&a[..], &b[..]]);
+        assert_eq!(walked.iter().map(|r| kind(r)).collect::<Vec<_>>(), [PERF_RECORD_COMM, PERF_RECORD_EXIT]);
+        // Cut short: the last record says more bytes than there are.
+        bytes.truncate(bytes.len() - 1);
+        let mut walk = back_to_back(&bytes);
+        assert_eq!(walk.by_ref().count(), 1);
+        assert_eq!(walk.rest().len(), b.len() - 1);
+        // A size below a header's would never move on: it stops there.
+        let mut zero = a.clone();
+        zero.extend_from_slice(&[0; 8]);
+        let mut walk = back_to_back(&zero);
+        assert_eq!(walk.by_ref().count(), 1);
+        assert_eq!(walk.rest(), [0; 8]);
+        assert_eq!(back_to_back(&[]).count(), 0);
+        assert_eq!(kind(&[1, 2]), 0);
+    }
+
     use super::build::*;
     use super::*;
 

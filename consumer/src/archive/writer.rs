@@ -23,7 +23,7 @@ use crate::format::EventFormat;
 use crate::processes::ProcessInfo;
 use crate::procfs::ThreadAtStart;
 use crate::mappings::parse_maps_line;
-use crate::record::{HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_MISC_USER, PERF_RECORD_MMAP2, PERF_RECORD_NAMESPACES, PERF_RECORD_SAMPLE};
+use crate::record::{back_to_back, kind, HEADER_LEN, PERF_RECORD_COMM, PERF_RECORD_MISC_USER, PERF_RECORD_MMAP2, PERF_RECORD_NAMESPACES, PERF_RECORD_SAMPLE};
 use crate::sys;
 
 /// Where a session writes its archive.
@@ -286,16 +286,14 @@ impl ArchiveWriter {
 
     /// A round's records as the rings gave them (a flight recorder's,
     /// kept since), back to back.
-    pub(crate) fn copy_round(&mut self, mut bytes: &[u8]) {
-        while let Some(size) = bytes.get(6..8).map(|b| usize::from(u16::from_ne_bytes([b[0], b[1]]))) {
-            let Some(record) = bytes.get(..size).filter(|_| size >= HEADER_LEN) else { break };
-            let time = (record.get(..4) == Some(&PERF_RECORD_SAMPLE.to_ne_bytes()[..]))
+    pub(crate) fn copy_round(&mut self, bytes: &[u8]) {
+        for record in back_to_back(bytes) {
+            let time = (kind(record) == PERF_RECORD_SAMPLE)
                 .then(|| record.get(HEADER_LEN + 16..HEADER_LEN + 24))
                 .flatten()
                 .and_then(|b| b.try_into().ok())
                 .map(u64::from_ne_bytes);
             self.copy(record, time);
-            bytes = &bytes[size..];
         }
     }
 

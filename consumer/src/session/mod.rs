@@ -41,12 +41,12 @@ use rustc_hash::FxHashSet;
 use super::archive::ArchiveWriter;
 use super::attach::perf_error;
 use super::attribution::{Attribution, Fallback, Mapped, Pending};
-use super::drain::{Archive, Attached, Control, CpuRing, Described, Drain, Round, Shared};
+use super::drain::{Archive, Attached, Control, CpuRing, Described, Drain, Round, Segment, Shared};
 use super::flight::{DumpRequest, FlightDump, FlightEnd, FlightWindow};
 use super::error::Error;
 use super::format::EventFormat;
 use super::processes::ProcessInfo;
-use super::record::{parse, parse_with, Record};
+use super::record::{back_to_back, parse, parse_with, Record};
 use super::ring::Ring;
 use usertrace::Pattern;
 
@@ -471,37 +471,14 @@ impl Session {
         let mut described = round.described.into_iter().peekable();
         let mut at = 0;
         for segment in &round.segments {
-            while at < segment.end {
-                let size = round.bytes.get(at + 6..at + 8).map_or(0, |b| usize::from(u16::from_ne_bytes([b[0], b[1]])));
-                let Some(bytes) = round.bytes.get(at..at + size).filter(|_| size >= 8) else {
-                    self.malformed += 1;
-                    break;
-                };
+            let mut walk = back_to_back(round.bytes.get(at..segment.end).unwrap_or_default());
+            for bytes in walk.by_ref() {
                 let info = described.next_if(|(offset, _)| *offset == at).map(|(_, info)| Box::new(info));
-                let stack_ids = &self.stack_ids;
-                // Without stacks, no lookup per sample.
-                let parsed = if stack_ids.is_empty() { parse(bytes) } else { parse_with(bytes, |id| stack_ids.contains(&id)) };
-                match parsed {
-                    Ok(record) => {
-                        if let Some((time, mut pending)) = to_pending(record, info, self.attribution.names_stacks()) {
-                            if let Pending::Lost { count, sideband, cpu, thread } = &mut pending {
-                                *sideband = segment.sideband;
-                                *cpu = segment.cpu;
-                                *thread = segment.thread;
-                                if segment.sideband {
-                                    self.lost_sideband += *count;
-                                } else if segment.thread.is_some() {
-                                    self.lost_in_shared_memory += *count;
-                                } else if let Some(l) = self.lost.iter_mut().find(|l| l.0 == segment.cpu) {
-                                    l.1 += *count;
-                                }
-                            }
-                            self.attribution.push(time, pending);
-                        }
-                    }
-                    Err(_) => self.malformed += 1,
-                }
-                at += size;
+                self.take_record(bytes, info, segment);
+                at += bytes.len();
+            }
+            if !walk.rest().is_empty() {
+                self.malformed += 1;
             }
             at = segment.end;
         }
@@ -515,6 +492,32 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// Parses one record of `segment` into the attribution's queue, with
+    /// what the drain read of its process, and counts what it lost.
+    fn take_record(&mut self, bytes: &[u8], info: Option<Box<ProcessInfo>>, segment: &Segment) {
+        let stack_ids = &self.stack_ids;
+        // Without stacks, no lookup per sample.
+        let parsed = if stack_ids.is_empty() { parse(bytes) } else { parse_with(bytes, |id| stack_ids.contains(&id)) };
+        let Ok(record) = parsed else {
+            self.malformed += 1;
+            return;
+        };
+        let Some((time, mut pending)) = to_pending(record, info, self.attribution.names_stacks()) else { return };
+        if let Pending::Lost { count, sideband, cpu, thread } = &mut pending {
+            *sideband = segment.sideband;
+            *cpu = segment.cpu;
+            *thread = segment.thread;
+            if segment.sideband {
+                self.lost_sideband += *count;
+            } else if segment.thread.is_some() {
+                self.lost_in_shared_memory += *count;
+            } else if let Some(l) = self.lost.iter_mut().find(|l| l.0 == segment.cpu) {
+                l.1 += *count;
+            }
+        }
+        self.attribution.push(time, pending);
     }
 }
 

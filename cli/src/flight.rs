@@ -19,13 +19,13 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use clap::Args;
-use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::{DumpRequest, FlightDump, FlightOptions, Output, Session, Stacks, Switch};
 use usertrace_output::timeline::TimelineBuilder;
-use usertrace_output::{AtomicFile, ClockRecord, Record, SlowSpan};
+use usertrace_output::{ClockRecord, Record, SlowSpan};
 
 use crate::control_socket::{ControlSocket, Waiting};
 use usertrace_consumer::output_records::to_record;
+use crate::record::open_archive;
 use crate::run::{print_summary, run, Recording, RunArgs};
 use crate::trigger::Trigger;
 use crate::verbosity::note;
@@ -545,12 +545,7 @@ fn unused_dump_path(archive: &Path, mut at: chrono::DateTime<chrono::Local>) -> 
 }
 
 fn write_dump(dump: FlightDump, path: &Path) -> Result<usertrace_consumer::DumpSummary, String> {
-    let file = AtomicFile::create(path).map_err(|e| e.to_string())?;
-    let Some(temporary) = file.temporary_path() else {
-        return Err(format!("{}: a dump must be a regular file", path.display()));
-    };
-    let clock = crate::clock::now();
-    let options = ArchiveOptions { path: temporary.to_owned(), shown_as: path.to_owned(), clock: (clock.time_ns, clock.unix_ns) };
+    let (file, options) = open_archive(path, &crate::clock::now())?;
     let summary = dump.write(&options).map_err(|e| e.to_string())?;
     file.commit().map_err(|e| e.to_string())?;
     Ok(summary)

@@ -456,9 +456,10 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     summary.exit
 }
 
-/// The temporary file beside `path` that the session writes perf.data
-/// into, and the session's archive options for it; or why not.
-fn open_archive(path: &Path, clock: &ClockRecord) -> Result<(AtomicFile, ArchiveOptions), String> {
+/// The temporary file beside `path` that perf.data is written into (by
+/// the session, or a flight recorder's dump), and the archive options for
+/// it; or why not.
+pub(crate) fn open_archive(path: &Path, clock: &ClockRecord) -> Result<(AtomicFile, ArchiveOptions), String> {
     let file = AtomicFile::create(path).map_err(|e| e.to_string())?;
     let Some(temporary) = file.temporary_path() else {
         return Err(format!(

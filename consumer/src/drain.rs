@@ -327,6 +327,9 @@ impl Drain {
             let spare = shared.spare.lock().ok().and_then(|mut spare| spare.take());
             let mut round = Round { attached: std::mem::take(&mut self.attached), bytes: spare.unwrap_or_default(), ..Round::default() };
             self.described.next_round();
+            if let Some(Archive::Flight(window)) = &mut self.archive {
+                window.begin_round(sys::monotonic_ns());
+            }
             self.read_rings(&mut round);
             if stopping {
                 self.provoke_lost_records();

@@ -203,6 +203,10 @@ pub(crate) struct FlightWindow {
     open: VecDeque<OpenDump>,
     /// When the current file of a continuous archive began.
     file_start_ns: u64,
+    /// When the drain began reading the round being read: every record
+    /// older than this was in a ring by then, so it is in this round or
+    /// an earlier one. None until a round says when it began.
+    round_began_ns: Option<u64>,
 }
 
 impl FlightWindow {
@@ -219,6 +223,7 @@ impl FlightWindow {
             sideband_id,
             open: VecDeque::new(),
             file_start_ns: crate::sys::monotonic_ns(),
+            round_began_ns: None,
         }
     }
 
@@ -228,6 +233,11 @@ impl FlightWindow {
 
     pub(crate) fn seed(&mut self, thread: &ThreadAtStart<'_>) {
         self.start.seed(thread);
+    }
+
+    /// The drain begins reading a round at `now_ns`.
+    pub(crate) fn begin_round(&mut self, now_ns: u64) {
+        self.round_began_ns = Some(now_ns);
     }
 
     /// A record as the ring gave it, or a description written before one.
@@ -356,12 +366,46 @@ impl FlightWindow {
             (DumpRequest { reason: reason.into(), time_ns: now_ns, token: 0 }, Vec::new())
         });
         self.file_start_ns = now_ns;
+        // A round is no cut in time: the rings are read one after another,
+        // and a record written to one CPU's ring after it was read but
+        // before another's was waits for the next round. The file ends
+        // where this round's read began, so that files follow each other
+        // in time; what is newer goes on in the next file.
+        let carried = self.round_began_ns.filter(|_| !closing).and_then(|cut| self.split_newest(cut));
         let start = self.start.clone();
         let rounds: Vec<Arc<Chunk>> = self.rounds.drain(..).collect();
         for round in &rounds {
             self.start.fold(&round.bytes);
         }
+        self.rounds.extend(carried);
         Some(self.dump(request, joined, rounds, start, now_ns))
+    }
+
+    /// Splits the newest round at `cut_ns`: its records older than that
+    /// stay; the rest is returned, as a round of its own (None if none).
+    /// A record whose time cannot be read stays.
+    fn split_newest(&mut self, cut_ns: u64) -> Option<Arc<Chunk>> {
+        let newest = self.rounds.back()?;
+        let newer = |record: &[u8]| parse(record).ok().and_then(|r| r.time()).is_some_and(|t| t >= cut_ns);
+        if !back_to_back(&newest.bytes).any(newer) {
+            return None;
+        }
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        for record in back_to_back(&newest.bytes) {
+            if newer(record) { &mut after } else { &mut before }.extend_from_slice(record);
+        }
+        let read_ns = newest.read_ns;
+        self.rounds.pop_back();
+        let chunk = |bytes: Vec<u8>| {
+            // ATOMICS: Relaxed, as in Chunk::drop.
+            self.alive.fetch_add(bytes.capacity(), Ordering::Relaxed);
+            Arc::new(Chunk { bytes, read_ns, alive: self.alive.clone() })
+        };
+        if !before.is_empty() {
+            let kept = chunk(before);
+            self.rounds.push_back(kept);
+        }
+        Some(chunk(after))
     }
 
     fn dump(&self, request: DumpRequest, joined: Vec<DumpRequest>, rounds: Vec<Arc<Chunk>>, start: WindowStart, named_ns: u64) -> FlightDump {
@@ -749,5 +793,35 @@ mod tests {
         assert!(w.end_round(20 * MS, false).is_empty(), "a minute after each trigger is far off");
         let closed = w.end_round(30 * MS, true);
         assert_eq!(closed.iter().map(|d| d.request().token).collect::<Vec<_>>(), [1, 2, 3]);
+    }
+
+    /// A round read while the rings fill: records of times on both sides
+    /// of when its read began. A file cut at that round ends there, and
+    /// the next file begins there, so that files follow each other in time
+    /// (the guest's switch-output test saw two files overlap by 140 ms).
+    #[test]
+    fn a_continuous_archive_cuts_a_file_where_the_last_rounds_read_began() {
+        let mut w = window(0, 0, usize::MAX, Some(Switch::Every(Duration::from_millis(50))));
+        w.file_start_ns = 0;
+        w.begin_round(10 * MS);
+        w.copy(&event(1, 5 * MS));
+        assert!(w.end_round(12 * MS, false).is_empty());
+        // Read from 60 ms on: 58 ms was in a ring by then, 61 ms came
+        // while the other rings were read.
+        w.begin_round(60 * MS);
+        for t in [58, 61, 59, 62] {
+            w.copy(&event(1, t * MS));
+        }
+        let first = w.end_round(63 * MS, false).pop().expect("50 ms are up");
+        w.begin_round(70 * MS);
+        w.copy(&event(1, 66 * MS));
+        let last = w.end_round(71 * MS, true).pop().expect("closing");
+        let numbers = |dump: &FlightDump| -> Vec<u64> {
+            dump.rounds.iter().flat_map(|c| back_to_back(&c.bytes).map(|r| parse(r).unwrap().time().unwrap() / MS).collect::<Vec<_>>()).collect()
+        };
+        assert_eq!(numbers(&first), [5, 58, 59]);
+        assert_eq!(numbers(&last), [61, 62, 66]);
+        drop((first, last));
+        assert_eq!(w.alive.load(Ordering::Relaxed), 0, "every split round counted and let go");
     }
 }

@@ -344,7 +344,7 @@ fn a_storm_of_a_hundred_triggers_in_a_second_writes_at_most_max_dumps() {
     // is true, two dumps started, both written.
     assert!(stderr.contains("--max-dumps 2 reached (2 started: "), "{stderr}");
     // Two windows, the second's trigger 100 ms or more after the first's.
-    let triggers: Vec<i64> = found.iter().map(|d| named(&events(d), "dump")[0]["time_ns"].as_i64().unwrap()).collect();
+    let triggers: Vec<i64> = found.iter().map(|d| named(&events(d), "dump")[0]["fields"]["trigger_ns"].as_i64().unwrap()).collect();
     assert!(triggers[1] - triggers[0] >= SECOND / 10, "{triggers:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -251,15 +251,16 @@ host() {
   # Jars of an earlier build (or layout) must not stand in for this one's.
   rm -f "$here"/java/agent/target/*usertrace-agent*.jar
   local rc=0
+  # First the CLI: a host test holds status() and transport() to what
+  # `usertrace status` says (-Dusertrace.cli), and the guest run needs it.
+  build_cli || rc=1
   # Maven still writes colour resets at exit: strip them, so that the summary is a plain line.
-  (cd "$here" && mvn -B -ntp -Dstyle.color=never verify 2>&1) | sed -u $'s/\e\\[[0-9;]*m//g' || rc=$?
+  (cd "$here" && mvn -B -ntp -Dstyle.color=never -Dusertrace.cli="$cli" verify 2>&1) | sed -u $'s/\e\\[[0-9;]*m//g' || rc=$?
   agent_jar_starts_alone
   api_jar_is_a_module_exporting_only_the_api
   api_jar_reads_words_through_the_segment_on_jdk_24_and_later
   shipped_library_exports_only_the_bindings_native_methods
   release_deploys_signed_api_and_agent_and_no_benchmarks_or_test_support
-  # Not a host test, but the guest run needs it, and builds nothing itself.
-  build_cli || rc=1
   summarize_reports "$rc"
   [ "$rc" = 0 ] && [ "$script_failed" = 0 ]
 }

@@ -200,6 +200,77 @@ JAVA
   script_result "api_jar_reads_words_through_the_segment_on_jdk_24_and_later ($java24)" "$rc" "$out"
 }
 
+# A newcomer's build: `mvn -B -q package` where JDK 17 is the only JDK (a
+# toolchains.xml naming it alone, discovery off, Maven on it), on a copy of
+# the sources. The API jar builds without META-INF/versions/22, one line says
+# so, and the jar loads: on JDK 17 isEnabled() reads through Unsafe, as it
+# always has there; on a JDK 24+, if this machine has one, through a
+# ByteBuffer rather than the missing segment class. The copy is outside the
+# cargo workspace, so it loads the JNI library the main build made.
+api_jar_builds_with_jdk_17_alone() {
+  local jdk17 java24 work lib jar rc=0 out
+  jdk17=$(jdk_home 17 17)
+  if [ -z "$jdk17" ]; then
+    echo "SKIP api_jar_builds_with_jdk_17_alone (no JDK 17 in /usr/lib/jvm)"
+    return 0
+  fi
+  java24=$(jdk_home 24 999)
+  lib=${CARGO_TARGET_DIR:-$here/../target}/release/libusertrace_jni.so
+  work=$(mktemp -d /tmp/usertrace-java-jdk17.XXXXXX)
+  printf '<toolchains><toolchain><type>jdk</type><provides><version>17</version></provides>%s</toolchain></toolchains>\n' \
+    "<configuration><jdkHome>$jdk17</jdkHome></configuration>" >"$work/toolchains.xml"
+  mkdir -p "$work/check/check"
+  cat >"$work/check/check/Route.java" <<'JAVA'
+package check;
+
+import dev.usertrace.Field;
+import dev.usertrace.Provider;
+import dev.usertrace.Tracepoint;
+import dev.usertrace.Usertrace;
+import dev.usertrace.internal.EnableWord;
+
+public final class Route {
+    public static void main(String[] args) {
+        try (Provider p = new Provider("jdk17check")) {
+            Tracepoint tp = p.tracepoint("ev", Field.u32("n"));
+            tp.emit(1L);
+            System.out.println("route=" + EnableWord.route() + " enabled=" + tp.isEnabled() + " " + Usertrace.status().availability());
+        }
+    }
+}
+JAVA
+  out=$({
+    tar -C "$here" --exclude=target -cf - pom.xml find-jdk22.sh build-native.sh java | tar -C "$work" -xf - || exit 1
+    (cd "$work" && JAVA_HOME=$jdk17 mvn -B -q -ntp -Dstyle.color=never -t "$work/toolchains.xml" --global-toolchains "$work/toolchains.xml" \
+      -Dtoolchain.jdk.discover=false -Dusertrace.native.skip=true -DskipTests -pl java/usertrace package 2>&1) |
+      sed $'s/\e\\[[0-9;]*m//g' >"$work/mvn.log" || { cat "$work/mvn.log"; exit 1; }
+    cat "$work/mvn.log"
+    [ "$(grep -c '^usertrace: no JDK 22 or later found' "$work/mvn.log")" = 1 ] || { echo "not one line saying there is no JDK 22+"; exit 1; }
+    jar=$(ls "$work"/java/usertrace/target/usertrace-*.jar | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$' | head -1)
+    [ -n "$jar" ] || { echo "no API jar built"; exit 1; }
+    if unzip -Z1 "$jar" | grep '^META-INF/versions/22/'; then echo "$jar has JDK 22 classes"; exit 1; fi
+    "$jdk17/bin/javac" --release 17 -d "$work/out" -cp "$jar" "$work/check/check/Route.java" || exit 1
+    (cd /tmp && "$jdk17/bin/java" -Dusertrace.native.path="$lib" -cp "$jar:$work/out" check.Route) || exit 1
+    if [ -n "$java24" ]; then
+      (cd /tmp && "$java24/bin/java" --enable-native-access=ALL-UNNAMED -Dusertrace.native.path="$lib" -cp "$jar:$work/out" check.Route) || exit 1
+    fi
+  } 2>&1) || rc=1
+  if [ "$rc" = 0 ] && ! grep -q '^route=UNSAFE enabled=false ' <<<"$out"; then rc=1; fi
+  if [ "$rc" = 0 ] && [ -n "$java24" ] && ! grep -q '^route=BUFFER enabled=false ' <<<"$out"; then rc=1; fi
+  if [ "$rc" = 0 ] && grep -q 'NATIVE_LIBRARY_UNAVAILABLE' <<<"$out"; then rc=1; fi
+  rm -rf "$work"
+  script_result "api_jar_builds_with_jdk_17_alone ($jdk17)" "$rc" "$out"
+}
+
+# The newest JDK home in /usr/lib/jvm whose feature version is from $1 to $2.
+jdk_home() {
+  local h v
+  for h in /usr/lib/jvm/*/; do
+    v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$h/release" 2>/dev/null)
+    if [ -n "$v" ] && [ "$v" -ge "$1" ] && [ "$v" -le "$2" ] && [ -x "$h/bin/javac" ]; then echo "$v ${h%/}"; fi
+  done | sort -n | tail -1 | cut -d' ' -f2
+}
+
 # The library users load, each one in the API jar, exports the binding's
 # native methods (dev.usertrace.internal.Native) and nothing else: no
 # benchmark entry point, such as RawWritev's, which take raw addresses and
@@ -251,15 +322,17 @@ host() {
   # Jars of an earlier build (or layout) must not stand in for this one's.
   rm -f "$here"/java/agent/target/*usertrace-agent*.jar
   local rc=0
+  # First the CLI: a host test holds status() and transport() to what
+  # `usertrace status` says (-Dusertrace.cli), and the guest run needs it.
+  build_cli || rc=1
   # Maven still writes colour resets at exit: strip them, so that the summary is a plain line.
-  (cd "$here" && mvn -B -ntp -Dstyle.color=never verify 2>&1) | sed -u $'s/\e\\[[0-9;]*m//g' || rc=$?
+  (cd "$here" && mvn -B -ntp -Dstyle.color=never -Dusertrace.cli="$cli" verify 2>&1) | sed -u $'s/\e\\[[0-9;]*m//g' || rc=$?
   agent_jar_starts_alone
   api_jar_is_a_module_exporting_only_the_api
   api_jar_reads_words_through_the_segment_on_jdk_24_and_later
   shipped_library_exports_only_the_bindings_native_methods
   release_deploys_signed_api_and_agent_and_no_benchmarks_or_test_support
-  # Not a host test, but the guest run needs it, and builds nothing itself.
-  build_cli || rc=1
+  api_jar_builds_with_jdk_17_alone
   summarize_reports "$rc"
   [ "$rc" = 0 ] && [ "$script_failed" = 0 ]
 }

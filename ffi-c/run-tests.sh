@@ -6,7 +6,8 @@
 #                              old-style casts in C++, header included twice, exported
 #                              symbols, install + pkg-config examples, --libdir and no
 #                              rpath, static link, DESTDIR + CMake package, API errors
-#                              without user_events, events shared by two files, the
+#                              without user_events, status and transport as `usertrace
+#                              status` says them, events shared by two files, the
 #                              span macros' fast path and control flow); then, with
 #                              USERTRACE_TRANSPORT=shm (shared memory, on any kernel),
 #                              the guest's tests that need only `usertrace record`
@@ -76,6 +77,7 @@ build_all() {
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_shm_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_shm_main" &&
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_errors.c" "${LIBS_TEST[@]}" -o "$b/span_errors" &&
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/transport.c" "${LIBS_TEST[@]}" -o "$b/transport" &&
+    cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/diagnosis.c" "${LIBS_TEST[@]}" -o "$b/diagnosis" &&
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_macros.c" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_macros" &&
     c++ "${CXXFLAGS_TEST[@]}" -fsanitize=address "$here/tests/cpp/span_guard.cpp" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_guard" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/spans.c" "${LIBS_TEST[@]}" -lpthread -o "$b/spans" &&
@@ -398,6 +400,7 @@ host() {
   run_test transport_user_events_when_asked env USERTRACE_TRANSPORT=user_events "$build/bin/transport" user_events
   run_test transport_shm_when_asked env USERTRACE_TRANSPORT=shm "$build/bin/transport" shm
   run_test transport_setting_invalid_is_named env USERTRACE_TRANSPORT=pipes "$build/bin/transport" invalid
+  run_test status_and_transport_say_what_usertrace_status_says status_and_transport_say_what_usertrace_status_says
   run_test span_macros_call_begin_and_end_at_scope_exit "$build/bin/span_macros"
   run_test span_guard_in_cxx_ends_once_and_moves "$build/bin/span_guard"
   run_test two_files_share_one_event "$build/bin/two_files"
@@ -414,6 +417,21 @@ host() {
   run_test span_errors_over_shm_under_asan over_shm span_errors_with_a_transport
   run_test dlclose_over_shm_unregisters_tracepoints dlclose_over_shm_unregisters_tracepoints
   run_test dlclose_over_shm_control_shows_the_hazard dlclose_over_shm_control_shows_the_hazard
+}
+
+# tests/c/diagnosis.c, given what `usertrace status --format json` says in
+# the same environment (USERTRACE_TRANSPORT unset: auto, as a user has it).
+status_and_transport_say_what_usertrace_status_says() {
+  local json fields
+  json=$(env -u USERTRACE_TRANSPORT "$cli" status --format json)
+  # status exits 1 without user_events: only its output matters here.
+  [ -n "$json" ] || return 1
+  mapfile -t fields < <(python3 -c 'import json, sys
+s = json.load(sys.stdin)
+print(s["user_events"]["state"]); print(s["user_events"]["message"])
+print("transport %s: %s" % (s["transport"]["name"], s["transport"]["reason"]))' <<<"$json") || return 1
+  [ ${#fields[@]} = 3 ] || return 1
+  env -u USERTRACE_TRANSPORT "$build/bin/diagnosis" "${fields[@]}"
 }
 
 # --------------------------------------------------------------- guest

@@ -38,6 +38,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def usertrace_cli() -> str:
+    """The ``usertrace`` command the tests run: $USERTRACE_CLI, or the
+    workspace's debug build (which run-tests.sh builds)."""
+    repo = Path(__file__).resolve().parents[2]
+    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
+        os.environ.get("CARGO_TARGET_DIR", str(repo / "target")), "debug", "usertrace"
+    )
+    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
+    return cli
+
+
 def kernel_mode(config: pytest.Config) -> bool:
     return bool(config.getoption("--kernel"))
 

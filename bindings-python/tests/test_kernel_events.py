@@ -18,7 +18,7 @@ from typing import Any, Dict, List
 import pytest
 
 import usertrace
-from conftest import Ftrace, wait_for
+from conftest import Ftrace, usertrace_cli, wait_for
 from usertrace import ErrorKind, UsertraceError
 
 pytestmark = pytest.mark.kernel
@@ -438,16 +438,6 @@ def test_perf_script_shows_the_exact_values(provider: usertrace.Provider, tmp_pa
         [str(os.getpid()), f"user_events:{tp.name}:", "n=4000000000 neg=-5 flag=1 text=perf sees this"],
         [str(os.getpid()), f"user_events:{tp.name}:", "n=7 neg=0 flag=0 text=twice"],
     ], (script.stdout, err)
-
-
-def usertrace_cli() -> str:
-    """The ``usertrace`` command the recording tests run: $USERTRACE_CLI, or
-    the workspace's debug build."""
-    cli = os.environ.get("USERTRACE_CLI") or os.path.join(
-        os.environ.get("CARGO_TARGET_DIR", str(REPO / "target")), "debug", "usertrace"
-    )
-    assert os.access(cli, os.X_OK), f"build the CLI first (cargo build -p usertrace-cli): {cli}"
-    return cli
 
 
 def recorded_events(json_lines: str) -> List[Dict[str, Any]]:

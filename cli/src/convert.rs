@@ -10,6 +10,7 @@ use usertrace_output::jsonl;
 use usertrace_output::timeline::TimelineStream;
 use usertrace_output::{check_writable, chrome, perfetto, AtomicFile, FileError};
 
+use crate::progress::Progress;
 use crate::recording::{self, named, Recording, RecordingError};
 use crate::stdout::reader_gone;
 use crate::trace_format::{write_streamed, TraceFormat};
@@ -94,14 +95,17 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
         eprintln!("usertrace convert: {e}");
         return ExitCode::from(1);
     }
-    let records = match recording::open(&args.input) {
+    let progress = Progress::reading("usertrace convert", &args.input);
+    let records = match recording::open(&args.input, &progress) {
         Ok(records) => records,
         Err(e) => {
+            progress.finish();
             eprintln!("usertrace convert: {}", named(&input, &e));
             return ExitCode::from(1);
         }
     };
-    let converted = if format.streams() { stream(format, records, output) } else { lay_out(format, records, output) };
+    let converted = if format.streams() { stream(format, records, output) } else { lay_out(format, records, output, &progress) };
+    progress.finish();
     match converted {
         Ok(0) => {
             eprintln!("usertrace convert: {input} holds no records: the output is an empty trace");
@@ -146,8 +150,8 @@ fn stream(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, F
 }
 
 /// Lays out the timeline as records are read, then writes it in time
-/// order; returns how many records there were.
-fn lay_out(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, Failure> {
+/// order (which `progress` says); returns how many records there were.
+fn lay_out(format: TraceFormat, records: Recording, path: &Path, progress: &Progress) -> Result<u64, Failure> {
     let mut file = AtomicFile::create(path).map_err(Failure::Write)?;
     // Beside the output, on the disk that must have room for it anyway;
     // a destination written in place may have no directory to write in.
@@ -160,6 +164,7 @@ fn lay_out(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, 
         timeline.push(&record.map_err(Failure::Read)?).map_err(sort_failed)?;
         count += 1;
     }
+    progress.set_message(format!("writing {}", path.display()));
     let items = timeline.finish().map_err(sort_failed)?;
     let written = match format {
         TraceFormat::Chrome => chrome::write(items, &mut file),

@@ -9,6 +9,7 @@ use clap::Args;
 use usertrace_output::otlp::{Clock, Exporter};
 use usertrace_output::{jsonl, Record};
 
+use crate::progress::Progress;
 use crate::recording::{self, named};
 use crate::otlp_args::OtlpArgs;
 
@@ -53,9 +54,11 @@ pub fn run(args: &ExportArgs) -> ExitCode {
         }
     };
     let name = jsonl::input_name(&args.input);
-    let mut reader = match recording::open(&args.input) {
+    let progress = Progress::reading("usertrace export", &args.input);
+    let mut reader = match recording::open(&args.input, &progress) {
         Ok(reader) => reader,
         Err(e) => {
+            progress.finish();
             eprintln!("usertrace export: {}", named(&name, &e));
             return ExitCode::from(1);
         }
@@ -81,14 +84,17 @@ pub fn run(args: &ExportArgs) -> ExitCode {
     }
     match Clock::of_recording(&head) {
         Some(clock) => settings.clock = clock,
-        None if read_error.is_none() => eprintln!(
-            "usertrace export: {name} kept no wall-clock reading (no \"clock\" line): its times are converted with this machine's clocks now, right only if it recorded them since it last booted"
-        ),
+        None if read_error.is_none() => progress.suspend(|| {
+            eprintln!(
+                "usertrace export: {name} kept no wall-clock reading (no \"clock\" line): its times are converted with this machine's clocks now, right only if it recorded them since it last booted"
+            )
+        }),
         None => {}
     }
     let exporter = match Exporter::start(settings) {
         Ok(exporter) => exporter,
         Err(e) => {
+            progress.finish();
             eprintln!("usertrace export: cannot start the exporter thread: {e}");
             return ExitCode::from(1);
         }
@@ -114,6 +120,7 @@ pub fn run(args: &ExportArgs) -> ExitCode {
             never_sent += event;
         }
     }
+    progress.finish();
     let mut summary = exporter.finish(if stalled { Duration::ZERO } else { timeout });
     summary.recorded_events += never_sent;
     summary.dropped_events += never_sent;

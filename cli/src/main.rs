@@ -53,6 +53,7 @@ mod launch;
 mod list;
 mod man_pages;
 mod otlp_args;
+mod progress;
 mod record;
 mod recording;
 mod report;

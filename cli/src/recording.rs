@@ -8,9 +8,14 @@
 //! recording ([`usertrace_consumer::archive`]), and become records as a
 //! live `record` makes them ([`crate::records`]): our own archive converts
 //! to the JSON lines the live recording printed.
+//!
+//! How far a file has been read goes to a [`Progress`]: the bytes taken
+//! from a file of JSON lines, or how far into its records the perf.data
+//! reader has come.
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::io::BufReader;
 use std::path::Path;
 
 use usertrace_consumer::archive::{ArchiveError, ArchiveReader};
@@ -18,6 +23,8 @@ use usertrace_output::jsonl::{self, Input, ReadError, Reader};
 use usertrace_output::{ClockRecord, Record};
 
 use usertrace_consumer::output_records::to_record;
+
+use crate::progress::Progress;
 
 /// The records of a recording, in order.
 pub enum Recording {
@@ -60,12 +67,20 @@ pub fn named(input: &str, e: &RecordingError) -> String {
     }
 }
 
-/// Opens the recording at `path` (`-`: JSON lines on standard input).
-pub fn open(path: &Path) -> Result<Recording, RecordingError> {
-    if path.as_os_str() != "-" && ArchiveReader::recognizes(path) {
-        return ArchiveReader::open(path).map(|reader| Recording::Archive(Box::new(ArchiveRecords::new(reader)))).map_err(RecordingError::Archive);
+/// Opens the recording at `path` (`-`: JSON lines on standard input),
+/// telling `progress` how far it has been read.
+pub fn open(path: &Path, progress: &Progress) -> Result<Recording, RecordingError> {
+    if path.as_os_str() == "-" {
+        return jsonl::open(path).map(Recording::Lines).map_err(RecordingError::Lines);
     }
-    jsonl::open(path).map(Recording::Lines).map_err(RecordingError::Lines)
+    if ArchiveReader::recognizes(path) {
+        let reader = ArchiveReader::open(path).map_err(RecordingError::Archive)?;
+        return Ok(Recording::Archive(Box::new(ArchiveRecords::new(reader, progress.clone()))));
+    }
+    // As jsonl::open opens a file, with what is read counted on the way.
+    let file = std::fs::File::open(path).map_err(|source| RecordingError::Lines(ReadError::Open { path: path.to_owned(), source }))?;
+    let input: Input = Box::new(BufReader::with_capacity(1 << 16, progress.counting(file)));
+    Ok(Recording::Lines(Reader::new(input)))
 }
 
 impl Iterator for Recording {
@@ -85,12 +100,13 @@ pub struct ArchiveRecords {
     reader: ArchiveReader,
     ready: VecDeque<Record>,
     failed: bool,
+    progress: Progress,
 }
 
 impl ArchiveRecords {
-    fn new(reader: ArchiveReader) -> ArchiveRecords {
+    fn new(reader: ArchiveReader, progress: Progress) -> ArchiveRecords {
         let clock = reader.clock().map(|(time_ns, unix_ns)| Record::Clock(ClockRecord { time_ns, unix_ns }));
-        ArchiveRecords { reader, ready: clock.into_iter().collect(), failed: false }
+        ArchiveRecords { reader, ready: clock.into_iter().collect(), failed: false, progress }
     }
 }
 
@@ -105,7 +121,9 @@ impl Iterator for ArchiveRecords {
             if self.failed {
                 return None;
             }
-            match self.reader.next_round() {
+            let round = self.reader.next_round();
+            self.progress.set_position(self.reader.position());
+            match round {
                 Ok(Some(outputs)) => self.ready.extend(outputs.into_iter().filter_map(to_record)),
                 Ok(None) => return None,
                 Err(e) => {

@@ -7,6 +7,7 @@ use clap::Args;
 use usertrace_output::jsonl;
 use usertrace_output::report::ReportBuilder;
 
+use crate::progress::Progress;
 use crate::recording::{self, named};
 use crate::args::Format;
 use crate::json::print_line;
@@ -40,9 +41,11 @@ pub struct ReportArgs {
 
 pub fn run(args: &ReportArgs) -> ExitCode {
     let input = jsonl::input_name(&args.input);
-    let records = match recording::open(&args.input) {
+    let progress = Progress::reading("usertrace report", &args.input);
+    let records = match recording::open(&args.input, &progress) {
         Ok(records) => records,
         Err(e) => {
+            progress.finish();
             eprintln!("usertrace report: {}", named(&input, &e));
             return ExitCode::from(1);
         }
@@ -53,6 +56,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         let record = match record {
             Ok(record) => record,
             Err(e) => {
+                progress.finish();
                 eprintln!("usertrace report: {}", named(&input, &e));
                 return ExitCode::from(1);
             }
@@ -60,6 +64,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         seen += 1;
         report.push(&record);
     }
+    progress.finish();
     if seen == 0 {
         eprintln!("usertrace report: {input} holds no records");
     }

@@ -10,7 +10,9 @@
 //! buffers: no daemon, no uprobe trap, no allocation.
 //!
 //! Requires Linux 6.4+ with CONFIG_USER_EVENTS and write access to tracefs'
-//! `user_events_data`; [`status()`] says why tracing is unavailable. Without
+//! `user_events_data`; [`status()`] says why tracing is unavailable (reading
+//! the kernel's build config, [`KernelConfig`], when tracefs alone cannot
+//! tell), the same diagnosis in every language and in `usertrace status`. Without
 //! it every tracepoint stays disabled and emits do nothing. On every other
 //! OS the crate builds the same way and does just that: registration fails
 //! with [`Error::Unavailable`], and [`status()`] says user_events are Linux
@@ -39,6 +41,7 @@ mod error;
 mod eventheader_name;
 mod field_path;
 mod handshake;
+mod kernel_config;
 mod pattern;
 mod producer;
 mod sched_tracepoints;
@@ -72,6 +75,7 @@ pub use producer::{check_field_count, format_string, is_valid_name, wait_for_emi
 pub use producer::fit::fit_payload;
 pub use producer::span::{self, Span};
 pub use sched_tracepoints::{SCHED_MIGRATE_TASK, SCHED_PATTERNS, SCHED_SWITCH, SCHED_SYSTEM, SCHED_TRACEPOINTS, SCHED_WAKING};
+pub use kernel_config::{ConfigValue, KernelConfig};
 pub use status::{status, Availability, Status};
 pub use transport::{transport, Transport, TransportChoice, TRANSPORT_ENV};
 pub use thread_name::{kernel_thread_name, set_current_thread_name, THREAD_NAME_MAX_BYTES};

@@ -3,10 +3,22 @@
 //! The same probe serves [`status()`] and the producer's lazy open of
 //! `user_events_data`, so what `usertrace status` says is exactly what a
 //! registration would meet.
+//!
+//! The truth comes first. When the probe cannot tell why there is no
+//! `user_events_data` (no tracefs, none in it, or a tracefs root this user
+//! may not look into), the kernel's build config decides: when it says
+//! CONFIG_USER_EVENTS is not set, no mount or permission will help, and
+//! the verdict says so. Only when the config says `=y`, or cannot be read,
+//! does the probe's advice (mount tracefs, grant access) stand. A
+//! `user_events_data` that exists outranks the config: a file under
+//! `/boot` can be stale, the kernel's tracefs cannot. Every language's
+//! `status()` and `transport()`, and `usertrace status`, take this one
+//! verdict.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::kernel_config::{ConfigValue, KernelConfig};
 use crate::sys::{self, OwnedFd};
 use crate::tracefs;
 
@@ -17,10 +29,12 @@ pub enum Availability {
     Available,
     /// No tracefs mount point was found.
     TracefsNotMounted,
-    /// tracefs is mounted but has no `user_events_data`: the kernel was
-    /// built without CONFIG_USER_EVENTS (or is older than 6.4). Also the
-    /// verdict on every OS but Linux, which has no user_events at all
-    /// (`tracefs` is then `None`, and the message says "Linux only").
+    /// The kernel has no user_events: its build config says
+    /// CONFIG_USER_EVENTS is not set (or it is older than 6.4), whether
+    /// tracefs is mounted or not; or tracefs is mounted but has no
+    /// `user_events_data`. Also the verdict on every OS but Linux, which
+    /// has no user_events at all (`tracefs` and `kernel_config` are then
+    /// `None`, and the message says "Linux only").
     UserEventsMissing,
     /// `user_events_data` exists but this process may not open it.
     PermissionDenied,
@@ -73,13 +87,37 @@ pub struct Status {
     pub tried: Vec<PathBuf>,
     /// The errno of a failed open, when there was one.
     pub errno: Option<i32>,
+    /// The kernel's build config, when the verdict needed it: read only
+    /// when `user_events_data` does not exist, or may not be looked for.
+    pub kernel_config: Option<KernelConfig>,
 }
 
 impl Status {
     /// The status on an OS without user_events (every one but Linux):
     /// nothing to look for, and nothing tried.
     fn linux_only() -> Status {
-        Status { availability: Availability::UserEventsMissing, tracefs: None, tried: Vec::new(), errno: None }
+        Status { availability: Availability::UserEventsMissing, tracefs: None, tried: Vec::new(), errno: None, kernel_config: None }
+    }
+
+    /// Whether `user_events_data` exists: it opened, or failed for a reason
+    /// other than ENOENT. Then the kernel has user_events, whatever its
+    /// build config's file says.
+    pub fn user_events_data_exists(&self) -> bool {
+        self.is_available() || self.errno.is_some_and(|e| e != libc::ENOENT)
+    }
+
+    /// The probe's verdict weighed against the kernel's build config, read
+    /// by `config` only when the probe cannot tell (see the module doc).
+    pub(crate) fn weigh(&mut self, config: impl FnOnce() -> KernelConfig) {
+        let off_linux = self.availability == Availability::UserEventsMissing && self.tracefs.is_none();
+        if self.user_events_data_exists() || off_linux {
+            return;
+        }
+        let config = config();
+        if config.lacks_user_events() {
+            self.availability = Availability::UserEventsMissing;
+        }
+        self.kernel_config = Some(config);
     }
 
     /// Whether tracepoints will register.
@@ -93,8 +131,69 @@ impl Status {
     }
 }
 
+/// The verdict and what to do, in a sentence: the config's finding first
+/// when it decided, else the probe's, with what the config adds to it.
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(config) = &self.kernel_config else { return self.fmt_probed(f) };
+        let release = if config.release.is_empty() { "unknown" } else { config.release.as_str() };
+        match &config.found {
+            Some((path, ConfigValue::NotSet)) => {
+                lacks_user_events(f, release, format_args!("{} says `# CONFIG_USER_EVENTS is not set`", path.display()))
+            }
+            Some((path, ConfigValue::Absent)) => lacks_user_events(
+                f,
+                release,
+                format_args!("{} has no CONFIG_USER_EVENTS line: it predates Linux 6.4 or lacks ftrace", path.display()),
+            ),
+            Some((path, ConfigValue::Set)) => self.fmt_config_has_user_events(f, release, path),
+            None => {
+                self.fmt_probed(f)?;
+                write!(
+                    f,
+                    "; the kernel's build config was unreadable (tried {}), so whether it has CONFIG_USER_EVENTS is not known",
+                    config.tried_list()
+                )
+            }
+        }
+    }
+}
+
+/// The verdict on a kernel built without user_events, and what to do.
+fn lacks_user_events(f: &mut fmt::Formatter<'_>, release: &str, says: fmt::Arguments<'_>) -> fmt::Result {
+    write!(
+        f,
+        "user_events is not available: this kernel ({release}) lacks user_events ({says}), so mounting tracefs \
+         or granting access will not help; kernels that have it: Ubuntu 24.04 and later, Azure Linux, WSL2, \
+         or any Linux 6.4 or later built with CONFIG_USER_EVENTS=y; boot one of those, or record through \
+         shared memory (see transport)"
+    )
+}
+
+impl Status {
+    /// The verdict where the config says `CONFIG_USER_EVENTS=y`: the
+    /// tracefs that was found is not this kernel's, or it needs mounting.
+    fn fmt_config_has_user_events(&self, f: &mut fmt::Formatter<'_>, release: &str, config: &Path) -> fmt::Result {
+        let has = format!("this kernel ({release}) has CONFIG_USER_EVENTS=y ({})", config.display());
+        match (self.availability, self.data_path(), self.tracefs.as_deref()) {
+            (Availability::UserEventsMissing, Some(data), Some(tracefs)) => write!(
+                f,
+                "user_events is not available: {} does not exist, yet {has}: {} is not this kernel's tracefs; \
+                 mount that with `mount -t tracefs nodev /sys/kernel/tracing`, and unset {} or point it there",
+                data.display(),
+                tracefs.display(),
+                tracefs::TRACEFS_ENV,
+            ),
+            (Availability::TracefsNotMounted, _, _) => {
+                self.fmt_probed(f)?;
+                write!(f, "; {has}, so mounting tracefs is all it takes")
+            }
+            _ => self.fmt_probed(f),
+        }
+    }
+
+    /// What the probe alone says.
+    fn fmt_probed(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let tried = self.tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
         let data = self.data_path().map(|p| p.display().to_string()).unwrap_or_default();
         match self.availability {
@@ -133,8 +232,10 @@ impl fmt::Display for Status {
     }
 }
 
-/// Probes tracefs and `user_events_data` now. Never cached: each call looks
-/// again, so a later mount or permission change is seen.
+/// Probes tracefs and `user_events_data` now, and when that cannot tell
+/// why there is no `user_events_data`, reads the kernel's build config
+/// (see the module doc). The probe is never cached: each call looks again,
+/// so a later mount or permission change is seen.
 ///
 /// `USERTRACE_TRACEFS` overrides where tracefs is looked for.
 ///
@@ -148,17 +249,26 @@ impl fmt::Display for Status {
 pub fn status() -> Status {
     match probe() {
         Ok((_fd, status)) => status,
-        Err(status) => status,
+        Err(status) => *weighed(status),
     }
 }
 
-/// Finds tracefs and opens `user_events_data` read-write.
-pub(crate) fn probe() -> Result<(OwnedFd, Status), Status> {
+/// A failed probe's status, weighed against the running kernel's config:
+/// what [`status()`] says, and what a registration's error carries.
+pub(crate) fn weighed(mut probed: Box<Status>) -> Box<Status> {
+    probed.weigh(KernelConfig::running);
+    probed
+}
+
+/// Finds tracefs and opens `user_events_data` read-write; a failure's
+/// status is boxed, as [`Error::Unavailable`](crate::Error::Unavailable)
+/// carries it.
+pub(crate) fn probe() -> Result<(OwnedFd, Status), Box<Status>> {
     if !sys::OS_HAS_USER_EVENTS {
-        return Err(Status::linux_only());
+        return Err(Box::new(Status::linux_only()));
     }
     let tried = tracefs::candidates();
-    let mut status = Status { availability: Availability::TracefsNotMounted, tracefs: None, tried, errno: None };
+    let mut status = Status { availability: Availability::TracefsNotMounted, tracefs: None, tried, errno: None, kernel_config: None };
     let Some(mount) = status.tried.iter().find(|d| tracefs::is_mounted(d) || d.join("user_events_data").exists()).cloned()
     else {
         // tracefs' root is 0700 by default: an unprivileged user cannot look
@@ -167,14 +277,14 @@ pub(crate) fn probe() -> Result<(OwnedFd, Status), Status> {
             status.availability = Availability::PermissionDenied;
             status.tracefs = status.tried.iter().find(|d| is_permission_denied(d)).cloned();
         }
-        return Err(status);
+        return Err(Box::new(status));
     };
     status.tracefs = Some(mount.clone());
     let data = mount.join("user_events_data");
     let Some(path) = sys::path_to_cstring(&data) else {
         status.availability = Availability::OpenFailed;
         status.errno = Some(libc::EINVAL);
-        return Err(status);
+        return Err(Box::new(status));
     };
     match sys::open_read_write(&path) {
         Ok(fd) => {
@@ -188,7 +298,7 @@ pub(crate) fn probe() -> Result<(OwnedFd, Status), Status> {
                 libc::EACCES | libc::EPERM => Availability::PermissionDenied,
                 _ => Availability::OpenFailed,
             };
-            Err(status)
+            Err(Box::new(status))
         }
     }
 }
@@ -202,42 +312,4 @@ fn kernel_release() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn off_linux_the_status_says_user_events_are_linux_only() {
-        // What `status()` answers on every OS but Linux; built, and so
-        // tested, on Linux too.
-        let status = Status::linux_only();
-        assert!(!status.is_available());
-        assert_eq!(status.availability, Availability::UserEventsMissing);
-        assert_eq!(status.data_path(), None);
-        let message = status.to_string();
-        assert!(message.contains("Linux only"), "{message}");
-        assert!(message.contains(std::env::consts::OS), "{message}");
-    }
-
-    #[test]
-    fn on_linux_a_missing_user_events_data_is_the_kernel_s_config_not_the_os() {
-        let status = Status {
-            availability: Availability::UserEventsMissing,
-            tracefs: Some(PathBuf::from("/sys/kernel/tracing")),
-            tried: vec![PathBuf::from("/sys/kernel/tracing")],
-            errno: Some(libc::ENOENT),
-        };
-        let message = status.to_string();
-        assert!(message.contains("lacks CONFIG_USER_EVENTS"), "{message}");
-        assert!(!message.contains("Linux only"), "{message}");
-    }
-
-    #[test]
-    fn status_probes_tracefs_only_where_user_events_exist() {
-        let status = status();
-        if sys::OS_HAS_USER_EVENTS {
-            assert!(!status.tried.is_empty(), "Linux looks for tracefs: {status:?}");
-        } else {
-            assert_eq!(status, Status::linux_only());
-        }
-    }
-}
+mod tests;

@@ -4,8 +4,9 @@
 //! `USERTRACE_TRANSPORT` picks it, read once per process:
 //! - `auto` (the default, also when unset or empty): user_events when
 //!   [`status()`](crate::status()) finds them usable; shared memory when
-//!   the kernel has none to offer (tracefs not mounted, or no
-//!   `user_events_data`). A user_events that exists but may not be opened
+//!   the kernel has none to offer (its build config says so, tracefs is
+//!   not mounted, or it has no `user_events_data`), and the reason names
+//!   `status()`'s verdict. A user_events that exists but may not be opened
 //!   keeps user_events, and its diagnosis: shared memory would hide a
 //!   permission problem that its owner can fix.
 //! - `user_events`: the kernel only, as before there was a choice.

@@ -243,10 +243,13 @@ typedef int32_t usertrace_transport_kind;
 // `user_events_data` is writable: tracepoints will register.
 #define USERTRACE_AVAILABLE 0
 
-// No tracefs mount point was found.
+// No tracefs mount point was found, and the kernel's build config does
+// not say it lacks user_events.
 #define USERTRACE_TRACEFS_NOT_MOUNTED 1
 
-// The kernel lacks CONFIG_USER_EVENTS (or is older than 6.4).
+// The kernel lacks user_events: its build config says CONFIG_USER_EVENTS
+// is not set (or it is older than 6.4), or tracefs has no
+// `user_events_data`.
 #define USERTRACE_USER_EVENTS_MISSING 2
 
 // This process may not open `user_events_data`.
@@ -399,7 +402,9 @@ usertrace_result usertrace_tracepoint_begin_span(const struct usertrace_tracepoi
 // `tp` NULL or a live handle.
 usertrace_result usertrace_tracepoint_end_span(const struct usertrace_tracepoint *tp, uint64_t id);
 
-// Probes tracefs and `user_events_data` now (never cached). Writes a
+// Probes tracefs and `user_events_data` now (never cached), and when that
+// cannot tell why there are no user_events, reads the kernel's build
+// config: the core's verdict, the one `usertrace status` gives. Writes a
 // sentence saying what was found, and what to do about it, into `buf`
 // (`len` bytes, NUL-terminated, truncated if needed; `buf` may be NULL
 // with `len` 0). As with `snprintf`, `*out_n` (if not NULL) gets the

@@ -15,9 +15,12 @@ use crate::boundary;
 pub type usertrace_availability = i32;
 /// `user_events_data` is writable: tracepoints will register.
 pub const USERTRACE_AVAILABLE: usertrace_availability = 0;
-/// No tracefs mount point was found.
+/// No tracefs mount point was found, and the kernel's build config does
+/// not say it lacks user_events.
 pub const USERTRACE_TRACEFS_NOT_MOUNTED: usertrace_availability = 1;
-/// The kernel lacks CONFIG_USER_EVENTS (or is older than 6.4).
+/// The kernel lacks user_events: its build config says CONFIG_USER_EVENTS
+/// is not set (or it is older than 6.4), or tracefs has no
+/// `user_events_data`.
 pub const USERTRACE_USER_EVENTS_MISSING: usertrace_availability = 2;
 /// This process may not open `user_events_data`.
 pub const USERTRACE_PERMISSION_DENIED: usertrace_availability = 3;
@@ -37,7 +40,9 @@ const _: () = {
     assert!(Availability::ALL.len() == 5, "a new Availability needs its USERTRACE_ constant");
 };
 
-/// Probes tracefs and `user_events_data` now (never cached). Writes a
+/// Probes tracefs and `user_events_data` now (never cached), and when that
+/// cannot tell why there are no user_events, reads the kernel's build
+/// config: the core's verdict, the one `usertrace status` gives. Writes a
 /// sentence saying what was found, and what to do about it, into `buf`
 /// (`len` bytes, NUL-terminated, truncated if needed; `buf` may be NULL
 /// with `len` 0). As with `snprintf`, `*out_n` (if not NULL) gets the

@@ -48,7 +48,9 @@ class Status:
 
 
 def status() -> Status:
-    """Probes tracefs and ``user_events_data`` now (never cached).
+    """Probes tracefs and ``user_events_data`` now (never cached), and when
+    that cannot tell why there are no user_events, reads the kernel's build
+    config: the core's verdict, word for word what ``usertrace status`` says.
 
     This is about user_events only. Where the kernel has none, events still
     reach ``usertrace record`` through shared memory: ``transport()`` says

@@ -123,6 +123,9 @@ pub struct ArchiveReader {
     finished: bool,
     /// Records read so far, for the message of a file broken after them.
     records: u64,
+    /// How far into the file the records read so far reach: see
+    /// [`ArchiveReader::position`].
+    position: u64,
     /// What a file without `usertrace:process` descriptions (one of `perf
     /// record`'s) says of its processes' executables: see [`Executables`].
     executables: Executables,
@@ -181,6 +184,7 @@ impl ArchiveReader {
             return Err(ArchiveError::Broken { path: path.to_owned(), records: 0, source });
         }
         let clock = clock_data(reader.header(PerfHeaderIndex::ClockData));
+        let position = reader.data_begin_file_pos();
         let mut sideband_ids = FxHashSet::default();
         let mut process_ids = FxHashSet::default();
         for desc in reader.event_desc_list() {
@@ -211,6 +215,7 @@ impl ArchiveReader {
             clock,
             finished: false,
             records: 0,
+            position,
         })
     }
 
@@ -223,6 +228,14 @@ impl ArchiveReader {
     /// Events released so far.
     pub fn events(&self) -> u64 {
         self.attribution.events
+    }
+
+    /// How far into the file reading has come, in bytes: the start of its
+    /// records and the size of each one read since, as they lie in the
+    /// file one after another. For progress against the file's size: the
+    /// headers and tables after the records are read when it is opened.
+    pub fn position(&self) -> u64 {
+        self.position
     }
 
     /// The outputs of the next round, in time order; None after the last.
@@ -250,6 +263,7 @@ impl ArchiveReader {
                 Ok(event) => event,
                 Err(source) => return Err(self.broken(source)),
             };
+            self.position += u64::from(event.header.size);
             match event.header.ty {
                 PerfEventHeaderType::FinishedRound => {
                     self.release_held_execs();
@@ -654,6 +668,21 @@ mod tests {
             Err(e) => panic!("another error: {e}"),
             Ok(_) => panic!("opened"),
         }
+    }
+
+    #[test]
+    fn the_position_walks_the_records_from_their_start_to_their_end() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/fixtures/archive.data");
+        let mut reader = ArchiveReader::open(&fixture).unwrap();
+        let (start, end) = (reader.file.data_begin_file_pos(), reader.file.data_end_file_pos());
+        assert_eq!(reader.position(), start);
+        assert!(start > 0 && end <= std::fs::metadata(&fixture).unwrap().len(), "{start}..{end}");
+        let mut last = start;
+        while reader.next_round().unwrap().is_some() {
+            assert!(reader.position() >= last && reader.position() <= end, "{last} then {}", reader.position());
+            last = reader.position();
+        }
+        assert_eq!(reader.position(), end, "every record read");
     }
 
     #[test]

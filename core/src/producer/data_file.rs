@@ -73,7 +73,8 @@ fn open(regs: &mut Registrations) -> Result<RawFd, Error> {
             DATA_FD.store(fd, Ordering::Release);
             Ok(fd)
         }
-        Err(status) => Err(Error::Unavailable(Box::new(status))),
+        // The same diagnosis as `status()`, config and all (read once).
+        Err(status) => Err(Error::Unavailable(status::weighed(status))),
     }
 }
 

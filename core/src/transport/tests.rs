@@ -2,10 +2,11 @@ use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use super::*;
+use crate::KernelConfig;
 
 fn status_of(availability: Availability) -> Status {
     let dir = PathBuf::from("/sys/kernel/tracing");
-    Status { availability, tracefs: Some(dir.clone()), tried: vec![dir], errno: None }
+    Status { availability, tracefs: Some(dir.clone()), tried: vec![dir], errno: None, kernel_config: None }
 }
 
 #[test]
@@ -52,4 +53,23 @@ fn a_forced_transport_is_taken_without_probing() {
     assert_eq!(choice.transport, Transport::SharedMemory);
     assert!(fixed);
     assert_eq!(choice.to_string(), "transport shm: USERTRACE_TRANSPORT=shm");
+}
+
+#[test]
+fn auto_on_a_kernel_whose_config_lacks_user_events_names_that_verdict_not_the_missing_mount() {
+    // The probe found no tracefs; the config says there are no user_events
+    // to mount: the reason names the weighed verdict, as `status()` gives it.
+    let lacking = KernelConfig {
+        release: "6.8.0-test".into(),
+        tried: vec![PathBuf::from("/proc/config.gz")],
+        found: Some((PathBuf::from("/proc/config.gz"), crate::ConfigValue::NotSet)),
+    };
+    let mut unmounted = Status { tracefs: None, ..status_of(Availability::TracefsNotMounted) };
+    unmounted.weigh(|| lacking);
+    let (choice, fixed) = choose(Setting::Auto, || unmounted);
+    assert_eq!((choice.transport, fixed), (Transport::SharedMemory, true));
+    assert_eq!(
+        choice.reason,
+        "USERTRACE_TRANSPORT=auto: user_events is not available (user_events_missing); events go through shared memory in /dev/shm instead"
+    );
 }

@@ -8,9 +8,12 @@ package dev.usertrace;
 public enum Availability {
     /** {@code user_events_data} opened for writing: tracepoints will register. */
     AVAILABLE(0),
-    /** No tracefs mount point was found. */
+    /** No tracefs mount point was found, and the kernel's build config does not say it lacks user_events. */
     TRACEFS_NOT_MOUNTED(1),
-    /** tracefs is mounted but the kernel lacks CONFIG_USER_EVENTS (or is older than 6.4). */
+    /**
+     * The kernel lacks user_events: its build config says CONFIG_USER_EVENTS is not
+     * set (or it is older than 6.4), or tracefs has no {@code user_events_data}.
+     */
     USER_EVENTS_MISSING(2),
     /** {@code user_events_data} exists but this process may not open it. */
     PERMISSION_DENIED(3),

@@ -18,7 +18,9 @@ public final class Usertrace {
     private Usertrace() {}
 
     /**
-     * Probes tracefs and {@code user_events_data} now (never cached).
+     * Probes tracefs and {@code user_events_data} now (never cached), and when
+     * that cannot tell why there are no user_events, reads the kernel's build
+     * config: the core's verdict, word for word what {@code usertrace status} says.
      *
      * <p>This is about user_events only. Where the kernel has none, events still
      * reach {@code usertrace record} through shared memory: {@link #transport()}
@@ -39,8 +41,9 @@ public final class Usertrace {
      * would), and why, as the core decides it. {@code USERTRACE_TRANSPORT} (read
      * once per process) picks it: {@code user_events} or {@code shm} forces one;
      * {@code auto} (or unset) takes user_events where {@link #status()} finds
-     * them usable, and shared memory where the kernel has none (no tracefs, or
-     * no CONFIG_USER_EVENTS). Once a tracepoint registered, the process keeps
+     * them usable, and shared memory where the kernel has none (its build
+     * config lacks CONFIG_USER_EVENTS, no tracefs, or no {@code user_events_data}),
+     * giving {@link #status()}'s verdict as the reason. Once a tracepoint registered, the process keeps
      * its transport.
      *
      * @throws UsertraceException of kind {@link ErrorKind#UNAVAILABLE} if

@@ -7,13 +7,12 @@ use std::process::ExitCode;
 
 use clap::Args;
 use usertrace_output::jsonl;
-use usertrace_output::timeline::TimelineStream;
-use usertrace_output::{check_writable, chrome, perfetto, AtomicFile, FileError};
+use usertrace_output::{check_writable, AtomicFile, FileError};
 
 use crate::progress::Progress;
 use crate::recording::{self, named, Recording, RecordingError};
 use crate::stdout::reader_gone;
-use crate::trace_format::{write_streamed, TraceFormat};
+use crate::trace_format::{write_streamed, TimelineOut, TraceFormat};
 
 const MEMORY_HELP: &str = "\
 Memory: JSON lines and text are written as IN is read, a line at a time,
@@ -44,7 +43,8 @@ failed write; 2 for a bad option.";
 #[derive(Debug, Args)]
 #[command(after_long_help = MEMORY_HELP)]
 pub struct ConvertArgs {
-    /// The JSON-lines recording to read, or - for standard input
+    /// The recording to read: JSON lines (or - for standard input) or
+    /// perf.data
     #[arg(value_name = "IN")]
     pub input: PathBuf,
 
@@ -153,24 +153,15 @@ fn stream(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, F
 /// order (which `progress` says); returns how many records there were.
 fn lay_out(format: TraceFormat, records: Recording, path: &Path, progress: &Progress) -> Result<u64, Failure> {
     let mut file = AtomicFile::create(path).map_err(Failure::Write)?;
-    // Beside the output, on the disk that must have room for it anyway;
-    // a destination written in place may have no directory to write in.
-    let sort_dir = file.temporary_path().and_then(Path::parent).map_or_else(std::env::temp_dir, Path::to_owned);
-    let sort_failed = |source| Failure::Write(FileError { path: sort_dir.clone(), what: "cannot sort the timeline in a temporary file there", source });
-    let mut timeline = TimelineStream::spilling_to(&sort_dir);
+    let mut timeline = TimelineOut::beside(format, Some(&file));
     let mut count = 0;
     for record in records {
         // An error drops `file`, and with it whatever a file OUT had.
-        timeline.push(&record.map_err(Failure::Read)?).map_err(sort_failed)?;
+        timeline.push(&record.map_err(Failure::Read)?).map_err(Failure::Write)?;
         count += 1;
     }
     progress.set_message(format!("writing {}", path.display()));
-    let items = timeline.finish().map_err(sort_failed)?;
-    let written = match format {
-        TraceFormat::Chrome => chrome::write(items, &mut file),
-        _ => perfetto::write(items, &mut file),
-    };
-    written.map_err(|source| Failure::Write(FileError { path: path.to_owned(), what: "writing failed", source }))?;
+    timeline.write_to(&mut file, path).map_err(Failure::Write)?;
     file.commit().map_err(Failure::Write)?;
     Ok(count)
 }

@@ -1,4 +1,4 @@
-//! `usertrace export`: a JSON-lines recording uploaded to an OpenTelemetry
+//! `usertrace export`: a recording (JSON lines or perf.data) uploaded to an OpenTelemetry
 //! pipeline over OTLP/HTTP, with the mapping of `usertrace_output::otlp`.
 
 use std::path::PathBuf;
@@ -16,7 +16,7 @@ use crate::otlp_args::OtlpArgs;
 /// The longest `--timeout`: a day. Longer is a typo, not a plan.
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 
-/// Upload a JSON-lines recording to an OTLP endpoint (Jaeger, a Collector)
+/// Upload a recording (JSON lines or perf.data) to an OTLP endpoint (Jaeger, a Collector)
 ///
 /// Spans become OTLP spans (ids derived from the recording, so uploading
 /// twice gives the same ids), other events log records, and each process a
@@ -30,8 +30,9 @@ pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// a summary of what was taken, refused and never sent.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The JSON-lines recording to read (usertrace record -o FILE.jsonl;
-    /// - for standard input)
+    /// The recording to read: JSON lines (usertrace record -o FILE.jsonl;
+    /// a dash for standard input) or perf.data (record -o FILE.data's
+    /// archive, a flight recorder's dump, or perf record's own file)
     #[arg(value_name = "FILE")]
     pub input: PathBuf,
 

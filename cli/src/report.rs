@@ -1,4 +1,5 @@
-//! `usertrace report`: the latency report of a JSON-lines recording.
+//! `usertrace report`: the latency report of a recording (JSON lines or
+//! perf.data).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ use crate::args::Format;
 use crate::json::print_line;
 use crate::stdout::out;
 
-/// Summarise a JSON-lines recording: event rates and span latencies
+/// Summarise a recording (JSON lines or perf.data): event rates and span latencies
 ///
 /// Per event: count and rate. Per span name: count, p50/p90/p99/max and a
 /// log2 histogram of durations (as systemtap's @hist_log prints it), and
@@ -29,8 +30,9 @@ use crate::stdout::out;
 /// their begin stacks. It holds no event, no closed span and no thread.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The JSON-lines recording (`usertrace record -o FILE.jsonl`), or -
-    /// for standard input
+    /// The recording: JSON lines (`usertrace record -o FILE.jsonl`; a
+    /// dash for standard input) or perf.data (`record -o FILE.data`'s
+    /// archive, a flight recorder's dump, or `perf record`'s own file)
     #[arg(value_name = "FILE")]
     pub input: PathBuf,
 

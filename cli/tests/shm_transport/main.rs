@@ -32,6 +32,7 @@ mod a_producer_in_another_pid_namespace_is_named_and_left_alone;
 mod the_archive_alone_holds_and_counts_every_childs_event;
 mod a_full_ring_is_named_as_the_thread_s_own_with_what_sizes_it;
 mod call_graph_says_events_in_shared_memory_carry_no_stack;
+mod two_processes_continue_one_trace_through_a_traceparent;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
 /// PID" (registered, and waiting for a recorder); with its pid.

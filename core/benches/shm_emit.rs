@@ -29,6 +29,10 @@ use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value};
 #[path = "support/kernel.rs"]
 #[allow(dead_code)]
 mod kernel;
+#[path = "support/shm_ring.rs"]
+#[allow(dead_code)]
+mod shm_ring;
+use shm_ring::ThisThreadsRing;
 
 const ROUNDS: usize = 100;
 const CALLS: u32 = 10_000;
@@ -114,55 +118,5 @@ fn main() {
         );
     } else {
         println!("(no user_events here: the row against a user_events emit is measured in the guest, by harness/bench)");
-    }
-}
-
-/// This thread's ring, mapped as a recorder maps it, to move its tail.
-struct ThisThreadsRing {
-    base: *mut u8,
-    len: usize,
-}
-
-impl ThisThreadsRing {
-    /// The ring file `PID.INSTANCE.TID.ring` of this (the main) thread.
-    fn open() -> ThisThreadsRing {
-        // SAFETY: geteuid has no preconditions.
-        let dir = format!("/dev/shm/usertrace-{}", unsafe { libc::geteuid() });
-        let pid = std::process::id();
-        let path = std::fs::read_dir(&dir)
-            .expect("the shared-memory directory")
-            .map(|e| e.unwrap().path())
-            .find(|p| {
-                let name = p.file_name().unwrap().to_string_lossy().into_owned();
-                name.starts_with(&format!("{pid}.")) && name.ends_with(&format!(".{pid}.ring"))
-            })
-            .expect("this thread's ring");
-        let file = OpenOptions::new().read(true).write(true).open(&path).expect("the ring file");
-        let len = file.metadata().unwrap().len() as usize;
-        // SAFETY: maps the whole file shared, as the recorder does; the
-        // mapping outlives every use (the bench's end).
-        let base = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0) };
-        assert_ne!(base, libc::MAP_FAILED);
-        ThisThreadsRing { base: base.cast(), len }
-    }
-
-    /// A header word: `head`, `tail` or `lost`.
-    fn word(&self, offset: usize) -> &std::sync::atomic::AtomicU64 {
-        assert!(offset + 8 <= self.len);
-        // SAFETY: the header's aligned u64 words, inside the mapping; the
-        // producer writes `head` and `lost`, the recorder (this) `tail`,
-        // all atomically.
-        unsafe { &*self.base.add(offset).cast::<std::sync::atomic::AtomicU64>() }
-    }
-
-    /// Frees all that was written: tail = head.
-    fn take_all(&self) {
-        use usertrace::shm_layout::ring::{HEAD, TAIL};
-        self.word(TAIL).store(self.word(HEAD).load(Ordering::Acquire), Ordering::Release);
-    }
-
-    /// Records dropped because the ring was full.
-    fn lost(&self) -> u64 {
-        self.word(usertrace::shm_layout::ring::LOST).load(Ordering::Relaxed)
     }
 }

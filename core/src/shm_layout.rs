@@ -42,7 +42,11 @@
 //! as perf's ring readers do). `head` is the producer's, stored with
 //! Release after the record's bytes; `tail` is the recorder's, stored with
 //! Release after it copied them. A record that does not fit is dropped and
-//! counted in `lost`.
+//! counted in `lost`. The producer allocates and maps every page of a
+//! ring when it makes it (`MADV_POPULATE_WRITE`, or `fallocate` and a
+//! write per page before Linux 5.14), before it writes the data length:
+//! no emit pays a page's first touch, and a ring's memory (the data area
+//! and a page) is taken whole when its thread first emits.
 
 /// The directory of every shared-memory file of user `uid`.
 pub fn directory(uid: u32) -> std::path::PathBuf {

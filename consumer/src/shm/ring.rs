@@ -55,9 +55,11 @@ impl ShmRing {
         if parsed.pid != pid {
             return Err(LayoutError::BadMagic { what: "ring (of another process)" });
         }
+        // Populated: the producer allocated every page, and mapping them now
+        // spares the first reads of each a fault.
         // SAFETY: a shared mapping of a regular file of at least this length
         // (checked above); see the module's Safety paragraph for its use.
-        let map = unsafe { MmapOptions::new().len(RING_HEADER_LEN + parsed.data_len).map_mut(file) }
+        let map = unsafe { MmapOptions::new().len(RING_HEADER_LEN + parsed.data_len).populate().map_mut(file) }
             .map_err(|_| LayoutError::Truncated { what: "ring mapping", need: RING_HEADER_LEN + parsed.data_len, have: 0 })?;
         let inode = std::os::unix::fs::MetadataExt::ino(&file.metadata().map_err(|_| LayoutError::Truncated { what: "ring file", need: 0, have: 0 })?);
         Ok(ShmRing { map, path: path.to_owned(), inode, tid: parsed.tid, data_len: parsed.data_len, lost_seen: 0, last_cpu: 0 })

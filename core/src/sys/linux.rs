@@ -206,6 +206,34 @@ pub fn mmap_shared(fd: RawFd, len: usize) -> Result<std::ptr::NonNull<u8>, Errno
     std::ptr::NonNull::new(at.cast()).ok_or(Errno(libc::EFAULT))
 }
 
+/// `fallocate(fd, 0, 0, len)`: the file's blocks allocated now, so that
+/// a later write into its mapping cannot find tmpfs full (SIGBUS), where
+/// this says `ENOSPC`.
+///
+/// References: fallocate(2).
+pub fn fallocate(fd: RawFd, len: usize) -> Result<(), Errno> {
+    // SAFETY: plain integer arguments.
+    if unsafe { libc::fallocate(fd, 0, 0, len as libc::off_t) } < 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}
+
+/// `madvise(at, len, MADV_POPULATE_WRITE)`: every page of the mapping
+/// allocated and mapped writable now, as a write to each would (Linux
+/// 5.14; `EINVAL` before it, which the caller answers by touching each
+/// page itself).
+///
+/// References: madvise(2), MADV_POPULATE_WRITE.
+pub fn populate_write(at: std::ptr::NonNull<u8>, len: usize) -> Result<(), Errno> {
+    // SAFETY: MADV_POPULATE_WRITE changes no byte of the range: it only
+    // faults its pages in, as writes would; the kernel checks the range.
+    if unsafe { libc::madvise(at.as_ptr().cast(), len, libc::MADV_POPULATE_WRITE) } < 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}
+
 /// `munmap(at, len)`.
 ///
 /// # Safety

@@ -119,6 +119,16 @@ pub fn mmap_shared(_fd: RawFd, _len: usize) -> Result<std::ptr::NonNull<u8>, Err
     Err(UNSUPPORTED)
 }
 
+/// Would allocate a file's blocks: `ENOSYS`.
+pub fn fallocate(_fd: RawFd, _len: usize) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
+/// Would fault a mapping's pages in: `ENOSYS`.
+pub fn populate_write(_at: std::ptr::NonNull<u8>, _len: usize) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
 /// Would unmap a mapping, of which there are none here: `ENOSYS`.
 ///
 /// # Safety

@@ -1,7 +1,8 @@
 //! A thread's ring: the file `PID.TID.ring` this thread writes its records
 //! into and one recorder reads (see [`shm_layout`](crate::shm_layout)).
 //!
-//! Made on the thread's first enabled emit and kept in a thread-local, so
+//! Made on the thread's first enabled emit, its pages all allocated and
+//! mapped then (no emit pays a page fault), and kept in a thread-local, so
 //! an emit touches no lock and no line another thread writes. A full ring
 //! drops the record and counts it in `lost`: an emit never waits for the
 //! recorder. The thread's exit closes the ring; a fork abandons the rings
@@ -114,6 +115,17 @@ impl Ring {
                 return Err(failed("mmap", errno));
             }
         };
+        // Every page ready before the first emit: a page first touched by
+        // an emit costs it a fault (a microsecond or more, against tens of
+        // nanoseconds), and a large ring would pay that across its whole
+        // first lap. This also finds a full tmpfs here, as an error, where a
+        // write into a page it cannot back would be a SIGBUS.
+        if let Err(errno) = populate(raw, base, file_len) {
+            // SAFETY: the mapping just made, which nothing references yet.
+            let _ = unsafe { sys::munmap(base, file_len) };
+            let _ = sys::unlink(path.as_cstr());
+            return Err(failed("populate", errno));
+        }
         let ring = Ring { base, data_len, head: 0, epoch, uid, pid, instance, tid };
         // SAFETY: the magic's 8 bytes start the fresh mapping, which no
         // one else references yet.
@@ -180,6 +192,28 @@ impl Ring {
         // area follows the header inside the mapping.
         unsafe { self.base.as_ptr().add(RING_HEADER_LEN + offset) }
     }
+}
+
+/// Allocates and maps every page of a fresh ring mapping: one
+/// `MADV_POPULATE_WRITE` (Linux 5.14); before it, the blocks reserved with
+/// `fallocate` (so that no write can SIGBUS) and each page written once.
+#[cold]
+fn populate(fd: sys::RawFd, base: NonNull<u8>, len: usize) -> Result<(), Errno> {
+    match sys::populate_write(base, len) {
+        Err(Errno(libc::EINVAL)) => {}
+        done => return done,
+    }
+    sys::fallocate(fd, len)?;
+    // 4 KiB, the smallest page: a write every 4 KiB reaches every page
+    // whatever the page size.
+    for offset in (0..len).step_by(4096) {
+        // SAFETY: inside the fresh mapping, which nothing else references
+        // yet (the recorder waits for the header's length, written after
+        // this); it writes the zero the new file already holds there, and
+        // its blocks are allocated, so the write cannot fault for space.
+        unsafe { base.as_ptr().add(offset).write_volatile(0) };
+    }
+    Ok(())
 }
 
 /// Copies a record's pieces into the ring from `at`, wrapping at its end.

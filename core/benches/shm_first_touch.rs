@@ -154,7 +154,7 @@ fn bare_file(data_len: usize) -> (f64, f64) {
 fn laps(tp: &DynamicTracepoint, data_len: usize) -> (f64, f64) {
     tp.emit(&[Value::U32(0)]).expect("the first emit makes the ring");
     let ring = ThisThreadsRing::open();
-    let mut batch = || {
+    let batch = || {
         ring.take_all();
         let start = Instant::now();
         for i in 0..BATCH {

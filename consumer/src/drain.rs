@@ -207,8 +207,9 @@ pub(crate) struct Drain {
     pub sched: Option<SchedScope>,
     /// Producers on the shared-memory transport, read with the rings.
     pub shm: ShmSource,
-    /// Whether the last read of the shared-memory rings found records: it
-    /// has no wakeup, so the drain then waits less.
+    /// Whether the last read of the shared-memory rings found records: a
+    /// producer wakes the drain only at its ring's watermark, so the drain
+    /// then waits less.
     pub shm_busy: bool,
     /// Whether samples are only counted, not handed to the session's
     /// thread (`SessionOptions::yield_events` false): they still go into
@@ -407,11 +408,27 @@ impl Drain {
         let mut fds: Vec<BorrowedFd<'_>> = self.rings.iter().flat_map(|r| [r.sideband.as_fd(), r.events.as_fd()]).collect();
         fds.extend(self.attach_requests.as_ref().map(|r| r.as_fd()));
         fds.extend(stop_wake);
+        // A producer whose ring passed its watermark wakes us; one that
+        // woke us less than the minimum interval ago is heard again once
+        // the interval is over, not before.
+        let wake = self.shm.wake_fd_if_due();
+        let wake_watched = wake.is_some();
+        let wake_held_back = !wake_watched && self.shm.has_wake_socket();
+        fds.extend(wake);
         // The stop flag is looked at between waits: a short one keeps the
-        // end of a recording prompt.
-        let wait = if self.shm_busy { 1 } else { self.rescan_interval.min(Duration::from_millis(50)).as_millis() as i32 };
+        // end of a recording prompt. Without a wakeup (no socket, an older
+        // producer, a wakeup lost), rings with data are read every
+        // millisecond and others every 50.
+        let wait = if self.shm_busy || wake_held_back {
+            usertrace::shm_layout::MIN_WAKE_INTERVAL_MS as i32
+        } else {
+            self.rescan_interval.min(Duration::from_millis(50)).as_millis() as i32
+        };
         sys::poll_readable(&fds, wait).map_err(|e| Error::Perf { op: "poll", cpu: 0, errno: e })?;
         drop(fds);
+        if wake_watched {
+            self.shm.take_wakeups();
+        }
         let announced = self.attach_requests.as_ref().is_some_and(|r| r.drain() > 0);
         let due = self.last_scan.elapsed() >= self.rescan_interval;
         if announced || (self.rescan && due) {

@@ -32,6 +32,11 @@
 //!                                   once the bit flips, THREADS threads at once, each emitting
 //!                                   thread = I, n = 0..COUNT as fast as it can
 //!
+//!   ut_emit bursts NAME BURSTS SIZE PERIOD_US [PAD]
+//!                                   once the bit flips, BURSTS bursts of SIZE events n = 0.. back to
+//!                                   back, PERIOD_US from the start of one to the start of the next;
+//!                                   each event with a string `pad` of PAD bytes (0 by default)
+//!
 //!   ut_emit span-flood PROVIDER COUNT  once enabled: PROVIDER_flood begins, COUNT PROVIDER_tick(n)
 //!                                   events go out as fast as they can, then after 200 ms (for the
 //!                                   recorder to drain) the span ends: losses land inside the span
@@ -223,6 +228,25 @@ fn threads(name: &str, threads: u32, count: u64) {
             });
         }
     });
+}
+
+/// Bursts of events on a fixed period, as a program that does a piece of
+/// work now and then traces it.
+fn bursts(name: &str, bursts: u64, size: u64, period_us: u64, pad: &str) {
+    let tp = tracepoint(name, &[("n", FieldType::U64), ("pad", FieldType::Str)]);
+    wait_enabled(&tp);
+    let period = Duration::from_micros(period_us);
+    let start = Instant::now();
+    let mut n = 0;
+    for burst in 1..=bursts {
+        for _ in 0..size {
+            emit(&tp, &[Value::U64(n), Value::Str(pad)]);
+            n += 1;
+        }
+        // On the period, not after a pause: a slow burst does not slow the rate.
+        let next = start + period * burst as u32;
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+    }
 }
 
 /// A span with a flood of events inside it, for losses within a span.
@@ -491,6 +515,10 @@ fn main() {
         }
         "span-flood" => span_flood(arg(2), arg(3).parse().unwrap()),
         "sched" => sched(arg(2)),
+        "bursts" => {
+            let pad = "p".repeat(args.get(6).map_or(0, |p| p.parse().unwrap()));
+            bursts(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap(), arg(5).parse().unwrap(), &pad)
+        }
         "threads" => threads(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
         "spawn" => spawn(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),

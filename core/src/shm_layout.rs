@@ -17,6 +17,7 @@
 //!   tracepoint.
 //! - `PID.INSTANCE.TID.ring`: one per thread that emitted while enabled: a
 //!   [`RingHeader`] page, then the data area, a power of two of bytes.
+//! - `RECORDER.wake`: a recorder's wake socket (see below).
 //!
 //! # The enable word
 //! It stays where it always was, in the producer (a `static`, or a C
@@ -47,6 +48,75 @@
 //! write per page before Linux 5.14), before it writes the data length:
 //! no emit pays a page's first touch, and a ring's memory (the data area
 //! and a page) is taken whole when its thread first emits.
+
+//!
+//! # Waking the recorder
+//! A recorder that finds a ring empty reads it again only after a while
+//! (tens of milliseconds), so a burst into an idle recorder could fill the
+//! ring first. So a producer wakes the recorder that holds it when one of
+//! its rings passes the watermark, a quarter full ([`WAKE_WATERMARK`]; as
+//! LTTng's producers wake its consumer at each of 4 sub-buffers filled,
+//! and leaving the recorder the time of three quarters of the ring to be
+//! scheduled and read):
+//! - The recorder binds a Unix datagram socket, `RECORDER.wake` (its pid;
+//!   see [`wake_socket_file_name`]), in its own user's [`directory`], and
+//!   polls it beside its perf descriptors. Run as root, it links the same
+//!   socket into each other user's directory where it holds a producer
+//!   (a hard link: the socket file's mode, 0666, is set in root's own
+//!   0700 directory, never through a path another user controls; the link
+//!   is reachable only through that user's 0700 directory). It removes
+//!   them when it ends; one a recorder left by crashing is found dead (a
+//!   datagram to it is refused) and removed by the next recorder.
+//! - The producer sends one byte to `RECORDER.wake` in its own directory,
+//!   naming the recorder its registry's [`registry::RECORDER`] holds, on
+//!   the emit that takes a ring's unread bytes from below the watermark to
+//!   it or past it: once per crossing, not per event. The send never
+//!   waits (`MSG_DONTWAIT`, `MSG_NOSIGNAL`) and each of its failures is
+//!   ignored: no socket (an older recorder, or none), a full one, a
+//!   recorder gone. It opens a socket for the send and closes it after:
+//!   nothing is cached that a fork, an exec or a program closing every
+//!   descriptor could leave pointing elsewhere. A lost wakeup costs only
+//!   the recorder's poll, as before.
+//! - The recorder empties the socket at each wakeup, and honours it at
+//!   most once per [`MIN_WAKE_INTERVAL_MS`]: a producer that sends without
+//!   end makes it read its rings no more often than a busy one does.
+//! - One recorder per producer (the registry's holder), so several
+//!   recorders never wake each other; a recorder that restarts has a new
+//!   pid, which the producer reads anew at each crossing.
+//!
+//! The socket is a new kind of file in the directory: readers of older
+//! versions skip names they do not know, and the registry and ring files
+//! did not change, so [`VERSION`] stays 1 on both sides.
+
+/// The fraction of a ring's data area, as a divisor, whose crossing wakes
+/// the recorder: 4, a quarter full.
+pub const WAKE_WATERMARK: u64 = 4;
+
+/// Whether an emit of `record_len` bytes into a ring of `data_len` bytes
+/// that held `unread` bytes (head less tail, before it) takes the ring
+/// across the watermark: from below it to at or above it. Written records
+/// only; a dropped one never crosses.
+#[inline]
+pub const fn crosses_watermark(unread: u64, record_len: u64, data_len: u64) -> bool {
+    let mark = data_len / WAKE_WATERMARK;
+    unread < mark && unread + record_len >= mark
+}
+
+/// The fewest milliseconds between two wakeups a recorder honours.
+pub const MIN_WAKE_INTERVAL_MS: u64 = 1;
+
+/// The recorder's wake socket's name inside [`directory`]: `RECORDER.wake`.
+pub fn wake_socket_file_name(recorder: u32) -> String {
+    format!("{recorder}{WAKE_SUFFIX}")
+}
+
+/// The recorder's pid in a wake socket's name.
+pub fn parse_wake_socket_file_name(name: &str) -> Option<u32> {
+    name.strip_suffix(WAKE_SUFFIX)?.parse().ok()
+}
+
+/// How wake socket names end.
+pub const WAKE_SUFFIX: &str = ".wake";
 
 /// The directory of every shared-memory file of user `uid`.
 pub fn directory(uid: u32) -> std::path::PathBuf {

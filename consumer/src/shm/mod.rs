@@ -16,9 +16,14 @@
 //! producer wrote is checked before use, and what one read copies is
 //! bounded by its ring's size: a producer can make us neither block nor
 //! allocate without bound.
+//!
+//! A producer whose ring passes a quarter full wakes the drain through a
+//! datagram socket of ours (`wake.rs`), so that a burst into an idle
+//! recorder is read before it fills the ring.
 
 mod producer;
 mod ring;
+mod wake;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -33,6 +38,7 @@ use crate::record::PERF_RECORD_LOST;
 use crate::sys;
 use producer::{KnownSlot, Producer, Refusal};
 use ring::ShmRing;
+use wake::WakeSocket;
 
 /// The system the events show under, as user_events would name it.
 const SYSTEM: &str = "user_events";
@@ -112,6 +118,12 @@ pub(crate) struct ShmSource {
     pid_namespace: u64,
     scratch: Vec<u8>,
     record: Vec<u8>,
+    /// Where producers wake us: bound when the first producer is taken
+    /// (a `list` binds nothing), None if that failed.
+    wake: Option<WakeSocket>,
+    wake_tried: bool,
+    /// When a wakeup was last honoured.
+    last_wake: Option<std::time::Instant>,
 }
 
 impl ShmSource {
@@ -133,6 +145,46 @@ impl ShmSource {
             pid_namespace: usertrace::shm_layout::own_pid_namespace(),
             scratch: Vec::new(),
             record: Vec::new(),
+            wake: None,
+            wake_tried: false,
+            last_wake: None,
+        }
+    }
+
+    /// The wake socket to poll, unless a wakeup was honoured less than
+    /// `MIN_WAKE_INTERVAL_MS` ago (then None, and the caller waits no
+    /// longer than that interval): a producer that sends without end
+    /// wakes us no more often than that.
+    pub(crate) fn wake_fd_if_due(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        let interval = std::time::Duration::from_millis(usertrace::shm_layout::MIN_WAKE_INTERVAL_MS);
+        let due = self.last_wake.is_none_or(|at| at.elapsed() >= interval);
+        self.wake.as_ref().filter(|_| due).map(WakeSocket::as_fd)
+    }
+
+    /// Whether there is a wake socket at all.
+    pub(crate) fn has_wake_socket(&self) -> bool {
+        self.wake.is_some()
+    }
+
+    /// Empties the wake socket after a poll that watched it; true if a
+    /// producer had sent anything (a wakeup, now honoured).
+    pub(crate) fn take_wakeups(&mut self) -> bool {
+        let woken = self.wake.as_ref().is_some_and(|w| w.take() > 0);
+        if woken {
+            self.last_wake = Some(std::time::Instant::now());
+        }
+        woken
+    }
+
+    /// Makes the wake socket (at the first producer taken) reachable from
+    /// the directory of producer `index`, which we now hold.
+    fn reachable_from(&mut self, index: usize) {
+        if !self.wake_tried {
+            self.wake_tried = true;
+            self.wake = WakeSocket::bind(self.recorder);
+        }
+        if let (Some(wake), Some(dir)) = (self.wake.as_mut(), self.producers[index].path.parent()) {
+            wake.reach_from(dir);
         }
     }
 
@@ -260,6 +312,7 @@ impl ShmSource {
                 if let Err(Refusal::Held { recorder }) = self.producers[index].claim(self.recorder) {
                     return Err(recorder);
                 }
+                self.reachable_from(index);
             }
             let producer = &self.producers[index];
             if !matches {

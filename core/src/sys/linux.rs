@@ -206,6 +206,50 @@ pub fn mmap_shared(fd: RawFd, len: usize) -> Result<std::ptr::NonNull<u8>, Errno
     std::ptr::NonNull::new(at.cast()).ok_or(Errno(libc::EFAULT))
 }
 
+/// `socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)`, `sendto(fd, buf, len,
+/// MSG_DONTWAIT | MSG_NOSIGNAL, path)`, `close(fd)`: one datagram to the
+/// socket bound at `path`, never waiting (a full socket is `EAGAIN`) and
+/// never raising SIGPIPE; no descriptor outlives the call.
+///
+/// References: unix(7), sendto(2).
+pub fn send_datagram(path: &CStr, buf: &[u8]) -> Result<(), Errno> {
+    // SAFETY: a zeroed sockaddr_un is valid: family 0 and an empty path.
+    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    let bytes = path.to_bytes();
+    // The last byte stays 0: the kernel reads a NUL-terminated path.
+    if bytes.len() >= addr.sun_path.len() {
+        return Err(Errno(libc::ENAMETOOLONG));
+    }
+    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (to, &from) in addr.sun_path.iter_mut().zip(bytes) {
+        *to = from as libc::c_char;
+    }
+    // SAFETY: plain integer arguments.
+    let fd = unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: socket(2) returned a new descriptor that nothing else owns.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+    // SAFETY: the kernel reads `buf.len()` bytes of a valid slice and
+    // `len` bytes of the sockaddr_un on this stack.
+    let n = unsafe {
+        libc::sendto(
+            fd.as_raw_fd(),
+            buf.as_ptr().cast(),
+            buf.len(),
+            libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+            (&raw const addr).cast(),
+            len,
+        )
+    };
+    if n < 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}
+
 /// `fallocate(fd, 0, 0, len)`: the file's blocks allocated now, so that
 /// a later write into its mapping cannot find tmpfs full (SIGBUS), where
 /// this says `ENOSPC`.

@@ -119,6 +119,11 @@ pub fn mmap_shared(_fd: RawFd, _len: usize) -> Result<std::ptr::NonNull<u8>, Err
     Err(UNSUPPORTED)
 }
 
+/// Would send a datagram: `ENOSYS`.
+pub fn send_datagram(_path: &CStr, _buf: &[u8]) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
 /// Would allocate a file's blocks: `ENOSYS`.
 pub fn fallocate(_fd: RawFd, _len: usize) -> Result<(), Errno> {
     Err(UNSUPPORTED)

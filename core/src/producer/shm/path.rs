@@ -7,7 +7,7 @@
 
 use std::ffi::CStr;
 
-use crate::shm_layout::{DIRECTORY_PREFIX, REGISTRY_SUFFIX, RING_SUFFIX};
+use crate::shm_layout::{DIRECTORY_PREFIX, REGISTRY_SUFFIX, RING_SUFFIX, WAKE_SUFFIX};
 
 /// Longer than the longest path: the prefix (19), four u32s (40), a `/`,
 /// two `.` and the longest suffix (9), and the NUL.
@@ -52,6 +52,16 @@ impl ShmPath {
         path
     }
 
+    /// `/dev/shm/usertrace-UID/RECORDER.wake`: the wake socket of the
+    /// recorder `recorder`, as this user's directory holds it.
+    pub(crate) fn wake(uid: u32, recorder: u32) -> ShmPath {
+        let mut path = ShmPath::directory(uid);
+        path.push(b"/");
+        path.push_u32(recorder);
+        path.push(WAKE_SUFFIX.as_bytes());
+        path
+    }
+
     /// The path as the kernel takes it.
     pub(crate) fn as_cstr(&self) -> &CStr {
         // The buffer starts zeroed and `push` keeps `len < CAPACITY`, so a
@@ -90,7 +100,7 @@ impl ShmPath {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shm_layout::{directory, registry_file_name, ring_file_name};
+    use crate::shm_layout::{directory, registry_file_name, ring_file_name, wake_socket_file_name};
 
     #[test]
     fn paths_are_the_names_the_layout_gives() {
@@ -99,5 +109,7 @@ mod tests {
         assert_eq!(ShmPath::registry(0, u32::MAX, 7).display(), registry.display().to_string());
         let ring = directory(u32::MAX).join(ring_file_name(u32::MAX, u32::MAX, u32::MAX));
         assert_eq!(ShmPath::ring(u32::MAX, u32::MAX, u32::MAX, u32::MAX).display(), ring.display().to_string());
+        let wake = directory(u32::MAX).join(wake_socket_file_name(u32::MAX));
+        assert_eq!(ShmPath::wake(u32::MAX, u32::MAX).display(), wake.display().to_string());
     }
 }

@@ -5,7 +5,8 @@
 //! mapped then (no emit pays a page fault), and kept in a thread-local, so
 //! an emit touches no lock and no line another thread writes. A full ring
 //! drops the record and counts it in `lost`: an emit never waits for the
-//! recorder. The thread's exit closes the ring; a fork abandons the rings
+//! recorder. The emit that takes the ring past a quarter full wakes the
+//! recorder, once per crossing, with one datagram it does not wait on. The thread's exit closes the ring; a fork abandons the rings
 //! of before it (they are the parent's) by the process epoch.
 //!
 //! # Safety
@@ -27,7 +28,7 @@ use super::registry::Registry;
 use crate::producer::field::{Field, MAX_FIELDS};
 use crate::producer::payload::{lay_out, validate_values, Pieces};
 use crate::producer::value::Value;
-use crate::shm_layout::{ring, RecordHeader, DEFAULT_RING_DATA_LEN, RING_HEADER_LEN, RING_MAGIC};
+use crate::shm_layout::{crosses_watermark, ring, RecordHeader, DEFAULT_RING_DATA_LEN, RING_HEADER_LEN, RING_MAGIC};
 use crate::sys::{self, Errno};
 use crate::Error;
 
@@ -158,7 +159,8 @@ impl Ring {
         let tail = self.u64_at(ring::TAIL).load(Ordering::Acquire);
         // A `tail` past `head` (a broken recorder) leaves no room, and
         // a full ring drops the record rather than wait.
-        let free = (self.data_len as u64).checked_sub(self.head.wrapping_sub(tail));
+        let unread = self.head.wrapping_sub(tail);
+        let free = (self.data_len as u64).checked_sub(unread);
         if free.is_none_or(|free| record_len as u64 > free) {
             self.u64_at(ring::LOST).fetch_add(1, Ordering::Relaxed);
             return Ok(());
@@ -182,7 +184,23 @@ impl Ring {
         // ATOMICS: Release after the record's bytes: a recorder that loads
         // `head` with Acquire reads them whole.
         self.u64_at(ring::HEAD).store(self.head, Ordering::Release);
+        // After the publish: the recorder woken reads this record too.
+        if crosses_watermark(unread, record_len as u64, self.data_len as u64) {
+            self.wake_recorder();
+        }
         Ok(())
+    }
+
+    /// Tells the recorder holding this process that a ring passed its
+    /// watermark (the layout's "Waking the recorder"); never waits, and
+    /// what fails is ignored: the recorder then reads at its next poll.
+    #[cold]
+    #[inline(never)]
+    fn wake_recorder(&self) {
+        let recorder = Registry::current().map_or(0, |r| r.recorder());
+        if recorder != 0 {
+            let _ = sys::send_datagram(ShmPath::wake(self.uid, recorder).as_cstr(), &[1]);
+        }
     }
 
     /// The data area's byte `at` (of the bytes ever written), wrapped.

@@ -38,3 +38,22 @@ fn only_a_private_directory_of_ours_is_used() {
     let err = Error::UnsafeDirectory { path: "/dev/shm/usertrace-1000".into(), reason: "is not a directory".into() };
     assert_eq!(err.kind(), crate::ErrorKind::PermissionDenied);
 }
+
+#[test]
+fn a_ring_wakes_its_recorder_once_as_it_crosses_a_quarter_full() {
+    use crate::shm_layout::crosses_watermark;
+    let ring = 4096;
+    // Below, then the record that reaches the mark exactly, then past it.
+    assert!(!crosses_watermark(0, 32, ring));
+    assert!(!crosses_watermark(900, 32, ring));
+    assert!(crosses_watermark(1024 - 32, 32, ring));
+    assert!(crosses_watermark(1016, 32, ring));
+    // Already at or above it: no second wakeup until the recorder reads.
+    assert!(!crosses_watermark(1024, 32, ring));
+    assert!(!crosses_watermark(4000, 32, ring));
+    // Walked record by record, from empty to full: one crossing.
+    let crossings = (0..ring / 40).filter(|i| crosses_watermark(i * 40, 40, ring)).count();
+    assert_eq!(crossings, 1);
+    // The recorder read it all: the next fill crosses again.
+    assert!(crosses_watermark(1023, 8, ring) && !crosses_watermark(0, 8, ring));
+}

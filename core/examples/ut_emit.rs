@@ -37,6 +37,10 @@
 //!                                   back, PERIOD_US from the start of one to the start of the next;
 //!                                   each event with a string `pad` of PAD bytes (0 by default)
 //!
+//!   ut_emit clock NAME COUNT        once the bit flips, COUNT events i = 0.., a millisecond apart,
+//!                                   each between two reads of CLOCK_MONOTONIC, printed as
+//!                                   `clock I BEFORE_NS AFTER_NS`
+//!
 //!   ut_emit span-flood PROVIDER COUNT  once enabled: PROVIDER_flood begins, COUNT PROVIDER_tick(n)
 //!                                   events go out as fast as they can, then after 200 ms (for the
 //!                                   recorder to drain) the span ends: losses land inside the span
@@ -247,6 +251,29 @@ fn bursts(name: &str, bursts: u64, size: u64, period_us: u64, pad: &str) {
         let next = start + period * burst as u32;
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
     }
+}
+
+/// Events each between two reads of the monotonic clock, for a test of
+/// the time the recorder gives them.
+fn clock(name: &str, count: u32) {
+    let tp = tracepoint(name, &[("i", FieldType::U32)]);
+    wait_enabled(&tp);
+    let now = || {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    };
+    let mut lines = String::new();
+    for i in 0..count {
+        let before = now();
+        emit(&tp, &[Value::U32(i)]);
+        let after = now();
+        lines.push_str(&format!("clock {i} {before} {after}\n"));
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let mut out = std::io::stdout();
+    let _ = out.write_all(lines.as_bytes()).and_then(|()| out.flush());
 }
 
 /// A span with a flood of events inside it, for losses within a span.
@@ -519,6 +546,7 @@ fn main() {
             let pad = "p".repeat(args.get(6).map_or(0, |p| p.parse().unwrap()));
             bursts(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap(), arg(5).parse().unwrap(), &pad)
         }
+        "clock" => clock(arg(2), arg(3).parse().unwrap()),
         "threads" => threads(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
         "spawn" => spawn(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),

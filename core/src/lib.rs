@@ -65,7 +65,7 @@ pub use handshake::{ATTACH_FD_ENV, ATTACH_PATTERNS_ENV};
 pub use pattern::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use producer::{
     delete_event, registered_format, validate_name, Definition, DynamicTracepoint, ExternalTracepoint, Field, FieldType, Provider,
-    RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS, SHM_RING_KIB_ENV,
+    RegisterOptions, StaticProvider, ToValue, Tracepoint, Value, MAX_FIELDS, SHM_CLOCK_ENV, SHM_RING_KIB_ENV,
 };
 // What the C, Python and Java bindings build on, and the macros expand to:
 // public so that they can, hidden because an application has no use for

@@ -50,6 +50,24 @@
 //! and a page) is taken whole when its thread first emits.
 
 //!
+//! # Time stamps
+//! A record's `time_ns` is CLOCK_MONOTONIC nanoseconds, the clock of the
+//! kernel's records, or, in a ring whose header says [`ring::CLOCK_TSC`],
+//! the raw TSC ([`tsc_now`], some 3 times cheaper than `clock_gettime`).
+//! A producer takes the TSC only where CLOCK_MONOTONIC is itself the TSC
+//! scaled (x86-64, the kernel's clocksource `tsc`, the CPU's TSC
+//! `constant_tsc` and `nonstop_tsc`), and never when
+//! `USERTRACE_SHM_CLOCK=monotonic`. The recorder converts ticks to
+//! CLOCK_MONOTONIC by a line through two (TSC, CLOCK_MONOTONIC) readings of
+//! its own, the first at its start and the last taken just before each read
+//! of the rings: each pair read between two TSC reads, the closest of
+//! several kept. The error of a converted time is the reading's window (tens
+//! of nanoseconds) plus the drift of the kernel's own TSC-to-monotonic
+//! scale (NTP slews it by parts per million) over the time since the last
+//! reading (a round, milliseconds): well under a microsecond, which keeps
+//! the one time order with the kernel's records (fork, exec, exit, comm)
+//! as far as anything that runs between an event and such a record takes.
+//!
 //! # Waking the recorder
 //! A recorder that finds a ring empty reads it again only after a while
 //! (tens of milliseconds), so a burst into an idle recorder could fill the
@@ -91,6 +109,14 @@
 /// The fraction of a ring's data area, as a divisor, whose crossing wakes
 /// the recorder: 4, a quarter full.
 pub const WAKE_WATERMARK: u64 = 4;
+
+/// The TSC now (`rdtsc`): the clock of a ring whose header says
+/// [`ring::CLOCK_TSC`]. 0 where there is none (not x86-64), where no ring
+/// takes it.
+#[inline]
+pub fn tsc_now() -> u64 {
+    crate::sys::tsc()
+}
 
 /// Whether an emit of `record_len` bytes into a ring of `data_len` bytes
 /// that held `unread` bytes (head less tail, before it) takes the ring
@@ -179,10 +205,16 @@ pub const RING_SUFFIX: &str = ".ring";
 
 /// The first 8 bytes of a registry file.
 pub const REGISTRY_MAGIC: [u8; 8] = *b"UTREG\0\0\x01";
-/// The first 8 bytes of a ring file.
-pub const RING_MAGIC: [u8; 8] = *b"UTRING\0\x01";
-/// The layout version both magics end in; a reader refuses any other.
-pub const VERSION: u32 = 1;
+/// The first 8 bytes of a ring file: layout version 2, whose header says
+/// which clock its records' times are on ([`ring::CLOCK`]).
+pub const RING_MAGIC: [u8; 8] = *b"UTRING\0\x02";
+/// The first 8 bytes of a ring of version 1, which had no clock field:
+/// its times are all CLOCK_MONOTONIC. A reader still accepts it; a reader
+/// of version 1 refuses version 2 rather than misread TSC ticks as times.
+pub const RING_MAGIC_V1: [u8; 8] = *b"UTRING\0\x01";
+/// The newest layout version a magic ends in (the registry's is still 1,
+/// the ring's 2); a reader refuses any it does not know.
+pub const VERSION: u32 = 2;
 
 /// Bytes before the first slot.
 pub const REGISTRY_HEADER_LEN: usize = 64;
@@ -266,6 +298,13 @@ pub mod ring {
     /// `u32` (atomic): set by the thread as it exits; the recorder drains
     /// what is left and removes the file.
     pub const CLOSED: usize = 24;
+    /// `u32` (version 2): the clock of its records' `time_ns`, one of
+    /// `CLOCK_*`; written before the data length.
+    pub const CLOCK: usize = 28;
+    /// `clock_gettime(CLOCK_MONOTONIC)` nanoseconds.
+    pub const CLOCK_MONOTONIC: u32 = 0;
+    /// Raw TSC ticks (`rdtsc`), which the recorder converts.
+    pub const CLOCK_TSC: u32 = 1;
     /// `u64` (atomic): bytes ever written; the producer's.
     pub const HEAD: usize = 64;
     /// `u64` (atomic): bytes ever read; the recorder's.
@@ -294,7 +333,9 @@ pub struct RecordHeader {
     pub len: u32,
     /// The registry slot of the tracepoint.
     pub slot: u32,
-    /// CLOCK_MONOTONIC nanoseconds, taken as the event was written.
+    /// When the event was written: CLOCK_MONOTONIC nanoseconds, or raw
+    /// TSC ticks in a ring whose clock is [`ring::CLOCK_TSC`] (see
+    /// "Time stamps" in the module doc).
     pub time_ns: u64,
     /// The CPU it was written on.
     pub cpu: u32,
@@ -458,6 +499,15 @@ impl Slot {
     }
 }
 
+/// Which clock a ring's record times are on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingClock {
+    /// CLOCK_MONOTONIC nanoseconds, as the kernel's records.
+    Monotonic,
+    /// Raw TSC ticks, converted by the recorder.
+    Tsc,
+}
+
 /// A ring header, as read from a copy of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RingHeader {
@@ -467,6 +517,8 @@ pub struct RingHeader {
     pub tid: u32,
     /// Bytes of data area.
     pub data_len: usize,
+    /// The clock of its records' times.
+    pub clock: RingClock,
 }
 
 impl RingHeader {
@@ -477,15 +529,24 @@ impl RingHeader {
         if bytes.len() < ring::LOST + 8 {
             return Err(LayoutError::Truncated { what: "ring header", need: ring::LOST + 8, have: bytes.len() });
         }
-        if bytes[ring::MAGIC..ring::MAGIC + 8] != RING_MAGIC {
+        let magic = &bytes[ring::MAGIC..ring::MAGIC + 8];
+        let clock = if magic == RING_MAGIC_V1 {
+            RingClock::Monotonic
+        } else if magic == RING_MAGIC {
+            match u32_at(bytes, ring::CLOCK) {
+                ring::CLOCK_MONOTONIC => RingClock::Monotonic,
+                ring::CLOCK_TSC => RingClock::Tsc,
+                clock => return Err(LayoutError::BadClock { clock }),
+            }
+        } else {
             return Err(LayoutError::BadMagic { what: "ring" });
-        }
+        };
         let data_len = u64_at(bytes, ring::DATA_LEN);
         let fits = file_len >= RING_HEADER_LEN as u64 && data_len <= file_len - RING_HEADER_LEN as u64;
         if !data_len.is_power_of_two() || data_len < MIN_RING_DATA_LEN as u64 || data_len > MAX_RING_DATA_LEN as u64 || !fits {
             return Err(LayoutError::BadRingLength { data_len, file_len });
         }
-        Ok(RingHeader { pid: u32_at(bytes, ring::PID), tid: u32_at(bytes, ring::TID), data_len: data_len as usize })
+        Ok(RingHeader { pid: u32_at(bytes, ring::PID), tid: u32_at(bytes, ring::TID), data_len: data_len as usize, clock })
     }
 }
 
@@ -550,6 +611,11 @@ pub enum LayoutError {
         /// The slot it named.
         slot: usize,
     },
+    /// A ring header naming a clock this reader does not know.
+    BadClock {
+        /// The value it gave.
+        clock: u32,
+    },
 }
 
 impl std::fmt::Display for LayoutError {
@@ -573,6 +639,7 @@ impl std::fmt::Display for LayoutError {
             ),
             LayoutError::BadPayloadLength { payload, record } => write!(f, "a record's {payload}-byte payload is longer than its {record}-byte record"),
             LayoutError::BadSlot { slot } => write!(f, "a record names slot {slot}, past the registry's {SLOTS}"),
+            LayoutError::BadClock { clock } => write!(f, "a ring names clock {clock}, neither monotonic (0) nor TSC (1)"),
         }
     }
 }
@@ -673,7 +740,16 @@ mod tests {
         let mut bytes = vec![0u8; RING_HEADER_LEN];
         bytes[..8].copy_from_slice(&RING_MAGIC);
         bytes[ring::DATA_LEN..ring::DATA_LEN + 8].copy_from_slice(&(8192u64).to_ne_bytes());
-        assert!(RingHeader::parse(&bytes, (RING_HEADER_LEN + 8192) as u64).is_ok());
+        assert_eq!(RingHeader::parse(&bytes, (RING_HEADER_LEN + 8192) as u64).map(|h| h.clock), Ok(RingClock::Monotonic));
+        bytes[ring::CLOCK..ring::CLOCK + 4].copy_from_slice(&ring::CLOCK_TSC.to_ne_bytes());
+        assert_eq!(RingHeader::parse(&bytes, (RING_HEADER_LEN + 8192) as u64).map(|h| h.clock), Ok(RingClock::Tsc));
+        bytes[ring::CLOCK..ring::CLOCK + 4].copy_from_slice(&7u32.to_ne_bytes());
+        assert_eq!(RingHeader::parse(&bytes, (RING_HEADER_LEN + 8192) as u64), Err(LayoutError::BadClock { clock: 7 }));
+        // Version 1 had no clock field: monotonic, whatever the bytes there.
+        bytes[..8].copy_from_slice(&RING_MAGIC_V1);
+        assert_eq!(RingHeader::parse(&bytes, (RING_HEADER_LEN + 8192) as u64).map(|h| h.clock), Ok(RingClock::Monotonic));
+        bytes[..8].copy_from_slice(&RING_MAGIC);
+        bytes[ring::CLOCK..ring::CLOCK + 4].copy_from_slice(&0u32.to_ne_bytes());
         assert!(RingHeader::parse(&bytes, (RING_HEADER_LEN + 4096) as u64).is_err());
         bytes[ring::DATA_LEN..ring::DATA_LEN + 8].copy_from_slice(&(8000u64).to_ne_bytes());
         assert!(RingHeader::parse(&bytes, 1 << 20).is_err());

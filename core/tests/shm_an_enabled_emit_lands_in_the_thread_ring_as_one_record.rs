@@ -6,7 +6,7 @@
 mod shm_support;
 
 use shm_support::{in_child, monotonic_ns, payload_u32_str, ring_paths, set_word, RegistryCopy, RingReader};
-use usertrace::shm_layout::{RecordHeader, RING_MAGIC};
+use usertrace::shm_layout::{tsc_now, RecordHeader, RingClock, RING_MAGIC};
 use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value};
 
 fn tracepoint(name: &str) -> DynamicTracepoint {
@@ -18,7 +18,11 @@ fn tracepoint(name: &str) -> DynamicTracepoint {
 
 #[test]
 fn an_emit_is_one_record_with_the_payload_bytes_slot_and_time() {
-    if !in_child("an_emit_is_one_record_with_the_payload_bytes_slot_and_time", &[("USERTRACE_TRANSPORT", "shm")]) {
+    // The clock_gettime path (the TSC one is the test after this).
+    if !in_child("an_emit_is_one_record_with_the_payload_bytes_slot_and_time", &[
+        ("USERTRACE_TRANSPORT", "shm"),
+        ("USERTRACE_SHM_CLOCK", "monotonic"),
+    ]) {
         return;
     }
     let pid = std::process::id();
@@ -39,6 +43,7 @@ fn an_emit_is_one_record_with_the_payload_bytes_slot_and_time() {
     assert_eq!(bytes[..8], RING_MAGIC);
     let ring = RingReader::open(&rings[0]);
     assert_eq!(ring.header.pid, pid);
+    assert_eq!(ring.header.clock, RingClock::Monotonic);
     assert_eq!(ring.header.data_len, usertrace::shm_layout::DEFAULT_RING_DATA_LEN);
     let records = ring.drain();
     assert_eq!(records.len(), 1);
@@ -57,6 +62,30 @@ fn an_emit_is_one_record_with_the_payload_bytes_slot_and_time() {
     // A bad value is still an error, and writes nothing.
     assert!(tp.emit(&[Value::Str("x"), Value::Str("hi")]).is_err());
     assert!(ring.drain().is_empty());
+}
+
+#[test]
+fn where_the_tsc_is_the_monotonic_clock_s_source_a_record_carries_the_tsc() {
+    if !in_child("where_the_tsc_is_the_monotonic_clock_s_source_a_record_carries_the_tsc", &[("USERTRACE_TRANSPORT", "shm")]) {
+        return;
+    }
+    let tp = tracepoint("shmtest_tsc");
+    set_word(tp.tracepoint().enable_word(), 1);
+    let (before, before_tsc) = (monotonic_ns(), tsc_now());
+    tp.emit(&[Value::U32(7), Value::Str("hi")]).unwrap();
+    let (after, after_tsc) = (monotonic_ns(), tsc_now());
+    let ring = RingReader::open(&ring_paths(std::process::id())[0]);
+    let time = ring.drain()[0].header.time_ns;
+    let source = std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource").unwrap_or_default();
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let invariant = cpuinfo.contains(" constant_tsc") && cpuinfo.contains(" nonstop_tsc");
+    if cfg!(target_arch = "x86_64") && source.trim() == "tsc" && invariant {
+        assert_eq!(ring.header.clock, RingClock::Tsc);
+        assert!(before_tsc <= time && time <= after_tsc, "{before_tsc} <= {time} <= {after_tsc}");
+    } else {
+        assert_eq!(ring.header.clock, RingClock::Monotonic, "clocksource {source}");
+        assert!(before <= time && time <= after, "{before} <= {time} <= {after}");
+    }
 }
 
 #[test]

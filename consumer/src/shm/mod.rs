@@ -9,7 +9,7 @@
 //! rise in a ring's loss count becomes a LOST record. From there on the
 //! session cannot tell the transports apart: the same orderer puts these
 //! samples in one time order with the kernel's sideband (both clocks are
-//! CLOCK_MONOTONIC), the same thread table names them, and the archive
+//! CLOCK_MONOTONIC: a ring stamped with the raw TSC is converted, `clock.rs`), the same thread table names them, and the archive
 //! writes them with a format text that perf reads.
 //!
 //! The layout and the protocol are `usertrace::shm_layout`'s. Everything a
@@ -21,6 +21,7 @@
 //! datagram socket of ours (`wake.rs`), so that a burst into an idle
 //! recorder is read before it fills the ring.
 
+mod clock;
 mod producer;
 mod ring;
 mod wake;
@@ -37,6 +38,7 @@ use crate::archive::write_sample;
 use crate::record::PERF_RECORD_LOST;
 use crate::sys;
 use producer::{KnownSlot, Producer, Refusal};
+use clock::TscClock;
 use ring::ShmRing;
 use wake::WakeSocket;
 
@@ -124,6 +126,8 @@ pub(crate) struct ShmSource {
     wake_tried: bool,
     /// When a wakeup was last honoured.
     last_wake: Option<std::time::Instant>,
+    /// Converts the times of rings stamped with the TSC.
+    clock: TscClock,
 }
 
 impl ShmSource {
@@ -148,6 +152,7 @@ impl ShmSource {
             wake: None,
             wake_tried: false,
             last_wake: None,
+            clock: TscClock::new(),
         }
     }
 
@@ -379,6 +384,10 @@ impl ShmSource {
         let mut new = if self.map_new_rings() { self.attach_new() } else { Vec::new() };
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut record = std::mem::take(&mut self.record);
+        // Before the rings are read: every TSC stamp in them is older.
+        if self.producers.iter().any(|p| p.held && p.rings.iter().any(|r| r.tsc)) {
+            self.clock.refresh();
+        }
         for producer in self.producers.iter_mut().filter(|p| p.held) {
             let pid = producer.pid;
             let mut finished = Vec::new();
@@ -398,13 +407,14 @@ impl ShmSource {
                         // A slot we did not attach (or no longer know).
                         continue;
                     };
+                    let time_ns = if ring.tsc { self.clock.to_ns(header.time_ns) } else { header.time_ns };
                     // Written for an earlier recording (a stale file, a ring
                     // a recorder that died left full): not part of this one.
-                    if header.time_ns < self.started_ns {
+                    if time_ns < self.started_ns {
                         continue;
                     }
                     ring.last_cpu = header.cpu;
-                    sample(&mut record, attached, pid, ring.tid, header.time_ns, header.cpu, payload);
+                    sample(&mut record, attached, pid, ring.tid, time_ns, header.cpu, payload);
                     each(Item::Record(&record));
                 }
                 let lost = ring.new_losses();

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use memmap2::{MmapMut, MmapOptions};
-use usertrace::shm_layout::{ring, LayoutError, RingHeader, RING_HEADER_LEN};
+use usertrace::shm_layout::{ring, LayoutError, RingClock, RingHeader, RING_HEADER_LEN};
 
 use crate::ring::published_ranges;
 
@@ -36,6 +36,8 @@ pub(crate) struct ShmRing {
     lost_seen: u64,
     /// The CPU of the last record read, under which a loss is counted.
     pub(crate) last_cpu: u32,
+    /// Its records' times are raw TSC ticks, to convert.
+    pub(crate) tsc: bool,
 }
 
 impl ShmRing {
@@ -62,7 +64,8 @@ impl ShmRing {
         let map = unsafe { MmapOptions::new().len(RING_HEADER_LEN + parsed.data_len).populate().map_mut(file) }
             .map_err(|_| LayoutError::Truncated { what: "ring mapping", need: RING_HEADER_LEN + parsed.data_len, have: 0 })?;
         let inode = std::os::unix::fs::MetadataExt::ino(&file.metadata().map_err(|_| LayoutError::Truncated { what: "ring file", need: 0, have: 0 })?);
-        Ok(ShmRing { map, path: path.to_owned(), inode, tid: parsed.tid, data_len: parsed.data_len, lost_seen: 0, last_cpu: 0 })
+        let tsc = parsed.clock == RingClock::Tsc;
+        Ok(ShmRing { map, path: path.to_owned(), inode, tid: parsed.tid, data_len: parsed.data_len, lost_seen: 0, last_cpu: 0, tsc })
     }
 
     fn word64(&self, offset: usize) -> &AtomicU64 {

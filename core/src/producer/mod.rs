@@ -24,6 +24,6 @@ pub use external::ExternalTracepoint;
 pub use in_flight::{wait_for_emits, EmitScope};
 pub use field::{check_field_count, format_string, is_valid_name, Field, FieldType, MAX_FIELDS};
 pub use provider::{Provider, StaticProvider};
-pub use shm::SHM_RING_KIB_ENV;
+pub use shm::{SHM_CLOCK_ENV, SHM_RING_KIB_ENV};
 pub use tracepoint::{RegisterOptions, Tracepoint};
 pub use value::{ToValue, Value};

@@ -332,6 +332,25 @@ pub fn monotonic_ns() -> u64 {
     (ts.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(ts.tv_nsec as u64)
 }
 
+/// `rdtsc`: the CPU's time-stamp counter (x86-64); elsewhere 0, where the
+/// shared-memory transport never takes it.
+#[inline]
+pub fn tsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: RDTSC reads a counter; it has no preconditions and
+        // touches no memory. (A safe function in newer Rust.)
+        #[allow(unused_unsafe)]
+        unsafe {
+            core::arch::x86_64::_rdtsc()
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        0
+    }
+}
+
 /// `sched_getcpu()`: the CPU this thread runs on (0 if it cannot say).
 pub fn current_cpu() -> u32 {
     // SAFETY: no arguments; it reads the vDSO or makes getcpu(2).

@@ -119,6 +119,11 @@ pub fn mmap_shared(_fd: RawFd, _len: usize) -> Result<std::ptr::NonNull<u8>, Err
     Err(UNSUPPORTED)
 }
 
+/// The time-stamp counter: none here.
+pub fn tsc() -> u64 {
+    0
+}
+
 /// Would send a datagram: `ENOSYS`.
 pub fn send_datagram(_path: &CStr, _buf: &[u8]) -> Result<(), Errno> {
     Err(UNSUPPORTED)

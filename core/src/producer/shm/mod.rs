@@ -40,6 +40,11 @@ use crate::Error;
 /// what a recorder accepts (4 KiB to 64 MiB).
 pub const SHM_RING_KIB_ENV: &str = "USERTRACE_SHM_RING_KIB";
 
+/// `monotonic` makes every ring's times `clock_gettime(CLOCK_MONOTONIC)`;
+/// unset or `auto`, rings take the raw TSC where that is the same clock
+/// scaled (see "Time stamps" in [`shm_layout`]).
+pub const SHM_CLOCK_ENV: &str = "USERTRACE_SHM_CLOCK";
+
 /// The euid whose directory this process's files are in (a fork child
 /// must not call anything that could allocate to learn it).
 static UID: AtomicU32 = AtomicU32::new(0);
@@ -79,6 +84,7 @@ pub(crate) fn write(slot: u32, event: &str, fields: &[Field], values: &[Value<'_
 #[cold]
 fn open_registry() -> Result<Registry, Error> {
     ring::set_data_len(ring_data_len()?);
+    ring::set_tsc(parse_clock(std::env::var_os(SHM_CLOCK_ENV).as_deref())? && tsc_is_monotonic_scaled());
     let uid = sys::euid();
     UID.store(uid, Ordering::Relaxed);
     prepare_directory(uid)?;
@@ -110,6 +116,38 @@ pub(crate) fn parse_ring_kib(value: Option<&std::ffi::OsStr>) -> Result<usize, E
     };
     let bytes = kib.saturating_mul(1024).clamp(MIN_RING_DATA_LEN as u64, MAX_RING_DATA_LEN as u64);
     Ok(bytes as usize)
+}
+
+/// `USERTRACE_SHM_CLOCK`: whether the TSC may be taken (`auto`, unset),
+/// or not (`monotonic`).
+pub(crate) fn parse_clock(value: Option<&std::ffi::OsStr>) -> Result<bool, Error> {
+    match value.map(|v| v.to_str().map(str::trim)) {
+        None | Some(Some("auto" | "")) => Ok(true),
+        Some(Some("monotonic")) => Ok(false),
+        Some(_) => Err(Error::InvalidSetting {
+            variable: SHM_CLOCK_ENV,
+            value: value.unwrap_or_default().to_string_lossy().into_owned(),
+            allowed: "monotonic (clock_gettime for every event), or auto (the TSC where it is the monotonic clock's source)",
+        }),
+    }
+}
+
+/// Whether CLOCK_MONOTONIC is the TSC scaled, so that a recorder can
+/// convert TSC stamps to it: x86-64, the kernel's clocksource `tsc`, and a
+/// TSC that ticks at one rate in every power state (`constant_tsc`,
+/// `nonstop_tsc`). Read once, at the first registration.
+fn tsc_is_monotonic_scaled() -> bool {
+    if !cfg!(target_arch = "x86_64") {
+        return false;
+    }
+    let source = std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource").unwrap_or_default();
+    if source.trim() != "tsc" {
+        return false;
+    }
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let flags = cpuinfo.lines().find(|l| l.starts_with("flags")).unwrap_or_default();
+    let has = |flag: &str| flags.split_whitespace().any(|f| f == flag);
+    has("constant_tsc") && has("nonstop_tsc")
 }
 
 /// Makes the directory (0700), or checks that the one there is ours and

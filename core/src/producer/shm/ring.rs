@@ -21,7 +21,7 @@
 
 use std::cell::RefCell;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use super::path::ShmPath;
 use super::registry::Registry;
@@ -39,6 +39,14 @@ static PROCESS_EPOCH: AtomicU32 = AtomicU32::new(0);
 /// The data area of rings made from now on (set from
 /// `USERTRACE_SHM_RING_KIB` at the first shared-memory registration).
 static DATA_LEN: AtomicUsize = AtomicUsize::new(DEFAULT_RING_DATA_LEN);
+
+/// Whether rings made from now on stamp the TSC (set at the first
+/// shared-memory registration; see "Time stamps" in the layout).
+static TSC: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn set_tsc(tsc: bool) {
+    TSC.store(tsc, Ordering::Relaxed);
+}
 
 /// Called in a fork child (async-signal-safe: one atomic add).
 pub(crate) fn abandon_rings_after_fork() {
@@ -78,6 +86,8 @@ struct Ring {
     data_len: usize,
     /// The producer's own copy of `head`: nobody else writes it.
     head: u64,
+    /// Its records' times are TSC ticks (else CLOCK_MONOTONIC ns).
+    tsc: bool,
     epoch: u32,
     uid: u32,
     pid: u32,
@@ -127,12 +137,14 @@ impl Ring {
             let _ = sys::unlink(path.as_cstr());
             return Err(failed("populate", errno));
         }
-        let ring = Ring { base, data_len, head: 0, epoch, uid, pid, instance, tid };
+        let tsc = TSC.load(Ordering::Relaxed);
+        let ring = Ring { base, data_len, head: 0, tsc, epoch, uid, pid, instance, tid };
         // SAFETY: the magic's 8 bytes start the fresh mapping, which no
         // one else references yet.
         unsafe { base.as_ptr().copy_from_nonoverlapping(RING_MAGIC.as_ptr(), RING_MAGIC.len()) };
         ring.u32_at(ring::PID).store(pid, Ordering::Relaxed);
         ring.u32_at(ring::TID).store(tid, Ordering::Relaxed);
+        ring.u32_at(ring::CLOCK).store(if tsc { ring::CLOCK_TSC } else { ring::CLOCK_MONOTONIC }, Ordering::Relaxed);
         // ATOMICS: Release, last: a recorder that reads the length with
         // Acquire sees the rest of the header.
         ring.u64_at(ring::DATA_LEN).store(data_len as u64, Ordering::Release);
@@ -168,7 +180,7 @@ impl Ring {
         let header = RecordHeader {
             len: record_len as u32,
             slot,
-            time_ns: sys::monotonic_ns(),
+            time_ns: if self.tsc { sys::tsc() } else { sys::monotonic_ns() },
             cpu: sys::current_cpu(),
             payload_len: payload_len as u32,
         };

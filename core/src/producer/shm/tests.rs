@@ -57,3 +57,12 @@ fn a_ring_wakes_its_recorder_once_as_it_crosses_a_quarter_full() {
     // The recorder read it all: the next fill crosses again.
     assert!(crosses_watermark(1023, 8, ring) && !crosses_watermark(0, 8, ring));
 }
+
+#[test]
+fn the_clock_setting_is_monotonic_or_auto() {
+    assert_eq!(parse_clock(None), Ok(true));
+    assert_eq!(parse_clock(Some(OsStr::new("auto"))), Ok(true));
+    assert_eq!(parse_clock(Some(OsStr::new("monotonic"))), Ok(false));
+    let err = parse_clock(Some(OsStr::new("tsc-please"))).unwrap_err();
+    assert!(matches!(&err, Error::InvalidSetting { variable: SHM_CLOCK_ENV, value, .. } if value == "tsc-please"), "{err:?}");
+}

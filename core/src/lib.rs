@@ -48,6 +48,7 @@ mod sched_tracepoints;
 mod status;
 mod sys;
 mod thread_name;
+pub mod trace_context;
 mod tracefs;
 mod transport;
 pub mod wire;
@@ -78,6 +79,7 @@ pub use sched_tracepoints::{SCHED_MIGRATE_TASK, SCHED_PATTERNS, SCHED_SWITCH, SC
 pub use kernel_config::{ConfigValue, KernelConfig};
 pub use status::{status, Availability, Status};
 pub use transport::{transport, Transport, TransportChoice, TRANSPORT_ENV};
+pub use trace_context::{TraceContext, TraceState, Traceparent, TraceparentError};
 pub use thread_name::{kernel_thread_name, set_current_thread_name, THREAD_NAME_MAX_BYTES};
 
 #[doc(hidden)]

@@ -119,6 +119,28 @@ pub fn exec_random() -> Option<u32> {
     Some(u32::from_ne_bytes(unsafe { random.read_unaligned() }))
 }
 
+/// `getrandom(buf, len, 0)` until `buf` is full: bytes from the kernel's
+/// random source, which blocks only before it is first seeded at boot.
+///
+/// References: getrandom(2).
+pub fn random_bytes(buf: &mut [u8]) -> Result<(), Errno> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let rest = &mut buf[filled..];
+        // SAFETY: the kernel writes at most `rest.len()` bytes into the
+        // writable slice it is given.
+        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+        if n < 0 {
+            match Errno::last() {
+                Errno(libc::EINTR) => continue,
+                errno => return Err(errno),
+            }
+        }
+        filled += n as usize;
+    }
+    Ok(())
+}
+
 /// `prctl(PR_SET_NAME, name)`: the calling thread's name as the kernel
 /// keeps it (`comm`, at most 15 bytes; longer is cut by the kernel).
 ///

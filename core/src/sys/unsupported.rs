@@ -84,6 +84,12 @@ pub fn exec_random() -> Option<u32> {
     None
 }
 
+/// Would read the kernel's random source: `ENOSYS` (callers fall back
+/// to std's per-process random keys).
+pub fn random_bytes(_buf: &mut [u8]) -> Result<(), Errno> {
+    Err(UNSUPPORTED)
+}
+
 /// Would name the calling thread: `ENOSYS`.
 pub fn set_thread_name(_name: &CStr) -> Result<(), Errno> {
     Err(UNSUPPORTED)

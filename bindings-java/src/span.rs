@@ -10,21 +10,19 @@
 use jni::objects::{JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
-use usertrace::span::{self, with_leading_value};
-use usertrace::{DynamicTracepoint, Field, Value};
+use usertrace::span::{self, with_leading_values};
+use usertrace::{DynamicTracepoint, Field};
 
 use crate::boundary::{hot, Failure, Result, Throw};
 use crate::tables::strings;
 use crate::tracepoint::{tracepoint, with_values_of};
 
-/// The span's own fields: all but the leading `span_begin`, which the
-/// core fills in. Refuses a tracepoint that is no span's begin event, so a
-/// jar bug cannot shift every value by one field.
+/// The span's own fields: all but the leading `span_begin` and trace
+/// context, which the core fills in. Refuses a tracepoint that is no
+/// span's begin event, so a jar bug cannot shift every value by a field.
 fn own_fields(tp: &DynamicTracepoint) -> Result<&[Field]> {
-    match tp.fields().split_first() {
-        Some((first, rest)) if first.name == span::SPAN_BEGIN_FIELD => Ok(rest),
-        _ => Err(Failure::IllegalArgument(format!("usertrace: {} is not a span's begin event", tp.name()))),
-    }
+    span::own_fields(tp.fields())
+        .ok_or_else(|| Failure::IllegalArgument(format!("usertrace: {} is not a span's begin event", tp.name())))
 }
 
 /// Begins a span with the span's own values encoded at `address` (see
@@ -47,7 +45,7 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_beginSpan0<'caller>(
         }
         // SAFETY: as `emit0`'s: the calling thread's buffer, kept reachable.
         let id = unsafe { with_values_of(own_fields(tp)?, address, length, |values| tp.begin_span(values)) }?;
-        // Java's long holds the u64's bits; ids stay far below 2^63.
+        // Java's long holds the u64's bits (a W3C span id uses all 64).
         Ok(id as jlong)
     })
 }
@@ -68,7 +66,7 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_validateSpanBegin0<'ca
         unsafe {
             with_values_of(own_fields(tp)?, address, length, |values| {
                 // Any id suits the u64 field; the values are what is checked.
-                with_leading_value(Value::U64(0), values, |all| tp.validate(all))
+                with_leading_values(&span::begin_leading_values(0, None), values, |all| tp.validate(all))
             })
         }
     })

@@ -15,14 +15,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyString, PyType};
-use usertrace::{Definition, RegisterOptions, Value};
+use usertrace::{Definition, RegisterOptions};
 
 use crate::convert::convert;
 use crate::errors::to_pyerr;
 use crate::fastcall::{fast_method, FastArgs, MethodDef};
 use crate::tracepoint::Tracepoint;
 
-/// A span's begin event `<provider>_<event>(span_begin u64, fields...)`,
+/// A span's begin event `<provider>_<event>(span_begin u64, trace context, fields...)`,
 /// with the provider's end events. Made by `Provider.span`.
 #[pyclass(frozen, extends = Tracepoint, module = "usertrace")]
 pub struct SpanTracepoint {
@@ -117,7 +117,7 @@ fn begin<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyRe
     }
     crate::thread_names::name_this_thread(py);
     let id = begin
-        .arguments(1)
+        .arguments(usertrace::span::BEGIN_LEADING_FIELDS)
         .with_values(&call, |values| begin.inner().begin_span(values).map_err(|e| to_pyerr(py, &e)))?;
     if id == 0 {
         // Disabled between the check and the emit: nothing was written.
@@ -139,9 +139,9 @@ fast_method!(validate_fast, SpanTracepoint, validate);
 fn validate<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
     let py = slf.py();
     let begin = slf.as_super().get();
-    begin.arguments(1).with_values(&call, |values| {
-        usertrace::span::with_leading_value(Value::U64(0), values, |all| begin.inner().validate(all))
-            .map_err(|e| to_pyerr(py, &e))
+    begin.arguments(usertrace::span::BEGIN_LEADING_FIELDS).with_values(&call, |values| {
+        let lead = usertrace::span::begin_leading_values(0, None);
+        usertrace::span::with_leading_values(&lead, values, |all| begin.inner().validate(all)).map_err(|e| to_pyerr(py, &e))
     })?;
     Ok(py.None().into_bound(py))
 }

@@ -24,6 +24,9 @@ from usertrace import ErrorKind, UsertraceError
 pytestmark = pytest.mark.kernel
 
 REPO = Path(__file__).resolve().parents[2]
+# What a span begun without a parent writes after its id: nothing said of
+# its trace (the core's span convention).
+NO_TRACE = {"trace_id_hi": 0, "trace_id_lo": 0, "parent_span_id": 0}
 
 ALL_TYPES = dict(
     a="u8", b="u16", c="u32", d="u64", e="i8", f="i16", g="i32", h="i64",
@@ -208,8 +211,8 @@ def test_nested_spans_arrive_in_order_with_exact_values(provider: usertrace.Prov
     assert not o.open
     end, tid = outer.end_event.name, threading.get_native_id()
     assert ftrace.sequence(outer, inner, outer.end_event, outer.error_event) == [
-        (outer.name, tid, {"span_begin": o.id, "big": 2**63 + 5, "neg": -(2**63), "text": "héllo ✓", "ratio": -0.25}),
-        (inner.name, tid, {"span_begin": i.id, "n": -7, "flag": True}),
+        (outer.name, tid, {"span_begin": o.id, **NO_TRACE, "big": 2**63 + 5, "neg": -(2**63), "text": "héllo ✓", "ratio": -0.25}),
+        (inner.name, tid, {"span_begin": i.id, **NO_TRACE, "n": -7, "flag": True}),
         (end, tid, {"span_end": i.id}),
         (end, tid, {"span_end": o.id}),
     ]
@@ -225,7 +228,7 @@ def test_a_span_begun_on_one_thread_ends_on_another(provider: usertrace.Provider
     assert ender.native_id is not None and ender.native_id != threading.get_native_id()
     span.end()  # already ended on the other thread: writes nothing
     assert ftrace.sequence(tp, tp.end_event, tp.error_event) == [
-        (tp.name, threading.get_native_id(), {"span_begin": span.id, "who": "main"}),
+        (tp.name, threading.get_native_id(), {"span_begin": span.id, **NO_TRACE, "who": "main"}),
         (tp.end_event.name, ender.native_id, {"span_end": span.id}),
     ]
 
@@ -251,13 +254,13 @@ def test_an_exception_ends_the_span_with_its_type_name_once(provider: usertrace.
     events = [(name, fields) for name, _, fields in ftrace.sequence(tp, tp.end_event, tp.error_event)]
     ids = [fields["span_begin"] for name, fields in events if name == tp.name]
     assert events == [
-        (tp.name, {"span_begin": first.id, "n": 1}),
+        (tp.name, {"span_begin": first.id, **NO_TRACE, "n": 1}),
         (error, {"span_end": first.id, "error": "KeyError"}),
-        (tp.name, {"span_begin": second.id, "n": 2}),
+        (tp.name, {"span_begin": second.id, **NO_TRACE, "n": 2}),
         (error, {"span_end": second.id, "error": f"{__name__}.{Refused.__qualname__}"}),
-        (tp.name, {"span_begin": third.id, "n": 3}),
+        (tp.name, {"span_begin": third.id, **NO_TRACE, "n": 3}),
         (error, {"span_end": third.id, "error": "timed out: 5 s"}),
-        (tp.name, {"span_begin": ids[3], "n": 4}),
+        (tp.name, {"span_begin": ids[3], **NO_TRACE, "n": 4}),
         (end, {"span_end": ids[3]}),
     ]
     assert len(set(ids)) == 4 and 0 not in ids
@@ -291,13 +294,13 @@ def test_traced_functions_blocks_and_coroutines_are_spans(provider: usertrace.Pr
     ids = [next(iter(fields.values())) for _, fields in events]
     end, error = tps[0].end_event.name, tps[0].error_event.name
     assert events == [
-        (work_tp.name, {"span_begin": ids[0]}),
-        (step_tp.name, {"span_begin": ids[1]}),
+        (work_tp.name, {"span_begin": ids[0], **NO_TRACE}),
+        (step_tp.name, {"span_begin": ids[1], **NO_TRACE}),
         (end, {"span_end": ids[1]}),
         (end, {"span_end": ids[0]}),
-        (coro_tp.name, {"span_begin": ids[4]}),
+        (coro_tp.name, {"span_begin": ids[4], **NO_TRACE}),
         (end, {"span_end": ids[4]}),
-        (fails_tp.name, {"span_begin": ids[6]}),
+        (fails_tp.name, {"span_begin": ids[6], **NO_TRACE}),
         (error, {"span_end": ids[6], "error": "ValueError"}),
     ]
     assert len({ids[0], ids[1], ids[4], ids[6]}) == 4
@@ -309,7 +312,7 @@ def test_a_span_whose_end_event_nobody_traces_ends_silently(provider: usertrace.
     with tp.begin() as span:
         pass
     assert not span.open and span.id != 0
-    assert ftrace.sequence(tp, tp.end_event) == [(tp.name, threading.get_native_id(), {"span_begin": span.id})]
+    assert ftrace.sequence(tp, tp.end_event) == [(tp.name, threading.get_native_id(), {"span_begin": span.id, **NO_TRACE})]
 
 
 @pytest.mark.recorder
@@ -350,10 +353,10 @@ def test_spans_are_recorded_under_the_process_name(tmp_path: Path) -> None:
     seen = [(e["event"], e["fields"]) for e in events]
     fetch_id = events[1]["fields"]["span_begin"]
     assert seen == [
-        (f"{name}_request", {"span_begin": outer, "id": 2**64 - 2, "neg": -3, "path": "héllo ✓", "ratio": 0.5}),
-        (f"{name}_fetch", {"span_begin": fetch_id}),
+        (f"{name}_request", {"span_begin": outer, **NO_TRACE, "id": 2**64 - 2, "neg": -3, "path": "héllo ✓", "ratio": 0.5}),
+        (f"{name}_fetch", {"span_begin": fetch_id, **NO_TRACE}),
         (f"{name}_span_error", {"span_end": fetch_id, "error": "TimeoutError"}),
-        (f"{name}_request", {"span_begin": handed, "id": 1, "neg": 0, "path": "/other", "ratio": -1.5}),
+        (f"{name}_request", {"span_begin": handed, **NO_TRACE, "id": 1, "neg": 0, "path": "/other", "ratio": -1.5}),
         (f"{name}_span_end", {"span_end": outer}),
         (f"{name}_span_end", {"span_end": handed}),
     ], out.stdout

@@ -13,8 +13,11 @@ def test_a_span_is_a_begin_event_whose_first_field_is_its_id(provider: usertrace
     tp = provider.span("handle", request_id="u64", path=str)
     assert isinstance(tp, SpanTracepoint) and isinstance(tp, Tracepoint)
     assert tp.name == f"{provider.name}_handle" and tp.event == "handle"
-    assert tp.fields == [("span_begin", "u64"), ("request_id", "u64"), ("path", "str")]
-    assert tp.format == f"{tp.name} u64 span_begin;u64 request_id;__rel_loc char[] path"
+    leading = [("span_begin", "u64"), ("trace_id_hi", "u64"), ("trace_id_lo", "u64"), ("parent_span_id", "u64")]
+    assert tp.fields == leading + [("request_id", "u64"), ("path", "str")]
+    assert tp.format == (
+        f"{tp.name} u64 span_begin;u64 trace_id_hi;u64 trace_id_lo;u64 parent_span_id;u64 request_id;__rel_loc char[] path"
+    )
 
 
 def test_the_provider_ends_its_spans_with_two_events_declared_once(provider: usertrace.Provider) -> None:

@@ -27,6 +27,7 @@ mod traceparent;
 mod tracestate;
 
 pub use carrier::{Extractor, Injector, TRACEPARENT_HEADER, TRACESTATE_HEADER};
+pub(crate) use ids::fork_epoch;
 pub use ids::{new_span_id, new_trace_id};
 pub use traceparent::{Traceparent, TraceparentError, MAX_TRACEPARENT_LEN, SAMPLED, TRACEPARENT_LEN};
 pub use tracestate::{TraceState, MAX_TRACESTATE_INPUT, MAX_TRACESTATE_LEN, MAX_TRACESTATE_MEMBERS};

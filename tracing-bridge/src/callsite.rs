@@ -18,7 +18,7 @@
 use std::sync::OnceLock;
 
 use tracing_core::Metadata;
-use usertrace::span::{span_begin_fields, SPAN_END_EVENT, SPAN_END_FIELDS};
+use usertrace::span::{span_begin_fields, SPAN_BEGIN_LEADING, SPAN_END_EVENT, SPAN_END_FIELDS};
 use usertrace::{DynamicTracepoint, Error, ErrorKind, Field, FieldType, Provider, Value, MAX_FIELDS};
 
 use crate::naming::{collision_suffix, event_name, field_names};
@@ -139,7 +139,8 @@ fn span_shape(provider: &Provider, meta: &'static Metadata<'static>, scratch: &S
     let (fields, deferred): (Vec<usize>, Vec<usize>) =
         (0..field_count(meta)).partition(|&i| scratch.slots[i] != Slot::Absent);
     let name_of = |i: &usize| meta.fields().iter().nth(*i).map_or("", |f| f.name());
-    let names = field_names(&[usertrace::span::SPAN_BEGIN_FIELD, LEVEL_FIELD], fields.iter().map(name_of));
+    let leading: Vec<&str> = SPAN_BEGIN_LEADING.iter().map(|f| f.name.as_ref()).chain([LEVEL_FIELD]).collect();
+    let names = field_names(&leading, fields.iter().map(name_of));
     let types = fields.iter().map(|&i| scratch.slots[i].field_type()).collect();
     let event = event_name(provider.name(), meta);
     let end = if deferred.is_empty() {

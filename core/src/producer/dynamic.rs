@@ -8,8 +8,10 @@
 
 use super::definition::Definition;
 use super::field::Field;
+use super::span::Begun;
 use super::tracepoint::{RegisterOptions, Tracepoint};
 use super::value::Value;
+use crate::trace_context::TraceContext;
 use crate::Error;
 
 /// A tracepoint whose name and fields are known only at run time. It lives
@@ -80,12 +82,22 @@ impl DynamicTracepoint {
     }
 
     /// Begins a span on this tracepoint, declared by
-    /// [`Provider::span`](super::Provider::span): emits the id, then
-    /// `values`, and returns the id to end it with. Returns 0, and emits
-    /// nothing, while nobody listens.
+    /// [`Provider::span`](super::Provider::span): emits the id (and no
+    /// trace context: the reader places it by nesting), then `values`, and
+    /// returns the id to end it with. Returns 0, and emits nothing, while
+    /// nobody listens.
     #[inline]
     pub fn begin_span(&self, values: &[Value<'_>]) -> Result<u64, Error> {
         super::span::begin_with(self.enabled(), values, |all| self.inner.write_if_enabled(all))
+    }
+
+    /// Begins a span on this tracepoint under `parent` (a span of this
+    /// process or another; a new trace under `None` or an invalid one),
+    /// writing its trace context: see [`Begun`]. While nobody listens it
+    /// writes nothing and hands `parent` on.
+    #[inline]
+    pub fn begin_span_in(&self, parent: Option<&TraceContext>, values: &[Value<'_>]) -> Result<Begun, Error> {
+        super::span::begin_in_with(self.enabled(), parent, values, |all| self.inner.write_if_enabled(all))
     }
 
     /// Ends span `id` on this `span_end` tracepoint; nothing for id 0.

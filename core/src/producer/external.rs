@@ -20,8 +20,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use super::definition::Definition;
 use super::field::Field;
 use super::registration::Registration;
+use super::span::Begun;
 use super::tracepoint::RegisterOptions;
 use super::value::Value;
+use crate::trace_context::TraceContext;
 use crate::Error;
 
 /// A run-time tracepoint that registers a word it does not own.
@@ -99,6 +101,15 @@ impl ExternalTracepoint {
     #[inline]
     pub fn begin_span(&self, values: &[Value<'_>]) -> Result<u64, Error> {
         super::span::begin_with(self.enabled(), values, |all| self.emit(all))
+    }
+
+    /// Begins a span on this tracepoint under `parent` (a span of this
+    /// process or another; a new trace under `None` or an invalid one),
+    /// writing its trace context: see [`Begun`]. While nobody listens it
+    /// writes nothing and hands `parent` on.
+    #[inline]
+    pub fn begin_span_in(&self, parent: Option<&TraceContext>, values: &[Value<'_>]) -> Result<Begun, Error> {
+        super::span::begin_in_with(self.enabled(), parent, values, |all| self.emit(all))
     }
 
     /// Ends span `id` on this tracepoint, defined by

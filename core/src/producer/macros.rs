@@ -10,7 +10,7 @@
 ///         /// A request finished.
 ///         pub fn request_done(status: u32, path: &str, latency_ms: f64);
 ///         pub fn cache_flush();
-///         /// A span: `span_begin` id first, ended by `myapp_span_end`.
+///         /// A span: its id and trace context first, ended by `myapp_span_end`.
 ///         pub span handle(request_id: u64);
 ///     }
 /// }
@@ -81,20 +81,39 @@ macro_rules! tracepoints {
         $(#[$meta])*
         #[allow(non_snake_case, dead_code)]
         $vis mod $event {
-            $crate::tracepoints!(@tracepoint $provider $event [span_begin: u64,] ( $($field : $ty),* ));
+            $crate::tracepoints!(@tracepoint $provider $event [span_begin: u64, trace_id_hi: u64, trace_id_lo: u64, parent_span_id: u64,] ( $($field : $ty),* ));
 
-            /// Begins the span if a tracer is attached; it ends when the
-            /// returned guard drops.
+            /// Begins the span if a tracer is attached, under the innermost
+            /// span open on this thread (else as a new trace's root); it
+            /// ends when the returned guard drops.
             #[allow(clippy::too_many_arguments)]
             #[inline]
             pub fn begin($($field: $ty),*) -> ::core::result::Result<$crate::Span, $crate::Error> {
                 $crate::Span::begin(&TRACEPOINT, &super::SPAN_END, &[$( $crate::ToValue::to_value(&$field) ),*])
             }
 
+            /// Begins the span if a tracer is attached, under `parent` (from
+            /// another process, say); under `None`, as a new trace's root.
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            pub fn begin_in(
+                parent: ::core::option::Option<&$crate::TraceContext>,
+                $($field: $ty),*
+            ) -> ::core::result::Result<$crate::Span, $crate::Error> {
+                $crate::Span::begin_in(&TRACEPOINT, &super::SPAN_END, parent, &[$( $crate::ToValue::to_value(&$field) ),*])
+            }
+
             /// A guard that ends nothing, for when nobody listens.
             #[inline]
             pub fn inert() -> ::core::result::Result<$crate::Span, $crate::Error> {
                 Ok($crate::Span::inert(&super::SPAN_END))
+            }
+
+            /// A guard that ends nothing and passes `parent` on, for when
+            /// nobody listens.
+            #[inline]
+            pub fn inert_in(parent: ::core::option::Option<&$crate::TraceContext>) -> ::core::result::Result<$crate::Span, $crate::Error> {
+                Ok($crate::Span::inert_in(&super::SPAN_END, parent))
             }
         }
     };
@@ -104,7 +123,7 @@ macro_rules! tracepoints {
     };
 
     // The shared part of both kinds: name, fields, tracepoint, enabled().
-    (@tracepoint $provider:ident $event:ident [$($lead:ident : $lead_ty:ty,)?] ( $($field:ident : $ty:ty),* )) => {
+    (@tracepoint $provider:ident $event:ident [$($lead:ident : $lead_ty:ty,)*] ( $($field:ident : $ty:ty),* )) => {
         /// The full event name: `<provider>_<event>`.
         pub const NAME: &str = concat!(stringify!($provider), "_", stringify!($event));
         const _: () = assert!(
@@ -115,10 +134,10 @@ macro_rules! tracepoints {
         // A named static, not a borrowed temporary: `Field` holds a
         // `Cow`, whose drop glue stops constant promotion.
         static FIELDS: [$crate::Field; {
-            let names: &[&str] = &[$(stringify!($lead),)? $(stringify!($field)),*];
+            let names: &[&str] = &[$(stringify!($lead),)* $(stringify!($field)),*];
             names.len()
         }] = [
-            $( $crate::Field::new(stringify!($lead), <$lead_ty as $crate::ToValue>::FIELD_TYPE), )?
+            $( $crate::Field::new(stringify!($lead), <$lead_ty as $crate::ToValue>::FIELD_TYPE), )*
             $( $crate::Field::new(stringify!($field), <$ty as $crate::ToValue>::FIELD_TYPE), )*
         ];
 
@@ -156,6 +175,30 @@ macro_rules! tracepoints {
 ///
 /// To end a span on another thread, move the guard there; its id links the
 /// two events.
+///
+/// A span begins under the innermost span open on its thread, or as the
+/// root of a new trace. With `parent = EXPR` (an
+/// `Option<&`[`TraceContext`](crate::TraceContext)`>`, say the one a
+/// request's `traceparent` header gives) it begins under that parent, from
+/// another process or machine, or as a new trace's root under `None`;
+/// while nobody listens, its guard then passes `parent` on:
+///
+/// ```
+/// # mod events {
+/// #     usertrace::tracepoints! {
+/// #         provider myapp;
+/// #         pub span handle_request(request_id: u64, path: &str);
+/// #     }
+/// # }
+/// use usertrace::TraceContext;
+/// let headers = vec![("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")];
+/// let incoming = TraceContext::extract(&headers);
+/// let span = usertrace::span!(events::handle_request(7, "/index.html"), parent = incoming.as_ref()).unwrap();
+/// // The header of the next request: this span's, or (nobody listening)
+/// // the incoming one, passed on.
+/// let outgoing = span.traceparent();
+/// # assert!(outgoing.is_some());
+/// ```
 #[macro_export]
 macro_rules! span {
     ($($path:ident)::+ ( $($arg:expr),* $(,)? )) => {
@@ -163,6 +206,13 @@ macro_rules! span {
             $($path)::+::begin($($arg),*)
         } else {
             $($path)::+::inert()
+        }
+    };
+    ($($path:ident)::+ ( $($arg:expr),* $(,)? ), parent = $parent:expr) => {
+        if $($path)::+::enabled() {
+            $($path)::+::begin_in($parent, $($arg),*)
+        } else {
+            $($path)::+::inert_in($parent)
         }
     };
 }

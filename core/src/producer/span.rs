@@ -7,41 +7,76 @@
 //!
 //! | event | first field(s) | meaning |
 //! |-------|----------------|---------|
-//! | `<provider>_<name>` | `u64 span_begin` | begins the span `<provider>_<name>`; its other fields are the span's fields; a `u64 span_parent` among them names its parent span explicitly |
+//! | `<provider>_<name>` | `u64 span_begin`, `u64 trace_id_hi`, `u64 trace_id_lo`, `u64 parent_span_id` | begins the span `<provider>_<name>`, with its trace context (below); its other fields are the span's fields; a `u64 span_parent` among them names its parent span explicitly |
 //! | `<provider>_span_end` | `u64 span_end` | ends the span with this id |
 //! | any | `u64 span_end`, then more | ends it too; the further fields (say, an error) are added to the span's |
 //! | `<provider>_span_error` | `u64 span_end`, `error` string | ends the span with this id because of an error (an exception's type name) |
 //! | `<provider>_<name>` | `u64 span_start_ns`, `u64 span_duration_ns` | a completed span, reported after the fact (a GC pause): start on CLOCK_MONOTONIC, length in ns |
 //!
 //! The kernel timestamps the begin and end events; the span lasts from one
-//! to the other. A span id is nonzero and unique within its process, and
-//! a program it execs starts from other ids (handed the id, it may end the
-//! span its caller began). So a span may end on another thread, or in
-//! another program of the same process, than the one that began it: the
-//! id links them. Nesting needs no field: on one thread, a span
-//! that begins inside another and ends before it is its child.
+//! to the other. A span's id is its W3C span id: 64 random bits, never 0,
+//! unique in practice across processes and machines (see
+//! [`trace_context`](crate::trace_context)). Handed the id, another thread,
+//! or the program the process execs, may end the span: the id links the
+//! two events. Nesting needs no field: on one thread, a span that begins
+//! inside another and ends before it is its child.
+//!
+//! # Trace context
+//!
+//! The three fields after the id place the span in a W3C trace, so that
+//! the spans of many processes make one trace:
+//!
+//! | field | value |
+//! |-------|-------|
+//! | `trace_id_hi`, `trace_id_lo` | the trace id's first and last 8 bytes, each read as a big-endian number: `{hi:016x}{lo:016x}` is the trace id as `traceparent` and tracing backends spell it |
+//! | `parent_span_id` | the parent's span id, a span of this process or of another on any machine; 0 for the root of a trace |
+//!
+//! A trace id of 0 (both halves) means the span did not say: it is in
+//! the trace of the span it nests in (thread nesting, or `span_parent`),
+//! as spans were before these fields, and `parent_span_id` is 0 too. Spans
+//! begun by id without a parent (`begin_span` of a
+//! [`DynamicTracepoint`](crate::DynamicTracepoint), the C macros, Python,
+//! Java) say nothing; spans begun with a parent (`begin_span_in`), or
+//! through the Rust [`Span`] guard, say all.
+//! A reader exports a span that says with exactly these ids, and derives
+//! the ids of one that does not (and of begin events written before these
+//! fields existed) as before.
+//!
+//! They are `u64`s, not a 16-byte array: numbers that `perf script`,
+//! ftrace and every decoder print as they are (a `char[16]` would print as
+//! text), 24 fixed bytes, and nothing to format at the begin.
 //!
 //! While nobody listens, beginning a span is one load (the begin event's
-//! enable word) and ending it is a test of the id, which stays 0.
+//! enable word) and ending it is a test of the id, which stays 0. A span
+//! that is not recorded passes the context it was begun under on
+//! unchanged (as OpenTelemetry's non-recording spans do), so that a
+//! service nobody records does not cut the trace.
 //!
 //! A language names its spans after functions (`Foo.bar`, `<lambda>`,
 //! `Foo$Bar.<init>`), which are not event names; [`event_name_for`] maps
 //! them, by one rule for every binding.
 
+mod guard;
+mod open;
+
 use std::borrow::Cow;
-use std::cell::Cell;
-use std::hash::{BuildHasher, RandomState};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
 
 use super::field::{Field, FieldType, MAX_FIELDS};
-use super::tracepoint::Tracepoint;
 use super::value::Value;
-use crate::sys;
+use crate::trace_context::TraceContext;
 use crate::Error;
+
+pub use guard::{current, Span};
 
 /// The first field of a span's begin event: the span's id.
 pub const SPAN_BEGIN_FIELD: &str = "span_begin";
+/// The second field of a span's begin event: the trace id's first 8 bytes.
+pub const TRACE_ID_HI_FIELD: &str = "trace_id_hi";
+/// The third field of a span's begin event: the trace id's last 8 bytes.
+pub const TRACE_ID_LO_FIELD: &str = "trace_id_lo";
+/// The fourth field of a span's begin event: its parent's span id, in any
+/// process; 0 for a root, or for a span that says nothing of its trace.
+pub const PARENT_SPAN_ID_FIELD: &str = "parent_span_id";
 /// The first field of a span's end event: the id of the span it ends.
 pub const SPAN_END_FIELD: &str = "span_end";
 /// The event (under each provider) that ends its spans: `<provider>_span_end`.
@@ -61,6 +96,18 @@ pub const SPAN_PARENT_FIELD: &str = "span_parent";
 pub const SPAN_START_NS_FIELD: &str = "span_start_ns";
 /// The second field of a completed span: its length in ns.
 pub const SPAN_DURATION_NS_FIELD: &str = "span_duration_ns";
+
+/// How many fields of a begin event the convention fills in before the
+/// span's own: the id and its trace context.
+pub const BEGIN_LEADING_FIELDS: usize = 4;
+
+/// The fields every begin event starts with, in order.
+pub static SPAN_BEGIN_LEADING: [Field; BEGIN_LEADING_FIELDS] = [
+    Field::new(SPAN_BEGIN_FIELD, FieldType::U64),
+    Field::new(TRACE_ID_HI_FIELD, FieldType::U64),
+    Field::new(TRACE_ID_LO_FIELD, FieldType::U64),
+    Field::new(PARENT_SPAN_ID_FIELD, FieldType::U64),
+];
 
 /// The fields of every `<provider>_span_end` event.
 pub static SPAN_END_FIELDS: [Field; 1] = [Field::new(SPAN_END_FIELD, FieldType::U64)];
@@ -103,12 +150,21 @@ pub fn event_name_for(name: &str) -> Result<Cow<'_, str>, Error> {
     Ok(Cow::Owned(out))
 }
 
-/// The fields of a span's begin event: the id, then the span's own.
+/// The fields of a span's begin event: the id and trace context, then the
+/// span's own.
 pub fn span_begin_fields(fields: Vec<Field>) -> Vec<Field> {
-    let mut all = Vec::with_capacity(fields.len() + 1);
-    all.push(Field::new(SPAN_BEGIN_FIELD, FieldType::U64));
+    let mut all = Vec::with_capacity(fields.len() + BEGIN_LEADING_FIELDS);
+    all.extend(SPAN_BEGIN_LEADING.iter().cloned());
     all.extend(fields);
     all
+}
+
+/// The span's own fields among a begin event's `fields`: those after the
+/// convention's leading ones; `None` if `fields` does not start with them
+/// (the event begins no span).
+pub fn own_fields(fields: &[Field]) -> Option<&[Field]> {
+    let leading = fields.get(..BEGIN_LEADING_FIELDS)?;
+    leading.iter().zip(&SPAN_BEGIN_LEADING).all(|(f, l)| f.name == l.name && f.ty == l.ty).then(|| &fields[BEGIN_LEADING_FIELDS..])
 }
 
 /// The fields of a completed span's event: start and length, then its own.
@@ -120,111 +176,78 @@ pub fn completed_span_fields(fields: Vec<Field>) -> Vec<Field> {
     all
 }
 
-/// Ids are handed to threads in blocks, so taking one writes only the
-/// thread's own counter: the shared one is touched once per block.
-const ID_BLOCK: u64 = 1 << 16;
-
-/// The next block's first id; 0 until the first block is taken, when it
-/// is seeded from [`first_block`].
-static NEXT_BLOCK: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    /// `(next, end)` of this thread's block; empty until its first span.
-    static BLOCK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
-}
-
-/// Where this program's ids start: a block chosen from the 16 random bytes
-/// the kernel gives every exec (`AT_RANDOM`), so that a program exec'd by
-/// a process that still has spans open (a wrapper handing its span to the
-/// program it runs) does not hand out the same ids again. Readers key
-/// spans by process and id, and the pid survives exec.
-fn first_block() -> u64 {
-    block_for(sys::exec_random().unwrap_or_else(process_random))
-}
-
-/// The first block of a program whose random bits are `bits`. The block
-/// number has 32 random bits, so the ids stay below 2^49 and never reach 0.
-fn block_for(bits: u32) -> u64 {
-    (u64::from(bits) + 1) * ID_BLOCK
-}
-
-/// 32 random bits for a program without `AT_RANDOM` (every OS but Linux):
-/// drawn once from the keys std seeds from the OS's random source for each
-/// process (`RandomState`, HashMap's defence against collisions), and kept,
-/// so that every call in the program agrees, as `AT_RANDOM` would.
-fn process_random() -> u32 {
-    static BITS: OnceLock<u32> = OnceLock::new();
-    *BITS.get_or_init(fresh_random)
-}
-
-/// 32 bits from a new `RandomState`: random per process, and different
-/// for each call within one.
-fn fresh_random() -> u32 {
-    RandomState::new().hash_one(0u8) as u32
-}
-
-/// The first id of a block no other thread of this program has.
-fn take_block() -> u64 {
-    // ATOMICS: Relaxed throughout: the counter orders nothing else, and
-    // each block goes to exactly one thread by the RMW's atomicity. The
-    // seed is set once, by whichever thread comes first.
-    if NEXT_BLOCK.load(Ordering::Relaxed) == 0 {
-        let _ = NEXT_BLOCK.compare_exchange(0, first_block(), Ordering::Relaxed, Ordering::Relaxed);
-    }
-    NEXT_BLOCK.fetch_add(ID_BLOCK, Ordering::Relaxed)
-}
-
-/// A new span id: nonzero and unique within this program, and (see
-/// `first_block`) distinct from the ids of the program it exec'd from.
-///
-/// A forked child inherits the parent's counters, so parent and child may
-/// hand out the same id; a reader keys spans by process and id, which
-/// keeps them apart.
+/// A new span id: a W3C span id, random and never 0.
 pub fn next_span_id() -> u64 {
-    BLOCK.with(|block| {
-        let (mut next, mut end) = block.get();
-        if next == end {
-            next = take_block();
-            end = next + ID_BLOCK;
-        }
-        block.set((next + 1, end));
-        next
-    })
+    crate::trace_context::new_span_id()
+}
+
+/// The leading values of a begin event: the span's id, then its trace
+/// context (`context` and its parent's span id), or zeros where the span
+/// says nothing of its trace.
+pub fn begin_leading_values(id: u64, context: Option<(&TraceContext, u64)>) -> [Value<'static>; BEGIN_LEADING_FIELDS] {
+    let (trace_id, parent) = context.map_or((0, 0), |(c, parent)| (c.trace_id, parent));
+    [Value::U64(id), Value::U64((trace_id >> 64) as u64), Value::U64(trace_id as u64), Value::U64(parent)]
 }
 
 /// Calls `emit` with `first` followed by `rest`, built on the stack.
 ///
-/// A binding begins a span with the id in front of the caller's values;
+/// A binding ends a span with the id in front of the caller's values;
 /// this puts it there without allocating.
 pub fn with_leading_value<R>(
     first: Value<'_>,
     rest: &[Value<'_>],
     emit: impl FnOnce(&[Value<'_>]) -> Result<R, Error>,
 ) -> Result<R, Error> {
+    with_leading_values(&[first], rest, emit)
+}
+
+/// Calls `emit` with `lead` followed by `rest`, built on the stack: how a
+/// begin's id and context go in front of the span's own values. A check
+/// of a span's own values (a binding's `validate`) passes zeros for `lead`.
+pub fn with_leading_values<R>(
+    lead: &[Value<'_>],
+    rest: &[Value<'_>],
+    emit: impl FnOnce(&[Value<'_>]) -> Result<R, Error>,
+) -> Result<R, Error> {
     fn on_stack<const N: usize, R>(
-        first: Value<'_>,
+        lead: &[Value<'_>],
         rest: &[Value<'_>],
         emit: impl FnOnce(&[Value<'_>]) -> Result<R, Error>,
     ) -> Result<R, Error> {
         let mut all = [Value::U8(0); N];
-        all[0] = first;
-        all[1..=rest.len()].copy_from_slice(rest);
-        emit(&all[..=rest.len()])
+        let n = lead.len() + rest.len();
+        all[..lead.len()].copy_from_slice(lead);
+        all[lead.len()..n].copy_from_slice(rest);
+        emit(&all[..n])
     }
-    match rest.len() {
-        0..=3 => on_stack::<4, R>(first, rest, emit),
-        4..=7 => on_stack::<8, R>(first, rest, emit),
-        8..=15 => on_stack::<16, R>(first, rest, emit),
-        n if n < MAX_FIELDS => on_stack::<MAX_FIELDS, R>(first, rest, emit),
+    match lead.len() + rest.len() {
+        0..=4 => on_stack::<4, R>(lead, rest, emit),
+        5..=8 => on_stack::<8, R>(lead, rest, emit),
+        9..=16 => on_stack::<16, R>(lead, rest, emit),
+        n if n <= MAX_FIELDS => on_stack::<MAX_FIELDS, R>(lead, rest, emit),
         // More values than any event can have fields: let the emit's own
-        // count check name the event and the numbers.
-        _ => emit(rest),
+        // count check name the event and the numbers (an error, so the
+        // allocation costs no emit anything).
+        _ => emit(&lead.iter().chain(rest).copied().collect::<Vec<_>>()),
     }
 }
 
-/// Begins a span: while `enabled`, takes an id and has `write` emit it in
+/// A span begun by id, with a parent: its id, and the context to hand on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Begun {
+    /// The span's id, to end it with; 0 if it was not begun (nobody
+    /// listened), and ending 0 writes nothing.
+    pub id: u64,
+    /// What to hand to the next service (`traceparent`): the span's own
+    /// context; if it was not begun, its parent's, passed on unchanged
+    /// (`None` under no parent).
+    pub context: Option<TraceContext>,
+}
+
+/// Begins a span that says nothing of its trace: while `enabled`, takes
+/// an id and has `write` emit it (and zeros for the trace context) in
 /// front of `values`; returns the id, or 0 (and writes nothing) otherwise.
-/// Every kind of tracepoint begins spans through this one rule.
+/// Every kind of tracepoint begins spans by id through this one rule.
 #[inline]
 pub(crate) fn begin_with(
     enabled: bool,
@@ -235,8 +258,29 @@ pub(crate) fn begin_with(
         return Ok(0);
     }
     let id = next_span_id();
-    with_leading_value(Value::U64(id), values, write)?;
+    with_leading_values(&begin_leading_values(id, None), values, write)?;
     Ok(id)
+}
+
+/// Begins a span under `parent` (a new trace under `None`, or under a
+/// parent that is not valid): while `enabled`, writes its new context in
+/// front of `values`; otherwise writes nothing and hands `parent` on.
+/// Every kind of tracepoint begins spans with a parent through this rule.
+#[inline]
+pub(crate) fn begin_in_with(
+    enabled: bool,
+    parent: Option<&TraceContext>,
+    values: &[Value<'_>],
+    write: impl FnOnce(&[Value<'_>]) -> Result<(), Error>,
+) -> Result<Begun, Error> {
+    let parent = parent.filter(|p| p.is_valid());
+    if !enabled {
+        return Ok(Begun { id: 0, context: parent.cloned() });
+    }
+    let context = TraceContext::child_of(parent);
+    let lead = begin_leading_values(context.span_id, Some((&context, parent.map_or(0, |p| p.span_id))));
+    with_leading_values(&lead, values, write)?;
+    Ok(Begun { id: context.span_id, context: Some(context) })
 }
 
 /// Ends span `id`: while `enabled`, has `write` emit the id followed by
@@ -255,151 +299,5 @@ pub(crate) fn end_with(
     with_leading_value(Value::U64(id), values, write)
 }
 
-/// An open span of a static tracepoint; dropping it ends the span.
-///
-/// Made by a `span` item of [`tracepoints!`](crate::tracepoints) through
-/// [`span!`](crate::span!). It is `Send`: a span may end on another thread
-/// than the one that began it.
-#[must_use = "the span ends when this guard is dropped; bind it: `let _span = ...`"]
-#[derive(Debug)]
-pub struct Span {
-    /// 0 when the span was not begun (nobody listened).
-    id: u64,
-    end: &'static Tracepoint,
-}
-
-impl Span {
-    /// Begins a span on `begin`, whose first field is `span_begin`, with
-    /// the span's own `values` after the id; `end` is the provider's
-    /// `span_end` event. Does nothing, and returns an inert guard, while
-    /// nobody listens to `begin`.
-    #[inline]
-    pub fn begin(begin: &'static Tracepoint, end: &'static Tracepoint, values: &[Value<'_>]) -> Result<Span, Error> {
-        let id = begin_with(begin.enabled(), values, |all| begin.emit(all))?;
-        Ok(Span { id, end })
-    }
-
-    /// A guard for a span that was not begun; dropping it emits nothing.
-    #[inline]
-    pub const fn inert(end: &'static Tracepoint) -> Span {
-        Span { id: 0, end }
-    }
-
-    /// The span's id as its events carry it; 0 if it was not begun.
-    pub fn id(&self) -> u64 {
-        self.id
-    }
-
-    /// Ends the span now, reporting a failed write (dropping ignores it).
-    pub fn end(mut self) -> Result<(), Error> {
-        let id = std::mem::take(&mut self.id);
-        end_span(self.end, id)
-    }
-}
-
-impl Drop for Span {
-    #[inline]
-    fn drop(&mut self) {
-        if self.id != 0 {
-            // A drop cannot report; a write that failed after the begin
-            // succeeded means the tracer went away, which loses nothing.
-            let _ = end_span(self.end, self.id);
-        }
-    }
-}
-
-fn end_span(end: &'static Tracepoint, id: u64) -> Result<(), Error> {
-    end_with(id, id != 0 && end.enabled(), &[], |all| end.emit(all))
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_are_nonzero_and_unique_across_threads() {
-        let mut ids: Vec<u64> = (0..4)
-            .map(|_| std::thread::spawn(|| (0..1000).map(|_| next_span_id()).collect::<Vec<_>>()))
-            .flat_map(|t| t.join().unwrap())
-            .collect();
-        ids.extend((0..(ID_BLOCK + 5)).map(|_| next_span_id()));
-        assert!(ids.iter().all(|&id| id != 0));
-        let count = ids.len();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), count, "an id was handed out twice");
-    }
-
-    #[test]
-    fn a_program_starts_its_ids_at_a_block_drawn_from_its_exec_random_bytes() {
-        let first = first_block();
-        assert_eq!(first % ID_BLOCK, 0);
-        assert!((ID_BLOCK..=(1 << 32) * ID_BLOCK).contains(&first));
-        // The same bytes every call: one seed per program.
-        assert_eq!(first_block(), first);
-        let id = next_span_id();
-        assert!(id >= first && id < 1 << 49, "{id} is taken from the seeded range");
-    }
-
-    #[test]
-    fn the_first_block_is_nonzero_aligned_and_below_2_to_the_49_for_any_random_bits() {
-        assert_eq!(block_for(0), ID_BLOCK);
-        assert_eq!(block_for(u32::MAX), (1 << 32) * ID_BLOCK);
-        assert!(block_for(u32::MAX) + ID_BLOCK <= 1 << 49);
-        assert_eq!(block_for(0x1234_5678) % ID_BLOCK, 0);
-    }
-
-    #[test]
-    fn without_exec_random_bytes_a_program_draws_its_block_once_from_std_s_random_keys() {
-        // What every OS but Linux uses; callable, and so tested, on Linux too.
-        let bits = process_random();
-        assert_eq!(process_random(), bits, "one seed per program");
-        // The source is random: two draws in a row differ (and two
-        // programs' draws do, since std seeds each process from the OS).
-        let draws: Vec<u32> = (0..4).map(|_| fresh_random()).collect();
-        assert!(draws.windows(2).any(|w| w[0] != w[1]), "{draws:?}");
-    }
-
-    #[test]
-    fn the_leading_value_comes_first_for_every_size() {
-        for n in [0usize, 3, 4, 7, 8, 15, 16, 31] {
-            let rest: Vec<Value> = (0..n).map(|i| Value::U32(i as u32)).collect();
-            let seen = with_leading_value(Value::U64(99), &rest, |all| Ok(format!("{all:?}"))).unwrap();
-            let expected: Vec<Value> = std::iter::once(Value::U64(99)).chain(rest.iter().copied()).collect();
-            assert_eq!(seen, format!("{expected:?}"));
-        }
-    }
-
-    #[test]
-    fn span_names_map_to_event_names_by_one_rule() {
-        let cases = [
-            ("handle", "handle"),
-            ("_private9", "_private9"),
-            ("Foo.bar", "Foo_bar"),
-            ("outer.<locals>.inner", "outer_locals_inner"),
-            ("<lambda>", "lambda"),
-            ("Foo$Bar.<init>", "Foo_Bar_init"),
-            ("a_.b", "a__b"),
-            ("my block", "my_block"),
-            ("héllo", "h_llo"),
-        ];
-        for (name, event) in cases {
-            assert_eq!(event_name_for(name).unwrap(), event, "{name}");
-            assert!(super::super::field::is_valid_name(&event_name_for(name).unwrap()));
-        }
-        assert!(matches!(event_name_for("handle").unwrap(), Cow::Borrowed(_)));
-        for nothing_valid in ["", "...", "<>", "é"] {
-            let err = event_name_for(nothing_valid).unwrap_err();
-            assert!(matches!(err, Error::InvalidName { what: "span", .. }), "{err}");
-        }
-    }
-
-    #[test]
-    fn span_fields_put_the_convention_first() {
-        let f = span_begin_fields(vec![Field::new("path", FieldType::Str)]);
-        assert_eq!(f[0].name, SPAN_BEGIN_FIELD);
-        assert_eq!(f[1].name, "path");
-        let c = completed_span_fields(vec![]);
-        assert_eq!((c[0].name.as_ref(), c[1].name.as_ref()), (SPAN_START_NS_FIELD, SPAN_DURATION_NS_FIELD));
-    }
-}
+mod tests;

@@ -3,8 +3,7 @@
 //! # Safety
 //! Each wrapper passes the kernel pointers to live, initialised values of
 //! the size it is given, and takes ownership only of the descriptors the
-//! kernel just returned. The one read of the auxiliary vector reads 4 of
-//! the 16 bytes `AT_RANDOM` points at, which live as long as the process.
+//! kernel just returned.
 #![allow(unsafe_code)]
 
 use std::ffi::{CStr, CString};
@@ -102,21 +101,6 @@ pub fn send_nonblocking(fd: RawFd, buf: &[u8]) -> Result<usize, Errno> {
         return Err(Errno::last());
     }
     Ok(n as usize)
-}
-
-/// `getauxval(AT_RANDOM)`: the first 4 of the 16 random bytes the kernel
-/// gives every exec; `None` without that entry (never since Linux 2.6.29).
-///
-/// References: getauxval(3).
-pub fn exec_random() -> Option<u32> {
-    // SAFETY: getauxval only reads the auxiliary vector the kernel set up.
-    let random = unsafe { libc::getauxval(libc::AT_RANDOM) } as *const [u8; 4];
-    if random.is_null() {
-        return None;
-    }
-    // SAFETY: AT_RANDOM points at 16 bytes that live as long as the
-    // process; four of them are read.
-    Some(u32::from_ne_bytes(unsafe { random.read_unaligned() }))
 }
 
 /// `getrandom(buf, len, 0)` until `buf` is full: bytes from the kernel's

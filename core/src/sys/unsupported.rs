@@ -79,11 +79,6 @@ pub fn send_nonblocking(_fd: RawFd, _buf: &[u8]) -> Result<usize, Errno> {
     Err(UNSUPPORTED)
 }
 
-/// The kernel's per-exec random bytes: there is no `AT_RANDOM` here.
-pub fn exec_random() -> Option<u32> {
-    None
-}
-
 /// Would read the kernel's random source: `ENOSYS` (callers fall back
 /// to std's per-process random keys).
 pub fn random_bytes(_buf: &mut [u8]) -> Result<(), Errno> {

@@ -1,4 +1,4 @@
-//! A span is two native events: its begin (id first, then its fields) and
+//! A span is two native events: its begin (id and trace context first, then its fields) and
 //! its provider's `span_end` (the id). Nesting is their order on a thread;
 //! an id links a span that ends on another thread. ftrace shows them as
 //! it shows any event.
@@ -52,10 +52,11 @@ fn nested_and_cross_thread_spans_arrive_in_order_with_their_fields_and_ids() {
     }
     clear_trace();
 
-    let (outer_id, inner_id, moved_id, other_tid);
+    let (outer_id, inner_id, moved_id, other_tid, trace_id);
     {
         let outer = usertrace::span!(events::outer(u64::MAX - 1, "/héllo")).unwrap();
         outer_id = outer.id();
+        trace_id = outer.context().unwrap().trace_id;
         {
             let inner = usertrace::span!(events::inner(-3)).unwrap();
             inner_id = inner.id();
@@ -95,6 +96,16 @@ fn nested_and_cross_thread_spans_arrive_in_order_with_their_fields_and_ids() {
     assert_eq!(got_decimal, expected);
 
     let lines = recorded();
+    // The trace context after each begin's id, as ftrace prints it: outer
+    // a new trace's root, inner and moved (begun inside it) its children.
+    let context = |i: usize| {
+        let f = &lines[i].2;
+        [field(f, "trace_id_hi"), field(f, "trace_id_lo"), field(f, "parent_span_id")].map(str::to_owned)
+    };
+    let (hi, lo) = (((trace_id >> 64) as u64).to_string(), (trace_id as u64).to_string());
+    assert_eq!(context(0), [hi.clone(), lo.clone(), "0".into()]);
+    assert_eq!(context(1), [hi.clone(), lo.clone(), outer_id.to_string()]);
+    assert_eq!(context(3), [hi, lo, outer_id.to_string()]);
     assert_eq!(field(&lines[0].2, "request_id"), (u64::MAX - 1).to_string());
     assert_eq!(field(&lines[0].2, "path"), "/héllo");
     // ftrace prints an s32 as its bits.

@@ -116,7 +116,9 @@ fn a_span_begins_with_its_id_and_ends_with_its_deferred_fields_as_text() {
     let callsite = Callsite::new(meta);
     let Shape::Span(span) = callsite.shape(&provider, &scratch) else { panic!("a span") };
     assert_eq!(span.begin.tp.name(), "ut_cs_handle_request");
-    assert_eq!(declared(&span.begin.tp), pairs(&[("span_begin", "u64"), ("level", "str"), ("path", "str"), ("span_begin_2", "u64"), ("level_2", "str")]));
+    let leading = [("span_begin", "u64"), ("trace_id_hi", "u64"), ("trace_id_lo", "u64"), ("parent_span_id", "u64")];
+    let own = [("level", "str"), ("path", "str"), ("span_begin_2", "u64"), ("level_2", "str")];
+    assert_eq!(declared(&span.begin.tp), pairs(&[&leading[..], &own[..]].concat()));
     assert_eq!(span.deferred, [1]);
     let end = span.end.as_ref().expect("an end for the deferred field");
     assert_eq!(end.name(), "ut_cs_handle_request_end");

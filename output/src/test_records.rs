@@ -52,6 +52,21 @@ pub fn begin(t: u64, pid: u32, tid: u32, name: &str, id: u64) -> Record {
     event(t, pid, tid, name, &[("span_begin", Value::Unsigned(id))])
 }
 
+/// A span begin that carries its trace context (the convention's fields
+/// after the id), then `fields`.
+/// `context` is `(trace id, parent span id)`.
+pub fn traced_begin(t: u64, pid: u32, tid: u32, name: &str, id: u64, context: (u128, u64), fields: &[(&str, Value)]) -> Record {
+    let (trace_id, parent) = context;
+    let mut all = vec![
+        ("span_begin", Value::Unsigned(id)),
+        ("trace_id_hi", Value::Unsigned((trace_id >> 64) as u64)),
+        ("trace_id_lo", Value::Unsigned(trace_id as u64)),
+        ("parent_span_id", Value::Unsigned(parent)),
+    ];
+    all.extend(fields.iter().cloned());
+    event(t, pid, tid, name, &all)
+}
+
 pub fn end(t: u64, pid: u32, tid: u32, name: &str, id: u64) -> Record {
     event(t, pid, tid, name, &[("span_end", Value::Unsigned(id))])
 }

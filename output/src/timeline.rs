@@ -87,8 +87,9 @@ use crate::record::{EventRecord, Record, StackFrame, Value};
 /// The span convention's field names, as the core defines them for every
 /// language's producer (see `usertrace::span`).
 pub use usertrace::span::{
-    SPAN_BEGIN_FIELD as SPAN_BEGIN, SPAN_DURATION_NS_FIELD as SPAN_DURATION_NS, SPAN_END_FIELD as SPAN_END,
-    SPAN_START_NS_FIELD as SPAN_START_NS,
+    PARENT_SPAN_ID_FIELD as PARENT_SPAN_ID, SPAN_BEGIN_FIELD as SPAN_BEGIN, SPAN_DURATION_NS_FIELD as SPAN_DURATION_NS,
+    SPAN_END_FIELD as SPAN_END, SPAN_START_NS_FIELD as SPAN_START_NS, TRACE_ID_HI_FIELD as TRACE_ID_HI,
+    TRACE_ID_LO_FIELD as TRACE_ID_LO,
 };
 /// The arg that marks a span closed by the timeline rather than its end.
 pub const UNFINISHED: &str = "unfinished";
@@ -213,6 +214,42 @@ pub struct Span {
     pub sched: Option<SchedSummary>,
     /// The begin event's user stack, innermost first, where recorded.
     pub stack: Vec<StackFrame>,
+    /// The trace context its begin event carried; `None` for a begin
+    /// written before the convention had one (and for a completed span).
+    pub trace: Option<SpanTrace>,
+}
+
+/// The trace context of a span's begin event: `trace_id_hi`,
+/// `trace_id_lo` and `parent_span_id`, after its id (see the core's
+/// `usertrace::span`). They are not among the span's args.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SpanTrace {
+    /// The trace id; 0 when the span did not say (it is in the trace of
+    /// the span it nests in).
+    pub trace_id: u128,
+    /// The parent's span id, in any process; 0 for a root, or when the
+    /// span did not say.
+    pub parent_span_id: u64,
+}
+
+impl SpanTrace {
+    /// The trace context among a begin event's `fields` (its id first),
+    /// and where the span's own args start: after the context, or after
+    /// the id of a begin written before spans carried one.
+    pub fn of_begin(fields: &[(String, Value)]) -> (Option<SpanTrace>, usize) {
+        let u64_named = |i: usize, name: &str| fields.get(i).filter(|(n, _)| n == name).and_then(|(_, v)| v.as_u64());
+        match (u64_named(1, TRACE_ID_HI), u64_named(2, TRACE_ID_LO), u64_named(3, PARENT_SPAN_ID)) {
+            (Some(hi), Some(lo), Some(parent_span_id)) => {
+                (Some(SpanTrace { trace_id: u128::from(hi) << 64 | u128::from(lo), parent_span_id }), 4)
+            }
+            _ => (None, 1),
+        }
+    }
+
+    /// Whether the span said which trace it is in (and so its parent).
+    pub fn is_said(&self) -> bool {
+        self.trace_id != 0
+    }
 }
 
 impl Span {

@@ -10,8 +10,8 @@ use super::eventheader;
 use super::sched::{SchedRecord, SchedTracker, SpanSched};
 use super::sched_event::SchedEvent;
 use super::{
-    Instant, LostMarker, Placement, Process, Span, Thread, Timeline, SPAN_BEGIN, SPAN_DURATION_NS, SPAN_END, SPAN_START_NS,
-    UNFINISHED,
+    Instant, LostMarker, Placement, Process, Span, SpanTrace, Thread, Timeline, SPAN_BEGIN, SPAN_DURATION_NS, SPAN_END,
+    SPAN_START_NS, UNFINISHED,
 };
 use rustc_hash::FxHashMap;
 use crate::record::{EventRecord, Record, StackFrame, Value};
@@ -178,6 +178,7 @@ struct Open {
     sched: SpanSched,
     /// The begin event's user stack.
     stack: Vec<StackFrame>,
+    trace: Option<SpanTrace>,
 }
 
 /// A begin's args, with room for an end's few (a status, an error), so
@@ -311,12 +312,14 @@ impl Builder {
                     self.close((e.pid, id), e.time_ns, None, &[], Some(REUSED));
                 }
                 let begin_seq = self.next_seq();
+                let (trace, args_from) = SpanTrace::of_begin(&e.fields);
                 let open = Open {
                     pid: e.pid,
                     tid: e.tid,
                     name: name_of(e),
                     start_ns: e.time_ns,
-                    args: if self.lean { Vec::new() } else { span_args(&e.fields[1..]) },
+                    args: if self.lean { Vec::new() } else { span_args(&e.fields[args_from..]) },
+                    trace,
                     id,
                     begin_seq,
                     sched: SpanSched::begin(&self.sched, e.tid, e.time_ns),
@@ -347,6 +350,7 @@ impl Builder {
                         unfinished: None,
                         sched: None,
                         stack: e.stack.clone(),
+                        trace: None,
                     },
                     on_thread: false,
                     begin_seq: seq,
@@ -432,6 +436,7 @@ impl Builder {
                 unfinished,
                 sched,
                 stack: open.stack,
+                trace: open.trace,
             },
             on_thread,
             begin_seq: open.begin_seq,

@@ -8,7 +8,7 @@ use prost::encoding::{decode_varint, encode_varint};
 
 use super::build::REASONS;
 use super::spool::corrupt;
-use super::{Instant, LostMarker, Placement, SchedEvent, SchedEventKind, SchedSummary, Span, Waker};
+use super::{Instant, LostMarker, Placement, SchedEvent, SchedEventKind, SchedSummary, Span, SpanTrace, Waker};
 use crate::record::{StackFrame, Value};
 
 const BEGIN: u8 = 0;
@@ -23,6 +23,8 @@ const WAKING: u8 = 1;
 const MIGRATE: u8 = 2;
 
 /// An item as read back, before the stream places it.
+// Decoded one at a time and placed at once (see `Item`).
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Decoded {
     /// `span.placement` is not yet known: `Thread { depth: 0 }` or
     /// `Async { lane: 0 }` as `on_thread` says.
@@ -44,6 +46,11 @@ pub(super) fn begin(out: &mut Vec<u8>, span: &Span, on_thread: bool, serial: u64
     args(out, &span.args);
     sched(out, span.sched.as_ref());
     stack(out, &span.stack);
+    optional(out, span.trace, |out, t| {
+        encode_varint((t.trace_id >> 64) as u64, out);
+        encode_varint(t.trace_id as u64, out);
+        encode_varint(t.parent_span_id, out);
+    });
 }
 
 /// A stack: its frame count, then each frame's address, and each of its
@@ -235,8 +242,9 @@ pub(super) fn decode(time_ns: u64, buf: &[u8]) -> io::Result<Decoded> {
             let args = r.args()?;
             let sched = r.sched()?;
             let stack = r.stack()?;
+            let trace = r.trace()?;
             let placement = if on_thread { Placement::Thread { depth: 0 } } else { Placement::Async { lane: 0 } };
-            let span = Span { pid, tid, name, start_ns: time_ns, end_ns, args, placement, id, unfinished, sched, stack };
+            let span = Span { pid, tid, name, start_ns: time_ns, end_ns, args, placement, id, unfinished, sched, stack, trace };
             Decoded::Begin { span, on_thread, serial }
         }
         END => {
@@ -375,6 +383,16 @@ impl Reader<'_> {
             frames.push(StackFrame { address, module, module_offset, function, file, line });
         }
         Ok(frames)
+    }
+
+    /// A span's trace context: 0, or 1 and the trace id's halves and the
+    /// parent's id.
+    fn trace(&mut self) -> io::Result<Option<SpanTrace>> {
+        if self.byte()? == 0 {
+            return Ok(None);
+        }
+        let (hi, lo) = (self.varint()?, self.varint()?);
+        Ok(Some(SpanTrace { trace_id: u128::from(hi) << 64 | u128::from(lo), parent_span_id: self.varint()? }))
     }
 
     fn args(&mut self) -> io::Result<Vec<(String, Value)>> {

@@ -48,6 +48,9 @@ const LOST: u8 = 3;
 const SCHED: u8 = 4;
 
 /// One thing for a viewer output to write, in time order.
+// Items are handed out one at a time, never held in bulk: a span inline
+// costs a larger move, where a box would cost an allocation per span.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
     /// A span begins: at `span.start_ns`, on its thread's track at its

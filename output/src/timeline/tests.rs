@@ -50,6 +50,38 @@ fn span_args_are_the_begins_other_fields_then_the_ends() {
 }
 
 #[test]
+fn a_begins_trace_context_is_the_spans_trace_not_among_its_args() {
+    let trace_id = 0x4bf9_2f35_77b3_4da6_a3ce_929d_0e0e_4736;
+    let t = Timeline::build(&[
+        traced_begin(1, 1, 1, "req", 0xabcd, (trace_id, 0x00f0_67aa_0ba9_02b7), &[("path", Value::Str("/".into()))]),
+        end(2, 1, 1, "req", 0xabcd),
+    ]);
+    let s = span(&t, "req");
+    assert_eq!(s.trace, Some(SpanTrace { trace_id, parent_span_id: 0x00f0_67aa_0ba9_02b7 }));
+    assert!(s.trace.unwrap().is_said());
+    assert_eq!(s.args, [("path".into(), Value::Str("/".into()))]);
+    assert_eq!(s.id, Some(0xabcd));
+}
+
+#[test]
+fn a_begin_without_trace_fields_has_no_trace_and_keeps_fields_named_alike_as_args() {
+    // Written before spans carried a trace context: read as always.
+    let t = Timeline::build(&[
+        event(1, 1, 1, "old", &[("span_begin", Value::Unsigned(7)), ("parent_span_id", Value::Unsigned(3))]),
+        end(2, 1, 1, "old", 7),
+        traced_begin(3, 1, 1, "unsaid", 8, (0, 0), &[]),
+        end(4, 1, 1, "unsaid", 8),
+    ]);
+    let old = span(&t, "old");
+    assert_eq!(old.trace, None);
+    assert_eq!(old.args, [("parent_span_id".into(), Value::Unsigned(3))], "not in the convention's place: a field of its own");
+    let unsaid = span(&t, "unsaid");
+    assert_eq!(unsaid.trace, Some(SpanTrace { trace_id: 0, parent_span_id: 0 }));
+    assert!(!unsaid.trace.unwrap().is_said());
+    assert!(unsaid.args.is_empty());
+}
+
+#[test]
 fn a_span_ended_on_another_thread_goes_to_an_async_track() {
     let t = Timeline::build(&[begin(10, 1, 1, "handoff", 5), end(20, 1, 2, "handoff", 5)]);
     let s = span(&t, "handoff");

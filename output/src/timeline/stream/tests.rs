@@ -256,3 +256,24 @@ fn a_stream_without_scheduler_records_says_it_has_none() {
     assert!(with.finish().unwrap().has_sched());
     assert!(!TimelineItems::of(&Timeline::build(&mixed())).has_sched());
 }
+
+#[test]
+fn a_streamed_span_keeps_its_trace_context() {
+    let records = [
+        traced_begin(1, 1, 1, "req", 5, (u128::MAX - 1, 9), &[("n", Value::Unsigned(1))]),
+        begin(2, 1, 1, "old", 6),
+        end(3, 1, 1, "old", 6),
+        end(4, 1, 1, "req", 5),
+    ];
+    let (_, items) = in_memory(&records);
+    let traces: Vec<_> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Begin { span, .. } => Some((span.name.as_str(), span.trace)),
+            _ => None,
+        })
+        .collect();
+    let said = crate::timeline::SpanTrace { trace_id: u128::MAX - 1, parent_span_id: 9 };
+    assert_eq!(traces, [("req", Some(said)), ("old", None)]);
+    assert_items_are_the_timeline(&items, &Timeline::build(&records));
+}

@@ -11,7 +11,8 @@
 #                              span macros' fast path and control flow); then, with
 #                              USERTRACE_TRANSPORT=shm (shared memory, on any kernel),
 #                              the guest's tests that need only `usertrace record`
-#                              (exact values, threads, spans from C and C++, events
+#                              (exact values, threads, spans from C and C++, spans'
+#                              trace context, events
 #                              shared by two files, the examples, API and span errors
 #                              with registrations that succeed: the `*_over_shm*`
 #                              tests), and dlclose over shared memory with its control.
@@ -81,6 +82,8 @@ build_all() {
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_macros.c" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_macros" &&
     c++ "${CXXFLAGS_TEST[@]}" -fsanitize=address "$here/tests/cpp/span_guard.cpp" "${LIBS_TEST[@]}" "${WRAP_SPANS[@]}" -o "$b/span_guard" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/spans.c" "${LIBS_TEST[@]}" -lpthread -o "$b/spans" &&
+    cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/trace_context_api.c" "${LIBS_TEST[@]}" -o "$b/trace_context_api" &&
+    cc "${CFLAGS_TEST[@]}" "$here/tests/c/trace_context_spans.c" "${LIBS_TEST[@]}" -o "$b/trace_context_spans" &&
     c++ "${CXXFLAGS_TEST[@]}" "$here/tests/cpp/spans.cpp" "${LIBS_TEST[@]}" -o "$b/spans_cpp" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/version.c" "${LIBS_TEST[@]}" -o "$b/version" &&
     cc "${CFLAGS_TEST[@]}" -O2 -fno-omit-frame-pointer "$here/tests/c/frames.c" "${LIBS_TEST[@]}" -o "$b/frames" &&
@@ -126,6 +129,14 @@ int main(void) {
   uint64_t id = USERTRACE_SPAN_BEGIN(s, usertrace_u64(1), usertrace_str("b"));
   USERTRACE_SPAN_END(hdr, USERTRACE_SPAN_BEGIN0(s0));
   USERTRACE_SPAN_END(hdr, id);
+  {
+    usertrace_trace_context parent, mine;
+    char traceparent[USERTRACE_TRACEPARENT_SIZE];
+    (void)usertrace_trace_context_parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", &parent);
+    USERTRACE_SPAN_END(hdr, USERTRACE_SPAN_BEGIN_IN(s, &parent, &mine, usertrace_u64(1), usertrace_str("b")));
+    USERTRACE_SPAN_END(hdr, USERTRACE_SPAN_BEGIN_IN0(s0, NULL, &mine));
+    (void)usertrace_trace_context_format(&mine, traceparent, sizeof traceparent);
+  }
   scoped();
   return USERTRACE_ENABLED(e) ? 1 : 0;
 }
@@ -401,6 +412,7 @@ host() {
   run_test transport_shm_when_asked env USERTRACE_TRANSPORT=shm "$build/bin/transport" shm
   run_test transport_setting_invalid_is_named env USERTRACE_TRANSPORT=pipes "$build/bin/transport" invalid
   run_test status_and_transport_say_what_usertrace_status_says status_and_transport_say_what_usertrace_status_says
+  run_test trace_context_api_under_asan env USERTRACE_TRANSPORT=user_events "$build/bin/trace_context_api"
   run_test span_macros_call_begin_and_end_at_scope_exit "$build/bin/span_macros"
   run_test span_guard_in_cxx_ends_once_and_moves "$build/bin/span_guard"
   run_test two_files_share_one_event "$build/bin/two_files"
@@ -411,6 +423,7 @@ host() {
   run_test record_sees_exact_values_over_shm over_shm record_sees_exact_values
   run_test threaded_emitters_lose_nothing_over_shm over_shm threaded_emitters_lose_nothing
   run_test spans_arrive_in_exact_order_over_shm over_shm spans_arrive_in_exact_order
+  run_test spans_carry_their_trace_context_over_shm over_shm spans_carry_their_trace_context
   run_test two_files_events_arrive_over_shm over_shm two_files_events_arrive
   run_test examples_events_arrive_over_shm over_shm examples_events_arrive
   run_test api_errors_over_shm_under_asan over_shm api_errors_with_a_transport
@@ -597,6 +610,15 @@ spans_arrive_in_exact_order() {
     python3 "$here/tests/check_output.py" record-spans "$build/spans.json" "$build/spans.ids" "$build/spans_cpp.ids"
 }
 
+# tests/c/trace_context_spans.c under a recording: each begin carries the
+# trace context the program wrote down (remote parent, child, root).
+spans_carry_their_trace_context() {
+  have_transport || return 1
+  rm -f "$build/trace_context.ids"
+  record "$build/trace_context.json" 'ctrace_*' -- "$build/bin/trace_context_spans" "$build/trace_context.ids" &&
+    python3 "$here/tests/check_output.py" record-trace-context "$build/trace_context.json" "$build/trace_context.ids"
+}
+
 # tests/c/two_files_{a,b}.c, as C and with b as C++, under one recording:
 # the events each file emits, on the objects the other defines, with their
 # exact values.
@@ -658,6 +680,7 @@ guest() {
   run_test examples_events_arrive examples_events_arrive
   run_test span_errors_with_user_events span_errors_with_a_transport
   run_test spans_arrive_in_exact_order spans_arrive_in_exact_order
+  run_test spans_carry_their_trace_context spans_carry_their_trace_context
   run_test two_files_events_arrive two_files_events_arrive
 }
 

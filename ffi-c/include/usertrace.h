@@ -13,6 +13,13 @@
  * ... USERTRACE_SPAN_END(myapp, id); or USERTRACE_SPAN_SCOPED(myapp,
  * handle, values...) to end it with the block, usertrace::span in C++.
  *
+ * Distributed traces (W3C Trace Context): usertrace_trace_context_parse()
+ * reads a request's traceparent header; uint64_t id =
+ * USERTRACE_SPAN_BEGIN_IN(handle, &parent, &mine, values...) begins the
+ * span under it (NULL: a new trace); usertrace_trace_context_format(&mine,
+ * buf, USERTRACE_TRACEPARENT_SIZE) gives the traceparent of the next
+ * request. Pass the tracestate header on as it came.
+ *
  * Files of one program share an event, span or provider declared in their
  * header (USERTRACE_EVENT_DECLARE(request); USERTRACE_PROVIDER_DECLARE(myapp);)
  * and defined in one .c file (USERTRACE_EVENT_DEFINE(request, fields...);
@@ -46,6 +53,16 @@
 
 // Most fields an event may have.
 #define USERTRACE_MAX_FIELDS 32
+
+// The length of a `traceparent` header value (version 00).
+#define USERTRACE_TRACEPARENT_LEN 55
+
+// The bytes a `traceparent` needs with its NUL: the least `len`
+// `usertrace_trace_context_format` takes.
+#define USERTRACE_TRACEPARENT_SIZE 56
+
+// The `sampled` bit of `usertrace_trace_context.flags`.
+#define USERTRACE_TRACE_FLAG_SAMPLED 1
 
 // `usertrace_value.len` of a string whose length is found by `strlen`.
 #define USERTRACE_LEN_NUL_TERMINATED UINT32_MAX
@@ -131,6 +148,19 @@ typedef struct usertrace_provider {
   // lacks this member and has no span.
   struct usertrace_event *span_end;
 } usertrace_provider;
+
+// A span's place in a W3C trace: what a span hands to the next service,
+// and what a span begun under it takes as its parent.
+typedef struct usertrace_trace_context {
+  // The trace id's first 8 bytes, as a big-endian number.
+  uint64_t trace_id_hi;
+  // The trace id's last 8 bytes, as a big-endian number.
+  uint64_t trace_id_lo;
+  // The span's id: the parent id of the spans begun under it.
+  uint64_t span_id;
+  // The W3C trace flags (`USERTRACE_TRACE_FLAG_SAMPLED`).
+  uint8_t flags;
+} usertrace_trace_context;
 
 // The verdict of `usertrace_status` (the core's `Availability`).
 typedef int32_t usertrace_availability;
@@ -343,6 +373,31 @@ usertrace_result usertrace_event_begin_span(const struct usertrace_event *span,
                                             size_t count,
                                             uint64_t *out_id);
 
+// Begins the span `span` (a `USERTRACE_SPAN`) under `parent`, a span of
+// this process or of another (read from a `traceparent` header with
+// `usertrace_trace_context_parse`, or another span's `*out_context`); a
+// NULL `parent`, or one whose trace id or span id is 0, begins a new
+// trace. If a tracer is attached it writes the span's id and trace
+// context, then the `count` values; `*out_id` gets the id, to end the
+// span with `usertrace_provider_end_span`, and `*out_context` (unless
+// NULL) the span's context, for the next service (its `traceparent`:
+// `usertrace_trace_context_format`). While nobody listens nothing is
+// written or checked, `*out_id` is 0, and `*out_context` is `*parent`,
+// passed on unchanged (all zeros under no parent), so that the trace
+// goes on through a service nobody records. `USERTRACE_SPAN_BEGIN_IN`
+// calls it after its own load of `span->enabled`.
+//
+// # Safety
+// `span` NULL or a `USERTRACE_SPAN`; `parent` NULL or valid; `values`
+// valid for `count` elements; `out_id` NULL or valid; `out_context` NULL
+// or valid.
+usertrace_result usertrace_event_begin_span_in(const struct usertrace_event *span,
+                                               const struct usertrace_trace_context *parent,
+                                               const struct usertrace_value *values,
+                                               size_t count,
+                                               uint64_t *out_id,
+                                               struct usertrace_trace_context *out_context);
+
 // Ends the span `id` of provider `p`: writes `<provider>_span_end` with
 // the id if a tracer is attached to it. `id` is what
 // `usertrace_event_begin_span` (or `USERTRACE_SPAN_BEGIN`) gave, on any
@@ -395,6 +450,21 @@ usertrace_result usertrace_tracepoint_begin_span(const struct usertrace_tracepoi
                                                  size_t count,
                                                  uint64_t *out_id);
 
+// Begins a span on `tp` (from `usertrace_tracepoint_new_span`) under
+// `parent`, as `usertrace_event_begin_span_in` begins a static one: its
+// id in `*out_id`, the context to hand on in `*out_context` (unless
+// NULL); while nobody listens, 0 and `*parent` passed on.
+//
+// # Safety
+// `tp` NULL or a live handle; `parent` NULL or valid; `values` valid for
+// `count` elements; `out_id` NULL or valid; `out_context` NULL or valid.
+usertrace_result usertrace_tracepoint_begin_span_in(const struct usertrace_tracepoint *tp,
+                                                    const struct usertrace_trace_context *parent,
+                                                    const struct usertrace_value *values,
+                                                    size_t count,
+                                                    uint64_t *out_id,
+                                                    struct usertrace_trace_context *out_context);
+
 // Ends span `id` on `tp` (from `usertrace_tracepoint_new_span_end`), if
 // a tracer is attached; nothing for id 0.
 //
@@ -415,6 +485,32 @@ usertrace_result usertrace_tracepoint_end_span(const struct usertrace_tracepoint
 // # Safety
 // `buf` NULL or valid for `len` bytes; `out_n` NULL or valid.
 usertrace_availability usertrace_status(char *buf, size_t len, size_t *out_n);
+
+// Reads the `traceparent` header value `traceparent` (a C string; spaces
+// or tabs around it are allowed, as HTTP allows them) into `*out`.
+// A value that is malformed, over-long, of version `ff`, in uppercase, or
+// whose trace id or parent id is all zeros is
+// `USERTRACE_ERR_INVALID_ARGUMENT` (`usertrace_last_error` says why), and
+// `*out` is left as it was: begin the span with a NULL parent then, as a
+// new trace. A later version than `00` is read as W3C says.
+//
+// # Safety
+// `traceparent` NULL or a C string; `out` NULL or valid.
+usertrace_result usertrace_trace_context_parse(const char *traceparent,
+                                               struct usertrace_trace_context *out);
+
+// Writes the `traceparent` header value of `*context` (version `00`, 55
+// characters and a NUL) into `buf`, which holds `len` bytes: at least
+// `USERTRACE_TRACEPARENT_SIZE`. A context whose trace id or span id is 0
+// (a span begun under no parent while nobody listened) has none:
+// `USERTRACE_ERR_INVALID_ARGUMENT`, and the request goes out without the
+// header. `buf` is written only on success.
+//
+// # Safety
+// `context` NULL or valid; `buf` NULL or valid for `len` bytes.
+usertrace_result usertrace_trace_context_format(const struct usertrace_trace_context *context,
+                                                char *buf,
+                                                size_t len);
 
 // Defines the event `name` (`[A-Za-z0-9_]+`) with `count` fields (copied:
 // the caller's array may go away). Flags are `USERTRACE_FLAG_*`. On
@@ -706,6 +802,43 @@ const char *usertrace_version(void);
 static inline uint64_t usertrace_span_begin_(usertrace_event *span, const usertrace_value *values, size_t count) {
   uint64_t id = 0;
   (void)usertrace_event_begin_span(span, values, count, &id);
+  return id;
+}
+
+/* Begins the USERTRACE_SPAN `ev` under `parent` (a const
+ * usertrace_trace_context *: another process's, from
+ * usertrace_trace_context_parse of its traceparent header, or another
+ * span's context; NULL for a new trace) if a tracer is attached, and
+ * evaluates to its id, as USERTRACE_SPAN_BEGIN does. `context` (a
+ * usertrace_trace_context *, not NULL) gets what to hand to the next
+ * service (usertrace_trace_context_format): the span's own context; while
+ * nobody listens, `*parent` passed on unchanged (all zeros under NULL), at
+ * the cost of one load and that copy. Errors give 0 and pass `*parent` on:
+ * call usertrace_event_begin_span_in to see them. USERTRACE_SPAN_BEGIN_IN0
+ * begins a span without fields. */
+#define USERTRACE_SPAN_BEGIN_IN(ev, parent, context, ...) __extension__({ uint64_t usertrace_span_id_ = 0; if (USERTRACE_UNLIKELY_(USERTRACE_ENABLED(ev))) { const usertrace_value usertrace_values_[] = { __VA_ARGS__ }; usertrace_span_id_ = usertrace_span_begin_in_(&(ev), (parent), usertrace_values_, sizeof(usertrace_values_) / sizeof(usertrace_value), (context)); } else { usertrace_trace_context_pass_on_((parent), (context)); } usertrace_span_id_; })
+#define USERTRACE_SPAN_BEGIN_IN0(ev, parent, context) __extension__({ uint64_t usertrace_span_id_ = 0; if (USERTRACE_UNLIKELY_(USERTRACE_ENABLED(ev))) { usertrace_span_id_ = usertrace_span_begin_in_(&(ev), (parent), NULL, 0, (context)); } else { usertrace_trace_context_pass_on_((parent), (context)); } usertrace_span_id_; })
+
+/* `*out` = `*parent` if it is a context (both ids nonzero), else zeros. */
+static inline void usertrace_trace_context_pass_on_(const usertrace_trace_context *parent, usertrace_trace_context *out) {
+  if (parent != NULL && (parent->trace_id_hi | parent->trace_id_lo) != 0 && parent->span_id != 0) {
+    *out = *parent;
+  } else {
+    out->trace_id_hi = 0;
+    out->trace_id_lo = 0;
+    out->span_id = 0;
+    out->flags = 0;
+  }
+}
+
+/* The id of a begin under `parent`, or 0 when it failed (`*context` then
+ * passes `*parent` on). */
+static inline uint64_t usertrace_span_begin_in_(usertrace_event *span, const usertrace_trace_context *parent,
+                                                const usertrace_value *values, size_t count, usertrace_trace_context *context) {
+  uint64_t id = 0;
+  if (usertrace_event_begin_span_in(span, parent, values, count, &id, context) != USERTRACE_OK) {
+    usertrace_trace_context_pass_on_(parent, context);
+  }
   return id;
 }
 

@@ -28,6 +28,7 @@ mod field;
 mod provider;
 mod span;
 mod status;
+mod trace_context;
 mod tracepoint;
 mod transport;
 mod value;

@@ -9,6 +9,12 @@
 //! `uint64_t`, so a span may end on another thread than the one that began
 //! it; 0 means "not begun" (nobody listened), and ending 0 writes nothing.
 //!
+//! A span begun with `_in` (`usertrace_event_begin_span_in`,
+//! `usertrace_tracepoint_begin_span_in`, `USERTRACE_SPAN_BEGIN_IN`) has a
+//! parent, from this process or another (`trace_context`): it writes its
+//! trace context and hands out its own. One begun without writes none,
+//! and a reader places it by nesting on its thread, as before.
+//!
 //! The kind of each event or handle is checked before anything else, so
 //! beginning a plain event or ending on a span's own event is an error
 //! whether or not a tracer is attached.
@@ -21,11 +27,14 @@
 
 use std::ffi::c_char;
 
+use ut::TraceContext;
+
 use crate::boundary::guard;
 use crate::error::{non_null, usertrace_result, Failure};
 use crate::event::{with_registration, usertrace_event, usertrace_event_kind, USERTRACE_KIND_SPAN, USERTRACE_KIND_SPAN_END};
 use crate::field::{self, lossy, str_arg, usertrace_field};
 use crate::provider::{span_end_of, usertrace_provider};
+use crate::trace_context::{parent_of, usertrace_trace_context};
 use crate::tracepoint::{handle, usertrace_flags, usertrace_tracepoint};
 use crate::value::{usertrace_value, with_values};
 
@@ -48,20 +57,9 @@ pub unsafe extern "C" fn usertrace_event_begin_span(
     out_id: *mut u64,
 ) -> usertrace_result {
     guard(|| {
-        let span = non_null(span, "span")?;
+        // SAFETY: "`span` NULL or a `USERTRACE_SPAN`".
+        let span = unsafe { span_event(span) }?;
         non_null(out_id, "out_id")?;
-        // SAFETY: not NULL, so "a `USERTRACE_SPAN`": an event, live as
-        // static data of the code that calls. (Read by place, not through a
-        // reference: the kernel writes the enable word beside it.)
-        let kind = unsafe { (*span).kind };
-        if kind != USERTRACE_KIND_SPAN {
-            // SAFETY: as above; an event's name is NULL or a C string, as
-            // lossy needs.
-            let name = unsafe { lossy((*span).name) };
-            return Err(Failure::Invalid(format!(
-                "event {name} is not a span: declare it with USERTRACE_SPAN to begin it, or emit it with USERTRACE_EMIT"
-            )));
-        }
         let begin = |begin: &ut::ExternalTracepoint| {
             // SAFETY: "`values` valid for `count` elements".
             unsafe { with_values(values, count, |values| begin.begin_span(values)) }
@@ -72,6 +70,90 @@ pub unsafe extern "C" fn usertrace_event_begin_span(
         unsafe { *out_id = id };
         Ok(())
     })
+}
+
+/// Begins the span `span` (a `USERTRACE_SPAN`) under `parent`, a span of
+/// this process or of another (read from a `traceparent` header with
+/// `usertrace_trace_context_parse`, or another span's `*out_context`); a
+/// NULL `parent`, or one whose trace id or span id is 0, begins a new
+/// trace. If a tracer is attached it writes the span's id and trace
+/// context, then the `count` values; `*out_id` gets the id, to end the
+/// span with `usertrace_provider_end_span`, and `*out_context` (unless
+/// NULL) the span's context, for the next service (its `traceparent`:
+/// `usertrace_trace_context_format`). While nobody listens nothing is
+/// written or checked, `*out_id` is 0, and `*out_context` is `*parent`,
+/// passed on unchanged (all zeros under no parent), so that the trace
+/// goes on through a service nobody records. `USERTRACE_SPAN_BEGIN_IN`
+/// calls it after its own load of `span->enabled`.
+///
+/// # Safety
+/// `span` NULL or a `USERTRACE_SPAN`; `parent` NULL or valid; `values`
+/// valid for `count` elements; `out_id` NULL or valid; `out_context` NULL
+/// or valid.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_event_begin_span_in(
+    span: *const usertrace_event,
+    parent: *const usertrace_trace_context,
+    values: *const usertrace_value,
+    count: usize,
+    out_id: *mut u64,
+    out_context: *mut usertrace_trace_context,
+) -> usertrace_result {
+    guard(|| {
+        // SAFETY: "`span` NULL or a `USERTRACE_SPAN`".
+        let span = unsafe { span_event(span) }?;
+        non_null(out_id, "out_id")?;
+        // SAFETY: "`parent` NULL or valid".
+        let parent = unsafe { parent_of(parent) };
+        let begin = |begin: &ut::ExternalTracepoint| {
+            // SAFETY: "`values` valid for `count` elements".
+            unsafe { with_values(values, count, |values| begin.begin_span_in(parent.as_ref(), values)) }.map(Some)
+        };
+        // SAFETY: `span` is a live event, as above.
+        let begun = unsafe { with_registration(span, begin) }?;
+        // SAFETY: "`out_id` NULL or valid" (not NULL); "`out_context` NULL
+        // or valid"; written only on success.
+        unsafe { write_begun(begun, parent, out_id, out_context) };
+        Ok(())
+    })
+}
+
+/// Writes what a begin under `parent` gave (`None`: nothing was written)
+/// into the caller's `out_id` and `out_context`.
+///
+/// # Safety
+/// `out_id` valid; `out_context` NULL or valid.
+unsafe fn write_begun(begun: Option<ut::Begun>, parent: Option<TraceContext>, out_id: *mut u64, out_context: *mut usertrace_trace_context) {
+    let begun = begun.unwrap_or(ut::Begun { id: 0, context: parent });
+    let context = begun.context.as_ref().map_or_else(usertrace_trace_context::default, usertrace_trace_context::from_core);
+    // SAFETY: "`out_id` valid".
+    unsafe { *out_id = begun.id };
+    // SAFETY: "`out_context` NULL or valid".
+    if let Some(out) = unsafe { out_context.as_mut() } {
+        *out = context;
+    }
+}
+
+/// The event `span`, if it is a `USERTRACE_SPAN`: beginning a plain event
+/// is an error whether or not a tracer is attached.
+///
+/// # Safety
+/// `span` NULL or a `usertrace_event`.
+unsafe fn span_event(span: *const usertrace_event) -> Result<*const usertrace_event, Failure> {
+    let span = non_null(span, "span")?;
+    // SAFETY: not NULL, so a `usertrace_event`, live as static data of the
+    // code that calls. (Read by place, not through a reference: the kernel
+    // writes the enable word beside it.)
+    let kind = unsafe { (*span).kind };
+    if kind != USERTRACE_KIND_SPAN {
+        // SAFETY: as above; an event's name is NULL or a C string, as
+        // lossy needs.
+        let name = unsafe { lossy((*span).name) };
+        return Err(Failure::Invalid(format!(
+            "event {name} is not a span: declare it with USERTRACE_SPAN to begin it, or emit it with USERTRACE_EMIT"
+        )));
+    }
+    Ok(span)
 }
 
 /// Ends the span `id` of provider `p`: writes `<provider>_span_end` with
@@ -185,6 +267,42 @@ pub unsafe extern "C" fn usertrace_tracepoint_begin_span(
         };
         // SAFETY: not NULL, so "`out_id` valid"; written only on success.
         unsafe { *out_id = id };
+        Ok(())
+    })
+}
+
+/// Begins a span on `tp` (from `usertrace_tracepoint_new_span`) under
+/// `parent`, as `usertrace_event_begin_span_in` begins a static one: its
+/// id in `*out_id`, the context to hand on in `*out_context` (unless
+/// NULL); while nobody listens, 0 and `*parent` passed on.
+///
+/// # Safety
+/// `tp` NULL or a live handle; `parent` NULL or valid; `values` valid for
+/// `count` elements; `out_id` NULL or valid; `out_context` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn usertrace_tracepoint_begin_span_in(
+    tp: *const usertrace_tracepoint,
+    parent: *const usertrace_trace_context,
+    values: *const usertrace_value,
+    count: usize,
+    out_id: *mut u64,
+    out_context: *mut usertrace_trace_context,
+) -> usertrace_result {
+    guard(|| {
+        // SAFETY: "`tp` NULL or a live handle".
+        let tp = unsafe { of_kind(tp, USERTRACE_KIND_SPAN, "a span: make it with usertrace_tracepoint_new_span") }?;
+        non_null(out_id, "out_id")?;
+        // SAFETY: "`parent` NULL or valid".
+        let parent = unsafe { parent_of(parent) };
+        let begun = if tp.inner.enabled() {
+            // SAFETY: "`values` valid for `count` elements".
+            Some(unsafe { with_values(values, count, |values| tp.inner.begin_span_in(parent.as_ref(), values)) }?)
+        } else {
+            None
+        };
+        // SAFETY: "`out_id` NULL or valid" (not NULL); "`out_context` NULL
+        // or valid"; written only on success.
+        unsafe { write_begun(begun, parent, out_id, out_context) };
         Ok(())
     })
 }

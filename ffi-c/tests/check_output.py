@@ -224,6 +224,33 @@ def record_spans(path, c_ids, cpp_ids):
     print(f"check_output: {len(evs)} span events from C and C++ in the exact order, ids and values")
 
 
+def record_trace_context(path, ids_path):
+    """tests/c/trace_context_spans.c's begins, in order, carry the trace
+    context it wrote down: their ids, trace id halves and parent ids; the
+    traceparent each span handed on spells its own ids; the first two are
+    in the remote parent's trace, the next two in one new trace."""
+    begins = [e["fields"] for e in records(path) if "span_begin" in e["fields"]]
+    lines = [l.split() for l in open(ids_path, encoding="utf-8").read().splitlines() if l]
+    expected = [[int(w) for w in l] for l in lines if l[0] != "traceparent"]
+    handed = {int(l[1]): l[2] for l in lines if l[0] == "traceparent"}
+    names = ["span_begin", "trace_id_hi", "trace_id_lo", "parent_span_id"]
+    got = [[f[n] for n in names] for f in begins]
+    if got != expected:
+        fail(f"begins {got}, expected {expected}")
+    if [list(f)[:4] for f in begins] != [names] * len(begins):
+        fail(f"the trace context does not follow the id: {[list(f) for f in begins]}")
+    remote = (0x4bf92f3577b34da6, 0xa3ce929d0e0e4736)
+    if [tuple(g[1:3]) for g in got[:2]] != [remote, remote] or got[0][3] != 0x00f067aa0ba902b7:
+        fail(f"the first two spans are not in the remote parent's trace: {got[:2]}")
+    if got[2][1:3] != got[3][1:3] or tuple(got[2][1:3]) == remote or got[2][3] != 0:
+        fail(f"the root and the dynamic span under it are not one new trace: {got[2:4]}")
+    for span_id, hi, lo, _ in got[:4]:
+        want = f"00-{hi:016x}{lo:016x}-{span_id:016x}-01"
+        if handed.get(span_id) != want:
+            fail(f"span {span_id} handed on {handed.get(span_id)}, expected {want}")
+    print(f"check_output: {len(got)} span begins carry the trace context the program wrote down")
+
+
 def record_two_files(path, c_ids, cxx_ids):
     """two_files, then two_files_cxx (two_files_b.c built as C++): each
     file's events, on the objects the other file defines, in order."""
@@ -361,6 +388,8 @@ if __name__ == "__main__":
         record_example(path)
     elif cmd == "record-spans":
         record_spans(path, sys.argv[3], sys.argv[4])
+    elif cmd == "record-trace-context":
+        record_trace_context(path, sys.argv[3])
     elif cmd == "record-two-files":
         record_two_files(path, sys.argv[3], sys.argv[4])
     elif cmd == "record-dlclose":

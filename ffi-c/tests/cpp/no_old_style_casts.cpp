@@ -39,6 +39,11 @@ int every_macro(const uint32_t *word) {
   uint64_t id = USERTRACE_SPAN_BEGIN(sp, usertrace_u32(1));
   USERTRACE_SPAN_END(casts, id);
   USERTRACE_SPAN_END(casts, USERTRACE_SPAN_BEGIN0(sp0));
+  usertrace_trace_context parent, mine;
+  if (usertrace_trace_context_parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", &parent) == USERTRACE_OK) {
+    USERTRACE_SPAN_END(casts, USERTRACE_SPAN_BEGIN_IN(sp, &parent, &mine, usertrace_u32(2)));
+    USERTRACE_SPAN_END(casts, USERTRACE_SPAN_BEGIN_IN0(sp0, NULL, &mine));
+  }
   {
     USERTRACE_SPAN_SCOPED(casts_shared, shared_sp, usertrace_str("scoped"));
     USERTRACE_SPAN_SCOPED0(casts_shared, shared_sp0);

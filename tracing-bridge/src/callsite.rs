@@ -5,7 +5,7 @@
 //! | callsite | tracepoint | fields |
 //! |----------|------------|--------|
 //! | event | `<provider>_<name>` | `level` (`ERROR` … `TRACE`), then the event's own, `message` among them |
-//! | span | `<provider>_<name>`, the span's begin | `span_begin` (the id), `level`, then the fields it had values for when first created |
+//! | span | `<provider>_<name>`, the span's begin | `span_begin` (the id) and its trace context (see [`context`](crate::context)), `level`, then the fields it had values for when first created, but `traceparent` and `tracestate` |
 //! | span with fields left `Empty` | `<provider>_<name>_end`, the span's end when any of them was recorded | `span_end` (the id), then those fields, as text |
 //! | span | `<provider>_span_end`, the span's end otherwise | `span_end` |
 //!
@@ -19,8 +19,9 @@ use std::sync::OnceLock;
 
 use tracing_core::Metadata;
 use usertrace::span::{span_begin_fields, SPAN_BEGIN_LEADING, SPAN_END_EVENT, SPAN_END_FIELDS};
-use usertrace::{DynamicTracepoint, Error, ErrorKind, Field, FieldType, Provider, Value, MAX_FIELDS};
+use usertrace::{Begun, DynamicTracepoint, Error, ErrorKind, Field, FieldType, Provider, TraceContext, Value, MAX_FIELDS};
 
+use crate::context::{carries_remote_parent, is_context_field};
 use crate::naming::{collision_suffix, event_name, field_names};
 use crate::record::{Scratch, Slot, MAX_CALLSITE_FIELDS};
 use usertrace::fit_payload;
@@ -28,10 +29,15 @@ use usertrace::fit_payload;
 /// The first field of every event: the callsite's level.
 pub const LEVEL_FIELD: &str = "level";
 
+/// What a write that began no span gives.
+const NOT_BEGUN: Begun = Begun { id: 0, context: None };
+
 /// A callsite, and its tracepoints once its first record has registered them.
 pub(crate) struct Callsite {
     meta: &'static Metadata<'static>,
     shape: OnceLock<Shape>,
+    /// Its spans may carry a remote parent (a `traceparent` field).
+    remote_parent: bool,
 }
 
 /// What a callsite's first record made of it.
@@ -74,7 +80,14 @@ pub(crate) struct Typed {
 
 impl Callsite {
     pub(crate) fn new(meta: &'static Metadata<'static>) -> Self {
-        Callsite { meta, shape: OnceLock::new() }
+        Callsite { meta, shape: OnceLock::new(), remote_parent: carries_remote_parent(meta) }
+    }
+
+    /// Whether its spans may carry a remote parent, which they pass on
+    /// even while nobody listens.
+    #[inline]
+    pub(crate) fn carries_remote_parent(&self) -> bool {
+        self.remote_parent
     }
 
     /// Whether to take the next record: while its tracepoint is listened
@@ -136,9 +149,10 @@ fn event_shape(provider: &Provider, meta: &'static Metadata<'static>, scratch: &
 }
 
 fn span_shape(provider: &Provider, meta: &'static Metadata<'static>, scratch: &Scratch) -> Option<Shape> {
-    let (fields, deferred): (Vec<usize>, Vec<usize>) =
-        (0..field_count(meta)).partition(|&i| scratch.slots[i] != Slot::Absent);
     let name_of = |i: &usize| meta.fields().iter().nth(*i).map_or("", |f| f.name());
+    // `traceparent` and `tracestate` give the span its parent: read, not written.
+    let (fields, deferred): (Vec<usize>, Vec<usize>) =
+        (0..field_count(meta)).filter(|i| !is_context_field(name_of(i))).partition(|&i| scratch.slots[i] != Slot::Absent);
     let leading: Vec<&str> = SPAN_BEGIN_LEADING.iter().map(|f| f.name.as_ref()).chain([LEVEL_FIELD]).collect();
     let names = field_names(&leading, fields.iter().map(name_of));
     let types = fields.iter().map(|&i| scratch.slots[i].field_type()).collect();
@@ -226,30 +240,45 @@ impl Typed {
     }
 
     /// Writes the record in `scratch` (after `leading`, the level),
-    /// on the typed tracepoint if it fits, else on the text twin; for a
-    /// span begin, returns the span's id (0 if nobody listened).
-    pub(crate) fn write(&self, provider: &Provider, meta: &Metadata<'_>, scratch: &mut Scratch, leading: Option<Value<'_>>) -> u64 {
+    /// on the typed tracepoint if it fits, else on the text twin; a span
+    /// begin under `parent` (a new trace under `None`), returning what it
+    /// began (id 0 if nobody listened).
+    pub(crate) fn write(
+        &self,
+        provider: &Provider,
+        meta: &Metadata<'_>,
+        scratch: &mut Scratch,
+        leading: Option<Value<'_>>,
+        parent: Option<&TraceContext>,
+    ) -> Begun {
         for (&i, &ty) in self.fields.iter().zip(&self.types) {
             if ty == FieldType::Str {
                 scratch.make_text(i);
             }
         }
         if scratch.fits(&self.fields, &self.types) {
-            return self.write_on(&self.tp, scratch, leading, &self.types);
+            return self.write_on(&self.tp, scratch, leading, &self.types, parent);
         }
         let twin = self.twin.get_or_init(|| {
             let event = format!("{}_text", self.event);
             register(provider, meta, &event, definition_fields(self.leading, &self.names, self.types.iter().map(|_| FieldType::Str)))
         });
-        let Some(twin) = twin else { return 0 };
+        let Some(twin) = twin else { return NOT_BEGUN };
         for &i in &self.fields {
             scratch.make_text(i);
         }
         let text = [FieldType::Str; MAX_CALLSITE_FIELDS];
-        self.write_on(twin, scratch, leading, &text[..self.fields.len()])
+        self.write_on(twin, scratch, leading, &text[..self.fields.len()], parent)
     }
 
-    fn write_on(&self, tp: &DynamicTracepoint, scratch: &Scratch, leading: Option<Value<'_>>, types: &[FieldType]) -> u64 {
+    fn write_on(
+        &self,
+        tp: &DynamicTracepoint,
+        scratch: &Scratch,
+        leading: Option<Value<'_>>,
+        types: &[FieldType],
+        parent: Option<&TraceContext>,
+    ) -> Begun {
         let mut values = [Value::U8(0); MAX_FIELDS];
         let mut n = 0;
         if let Some(value) = leading {
@@ -257,9 +286,9 @@ impl Typed {
             n = 1;
         }
         for (&i, &ty) in self.fields.iter().zip(types) {
-            let Some(value) = scratch.value(i, ty) else { return 0 };
+            let Some(value) = scratch.value(i, ty) else { return NOT_BEGUN };
             if n == MAX_FIELDS {
-                return 0;
+                return NOT_BEGUN;
             }
             values[n] = value;
             n += 1;
@@ -271,9 +300,9 @@ impl Typed {
         match self.leading {
             Leading::Level => {
                 let _ = tp.emit(&values[..n]);
-                0
+                NOT_BEGUN
             }
-            Leading::SpanBegin => tp.begin_span(&values[..n]).unwrap_or(0),
+            Leading::SpanBegin => tp.begin_span_in(parent, &values[..n]).unwrap_or(NOT_BEGUN),
         }
     }
 }

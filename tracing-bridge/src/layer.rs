@@ -14,6 +14,7 @@
 //! visited, no string formatted. The first record of a callsite is let
 //! through, to register its tracepoints with the types it has.
 
+use std::any::TypeId;
 use std::sync::{Arc, OnceLock};
 
 use tracing_core::span::{Attributes, Id, Record};
@@ -24,6 +25,7 @@ use tracing_subscriber::registry::LookupSpan;
 use usertrace::{DynamicTracepoint, FieldType, Provider, Value, MAX_FIELDS};
 
 use crate::callsite::{provider_span_end, Callsite, Shape, SpanShape};
+use crate::context::{self, SpanContext, WithContext};
 use crate::callsites::Callsites;
 use crate::record::{Scratch, Slot};
 use usertrace::fit_payload;
@@ -95,7 +97,9 @@ impl<S> Filter<S> for Listening {
     #[inline]
     fn enabled(&self, meta: &Metadata<'_>, _: &Context<'_, S>) -> bool {
         match self.inner.callsites.get(meta) {
-            Some(callsite) => callsite.enabled(),
+            // A span that may carry a remote parent is let through to pass
+            // it on (see `context`), whoever listens.
+            Some(callsite) => callsite.enabled() || callsite.carries_remote_parent(),
             // Not seen yet (its registration is under way on another
             // thread, or it skipped `callsite_enabled`): the layer adds it.
             None => meta.is_span() || meta.is_event(),
@@ -136,6 +140,23 @@ impl<S> Layer<S> for Emitter
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
+    /// Hands [`context`](crate::context())'s lookup to whoever asks the
+    /// subscriber for it, as `tracing-opentelemetry` hands its own: the
+    /// one way from a `tracing::Span` to this layer's span extensions.
+    // The one unsafe item of the crate: `Layer`'s own signature.
+    #[allow(unsafe_code)]
+    unsafe fn downcast_raw(&self, id: TypeId) -> Option<*const ()> {
+        if id == TypeId::of::<Self>() {
+            return Some(self as *const Self as *const ());
+        }
+        // A 'static value, promoted from this constant: the pointer stays
+        // valid for as long as anyone holds it.
+        let with: &'static WithContext = const { &WithContext(context::lookup::<S>) };
+        // SAFETY: the caller casts the pointer back to the type whose
+        // TypeId it asked for, which is `WithContext`'s here.
+        (id == TypeId::of::<WithContext>()).then_some(with as *const WithContext as *const ())
+    }
+
     fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
         let meta = event.metadata();
         let Some(callsite) = self.inner.callsite(meta) else { return };
@@ -143,7 +164,7 @@ where
             event.record(&mut scratch.visitor());
             if let Shape::Event(typed) = callsite.shape(&self.inner.provider, scratch) {
                 if callsite.enabled() {
-                    typed.write(&self.inner.provider, meta, scratch, Some(Value::Str(meta.level().as_str())));
+                    typed.write(&self.inner.provider, meta, scratch, Some(Value::Str(meta.level().as_str())), None);
                 }
             }
         });
@@ -152,24 +173,32 @@ where
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let meta = attrs.metadata();
         let Some(callsite) = self.inner.callsite(meta) else { return };
-        let open = Scratch::with(|scratch| {
+        let Some(new) = ctx.span(id) else { return };
+        let (open, handed_on) = Scratch::with(|scratch| {
             attrs.record(&mut scratch.visitor());
-            let Shape::Span(span) = callsite.shape(&self.inner.provider, scratch) else { return None };
+            let remote = if callsite.carries_remote_parent() { context::remote_parent(meta, scratch) } else { None };
+            let Shape::Span(span) = callsite.shape(&self.inner.provider, scratch) else { return (None, remote) };
             // Registered before the first begin, so a tracer sees both.
-            self.inner.span_end()?;
-            if !callsite.enabled() {
-                return None;
+            if self.inner.span_end().is_none() || !callsite.enabled() {
+                // Not recorded: a remote parent is passed on as it came.
+                return (None, remote);
             }
-            let span_id = span.begin.write(&self.inner.provider, meta, scratch, Some(Value::Str(meta.level().as_str())));
-            if span_id == 0 {
-                return None;
+            let parent = remote.clone().or_else(|| context::parent_of(&new));
+            let level = Some(Value::Str(meta.level().as_str()));
+            let begun = span.begin.write(&self.inner.provider, meta, scratch, level, parent.as_ref());
+            if begun.id == 0 {
+                return (None, remote);
             }
             let mut deferred = vec![None; span.deferred.len()];
             keep_deferred(span, scratch, &mut deferred);
-            Some(Open { id: span_id, deferred })
+            (Some(Open { id: begun.id, deferred }), begun.context)
         });
-        if let (Some(open), Some(span)) = (open, ctx.span(id)) {
-            span.extensions_mut().insert(open);
+        let mut extensions = new.extensions_mut();
+        if let Some(context) = handed_on {
+            extensions.insert(SpanContext(context));
+        }
+        if let Some(open) = open {
+            extensions.insert(open);
         }
     }
 

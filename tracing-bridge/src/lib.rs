@@ -17,6 +17,8 @@
 //! - Which tracepoints a callsite has (events, span begins and ends):
 //!   [`callsite`].
 //! - The enable check: [`layer`](mod@layer).
+//! - Each span's place in a W3C trace, from `tracing`'s own parent or a
+//!   `traceparent` field, and the context to hand on: [`context`](mod@context).
 //! - `log` records: [`log`](mod@log).
 //!
 //! Memory the kernel writes enable bits into stays valid until it is
@@ -29,6 +31,7 @@
 
 pub mod callsite;
 mod callsites;
+pub mod context;
 pub mod layer;
 pub mod log;
 pub mod naming;
@@ -41,6 +44,7 @@ use tracing_subscriber::Layer as _;
 pub use usertrace::Provider;
 
 pub use callsite::LEVEL_FIELD;
+pub use context::{context, traceparent, TRACEPARENT_FIELD, TRACESTATE_FIELD};
 pub use layer::{Emitter, Listening};
 pub use naming::{default_provider, MAX_NAME};
 

@@ -97,11 +97,11 @@ fn a_record_that_does_not_fit_goes_to_the_text_twin() {
     // Fits: an i64 in range, a number in a string field.
     let mut next = Scratch::default();
     record(meta, &mut next, &[("n", &2i64), ("s", &5u64)]);
-    typed.write(&provider, meta, &mut next, Some(Value::Str("WARN")));
+    typed.write(&provider, meta, &mut next, Some(Value::Str("WARN")), None);
     assert!(typed.twin.get().is_none(), "no twin while records fit");
     let mut other = Scratch::default();
     record(meta, &mut other, &[("n", &"many"), ("s", &"b")]);
-    typed.write(&provider, meta, &mut other, Some(Value::Str("WARN")));
+    typed.write(&provider, meta, &mut other, Some(Value::Str("WARN")), None);
     let twin = typed.twin.get().and_then(Option::as_ref).expect("a twin for the text");
     assert_eq!(twin.name(), "ut_cs_twinned_text");
     assert_eq!(declared(twin), pairs(&[("level", "str"), ("n", "str"), ("s", "str")]));

@@ -1,5 +1,6 @@
-//! A `tracing` span is the core's span: a begin event whose first field
-//! is `span_begin` (the id), then its level, then the span's fields, and an end whose
+//! A `tracing` span is the core's span: a begin event whose first fields
+//! are `span_begin` (the id) and its trace context (in its `tracing`
+//! parent's trace), then its level, then the span's fields, and an end whose
 //! first field is `span_end` (the same id): the provider's `span_end`, or
 //! the span's own `<name>_end` carrying the fields recorded after it began.
 //! Nesting is their order on the thread; a span dropped on another thread
@@ -30,12 +31,21 @@ fn spans_arrive_in_order_paired_by_id_with_their_fields() {
     assert!(request != 0 && inner != 0 && moved != 0);
     assert!(request != inner && inner != moved && request != moved, "distinct ids: {request} {inner} {moved}");
 
-    assert_eq!(fields(&e[0]), expect(&[("span_begin", Typed::U64(request)), ("level", s("INFO")), ("path", s("/a"))]));
-    assert_eq!(fields(&e[1]), expect(&[("span_begin", Typed::U64(inner)), ("level", s("DEBUG")), ("depth", Typed::I64(3))]));
+    // The trace context after each begin's id: request a new trace's root,
+    // inner (begun inside it) its child, moved (begun after) another root.
+    let (hi, lo) = (unsigned(&e[0], "trace_id_hi"), unsigned(&e[0], "trace_id_lo"));
+    let (moved_hi, moved_lo) = (unsigned(&e[5], "trace_id_hi"), unsigned(&e[5], "trace_id_lo"));
+    assert!((hi, lo) != (0, 0) && (moved_hi, moved_lo) != (0, 0) && (hi, lo) != (moved_hi, moved_lo));
+    let begin = |id: u64, (hi, lo): (u64, u64), parent: u64| {
+        [("span_begin", Typed::U64(id)), ("trace_id_hi", Typed::U64(hi)), ("trace_id_lo", Typed::U64(lo)), ("parent_span_id", Typed::U64(parent))]
+    };
+    let with = |lead: [(&'static str, Typed); 4], rest: &[(&'static str, Typed)]| expect(&[&lead[..], rest].concat());
+    assert_eq!(fields(&e[0]), with(begin(request, (hi, lo), 0), &[("level", s("INFO")), ("path", s("/a"))]));
+    assert_eq!(fields(&e[1]), with(begin(inner, (hi, lo), request), &[("level", s("DEBUG")), ("depth", Typed::I64(3))]));
     assert_eq!(fields(&e[2]), expect(&[("span_end", Typed::U64(inner))]));
     assert_eq!(fields(&e[3]), expect(&[("level", s("INFO")), ("message", s("inside"))]));
     assert_eq!(fields(&e[4]), expect(&[("span_end", Typed::U64(request)), ("status", s("200"))]));
-    assert_eq!(fields(&e[5]), expect(&[("span_begin", Typed::U64(moved)), ("level", s("INFO")), ("n", Typed::U64(1))]));
+    assert_eq!(fields(&e[5]), with(begin(moved, (moved_hi, moved_lo), 0), &[("level", s("INFO")), ("n", Typed::U64(1))]));
     assert_eq!(fields(&e[6]), expect(&[("span_end", Typed::U64(moved))]));
 
     let tids: Vec<u32> = e.iter().map(|e| e.tid).collect();

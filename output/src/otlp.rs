@@ -13,9 +13,9 @@
 //! | usertrace | OTLP | how |
 //! | --- | --- | --- |
 //! | a span (a `span_begin`/`span_end` pair, or `span_start_ns` + `span_duration_ns`; see [`crate::timeline`]) | `Span`, kind INTERNAL | name: the begin event's name; start and end: the begin's and end's times |
-//! | the span's identity | `span_id` | XXH3-64 of (pid, span id or 0, tid, start ns, name): the same recording always gives the same ids |
-//! | the span's parent | `parent_span_id` | its `span_parent` field (a span id of the same process), else the latest-begun span still open on its thread when it began (thread nesting); a completed span (a GC pause) has none |
-//! | the span's trace | `trace_id` | its parent's; for a root span, XXH3-128 of the same tuple |
+//! | the span's identity | `span_id` | its id (`span_begin`, a W3C span id) when its begin carries the convention's trace fields (`usertrace::span`); for a begin written before them (older recordings, perf's own files), XXH3-64 of (pid, span id or 0, tid, start ns, name): the same recording always gives the same ids |
+//! | the span's parent | `parent_span_id` | the `parent_span_id` its begin wrote, when it wrote its trace (a nonzero trace id): a span of any process or machine, none for 0; else its `span_parent` field (a span id of the same process), else the latest-begun span still open on its thread when it began (thread nesting); a completed span (a GC pause) has none |
+//! | the span's trace | `trace_id` | the trace id its begin wrote (`trace_id_hi`, `trace_id_lo`), if not 0; else its parent's; for a root span, XXH3-128 of the same tuple |
 //! | a span written by OpenTelemetry's user_events trace exporter (see [`crate::timeline`]) | `trace_id`, `span_id`, `parent_span_id` | the ids its SDK gave it (`PartA.ext_dt_traceId`, `PartA.ext_dt_spanId`, `PartB.parentId`), so it joins the rest of its trace |
 //! | that span's Common Schema envelope | `kind`, `status`, `attributes` | `PartB.kind` (0 internal … 4 consumer); `PartB.success` false: code ERROR, message `PartB.statusMessage`; the SDK's attributes (`PartC.<key>`) as `<key>`, other non-envelope fields under their own names |
 //! | the span's fields (begin's, then end's) | `Span.attributes` | typed as below; `thread.id`, `thread.name` added; `unfinished` when the timeline closed it (thread or process exit, end of recording) |

@@ -14,7 +14,7 @@ use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSp
 
 use super::ids::SpanKey;
 use crate::record::{ClockRecord, Namespaces, Record, Value};
-use crate::timeline::{self, otel_attributes, otel_failure, otel_ids, otel_kind, Process, SchedSummary, Timeline};
+use crate::timeline::{self, otel_attributes, otel_failure, otel_ids, otel_kind, Process, SchedSummary, SpanTrace, Timeline};
 
 /// The arg that names a span's parent explicitly, as the core's span
 /// convention defines it (`usertrace::span::SPAN_PARENT_FIELD`).
@@ -233,11 +233,15 @@ pub(super) fn map_timeline(
 /// Ids and parents of every span of `timeline`, in its order (by start,
 /// then begin order, so a parent always comes before its children).
 ///
-/// A span's parent is the latest-begun span still open on its thread when
-/// it began: thread nesting, whatever the timeline's placement. (The
-/// timeline draws a request that ends before the write it handed to
-/// another thread on an async track, but the write, and every span the
-/// request enclosed, still began inside it.)
+/// A span whose begin said its trace (the core's span convention) keeps
+/// the ids it wrote: its id, its trace id, and its parent's id, which may
+/// name a span of another process or machine. For one that did not, the
+/// parent is the span its `span_parent` field names, else the
+/// latest-begun span still open on its thread when it began: thread
+/// nesting, whatever the timeline's placement. (The timeline draws a
+/// request that ends before the write it handed to another thread on an
+/// async track, but the write, and every span the request enclosed, still
+/// began inside it.) Its trace is its parent's; a root's is derived.
 fn lineage(timeline: &Timeline) -> Vec<Lineage> {
     let spans = &timeline.spans;
     let mut out: Vec<Lineage> = Vec::with_capacity(spans.len());
@@ -255,6 +259,15 @@ fn lineage(timeline: &Timeline) -> Vec<Lineage> {
             out.push(Lineage { span_id: ids.span_id, trace_id: ids.trace_id, parent: ids.parent_span_id });
             continue;
         }
+        // A span that said its trace is where it said, and it may parent
+        // spans that did not (a C span begun inside it, say).
+        if let (Some(id), Some(trace)) = (s.id, s.trace.filter(SpanTrace::is_said)) {
+            let parent = (trace.parent_span_id != 0).then(|| trace.parent_span_id.to_be_bytes());
+            out.push(Lineage { span_id: id.to_be_bytes(), trace_id: trace.trace_id.to_be_bytes(), parent });
+            on_thread.push(k);
+            by_id.insert((s.pid, id), k);
+            continue;
+        }
         // A completed span (a GC pause) ran on no thread of ours, so
         // nothing encloses it.
         let nested = if s.id.is_some() { on_thread.iter().rev().copied().find(|&p| encloses_start(&spans[p], s)) } else { None };
@@ -268,7 +281,15 @@ fn lineage(timeline: &Timeline) -> Vec<Lineage> {
         let key = SpanKey { pid: s.pid, id: s.id.unwrap_or(0), tid: s.tid, start_ns: s.start_ns, name: &s.name };
         let trace_id = parent.map_or_else(|| key.trace_id(), |p| out[p].trace_id);
         let parent = parent.map(|p| out[p].span_id);
-        out.push(Lineage { span_id: key.span_id(), trace_id, parent });
+        // A begin with the convention's trace fields has a W3C span id as
+        // its id, which a span of another process may name as its parent;
+        // one written before them (or by perf's own files) has a
+        // per-process counter, and a derived id.
+        let span_id = match (s.id, s.trace) {
+            (Some(id), Some(_)) => id.to_be_bytes(),
+            _ => key.span_id(),
+        };
+        out.push(Lineage { span_id, trace_id, parent });
         if let Some(id) = s.id {
             on_thread.push(k);
             by_id.insert((s.pid, id), k);
@@ -469,3 +490,6 @@ fn int(i: i64) -> AnyValue {
 #[cfg(test)]
 #[path = "mapping_tests.rs"]
 mod tests;
+#[cfg(test)]
+#[path = "mapping_trace_context_tests.rs"]
+mod trace_context_tests;

@@ -52,6 +52,9 @@
 //!                                   hog thread pinned there too; PROVIDER_pipe_span reads a pipe
 //!                                   that `sh` (a process of its own) writes 200 ms later
 //!
+//!   ut_emit trace-client TRACEPARENT  two processes continuing one W3C trace (see ut_emit_modes/trace.rs)
+//!   ut_emit trace-server TRACEPARENT
+//!
 //! It prints `ready PID` once registered, and exits 3 if nobody attaches
 //! within a minute.
 
@@ -60,6 +63,9 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use usertrace::{DynamicTracepoint, Field, FieldType, RegisterOptions, Value};
+
+#[path = "ut_emit_modes/trace.rs"]
+mod trace;
 
 fn tracepoint(name: &str, fields: &[(&str, FieldType)]) -> DynamicTracepoint {
     let fields = fields.iter().map(|(n, t)| Field::owned(*n, *t)).collect();
@@ -551,6 +557,8 @@ fn main() {
         "churn" => churn(arg(2), arg(3).parse().unwrap(), std::path::Path::new(arg(4))),
         "spawn" => spawn(arg(2), arg(3).parse().unwrap(), arg(4).parse().unwrap()),
         "register-while-announcing" => register_while_announcing(arg(2), arg(3)),
+        "trace-client" => trace::client(arg(2)),
+        "trace-server" => trace::server(arg(2)),
         "churn-exec" => {
             // The second half of a churn child, under its exec'd name.
             let tp = quiet_tracepoint(arg(2), CHURN);

@@ -1,0 +1,139 @@
+//! Two processes continue one W3C trace: `ut_emit trace-client`, under an
+//! upstream `traceparent` (a service nobody records), runs `ut_emit
+//! trace-server` with its call span's `traceparent` on the command line,
+//! as a request's header would carry it. One `usertrace record --otlp` to
+//! a real Jaeger shows one trace of five spans, across both processes,
+//! with the exact ids each program printed, parent by parent; the
+//! server's span begun by id (saying nothing of its trace) nests in it
+//! under its own id. JSON lines show each begin's trace fields.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use serde_json::Value as Json;
+
+use crate::otel_components::component;
+use crate::otel_components::jaeger::{parent, Jaeger};
+use crate::support::*;
+
+const UPSTREAM_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const UPSTREAM_SPAN: &str = "00f067aa0ba902b7";
+
+/// A span as its program printed it: trace id, span id, parent id (hex;
+/// `None` for what it did not know).
+#[derive(Debug, Clone, PartialEq)]
+struct Printed {
+    trace: Option<String>,
+    span: String,
+    parent: Option<String>,
+}
+
+/// The `span NAME TRACE SPAN PARENT` lines of both programs, by name.
+fn printed(stdout: &str) -> BTreeMap<String, Printed> {
+    let known = |w: &str| (w != "-").then(|| w.to_owned());
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("span "))
+        .map(|l| {
+            let w: Vec<&str> = l.split(' ').collect();
+            (w[0].to_owned(), Printed { trace: known(w[1]), span: w[2].to_owned(), parent: known(w[3]) })
+        })
+        .collect()
+}
+
+fn upstream() -> String {
+    format!("00-{UPSTREAM_TRACE}-{UPSTREAM_SPAN}-01")
+}
+
+fn record(args: &[&str]) -> (String, String) {
+    let out = Command::new(usertrace())
+        .args(["record", "-e", "ut_trace*"])
+        .args(args)
+        .arg("--")
+        .arg(ut_emit())
+        .args(["trace-client", &upstream()])
+        .env("USERTRACE_TRANSPORT", "shm")
+        .env_remove("OTEL_SERVICE_NAME")
+        .env_remove("OTEL_RESOURCE_ATTRIBUTES")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "record failed: {stderr}\n{stdout}");
+    (stdout, stderr)
+}
+
+#[test]
+fn one_trace_reaches_jaeger_across_two_processes_with_the_ids_they_printed() {
+    let binary = component("jaeger").expect("build jaeger with harness/build-otel-components");
+    let jaeger = Jaeger::start(&binary, "trace_across_processes", None);
+    let (stdout, stderr) = record(&["--otlp", &format!("http://127.0.0.1:{}", jaeger.otlp_http)]);
+    let ids = printed(&stdout);
+    assert_eq!(ids.len(), 5, "{stdout}");
+    assert!(stderr.contains("usertrace record: OTLP: 10 events exported (5 spans, 0 log records)"), "{stderr}\njaeger:\n{}", jaeger.log());
+
+    let spans = jaeger.spans_named("ut_trace", 5);
+    assert_eq!(spans.len(), 5, "{spans:#?}");
+    let by_name: BTreeMap<&str, &(Json, Json)> = spans.iter().map(|s| (s.0["operationName"].as_str().unwrap(), s)).collect();
+    let span = |name: &str| &by_name.get(name).unwrap_or_else(|| panic!("no {name} in Jaeger: {spans:#?}")).0;
+    // One trace, the upstream one, across both processes.
+    for (s, _) in &spans {
+        assert_eq!(s["traceID"], UPSTREAM_TRACE, "{s:#}");
+    }
+    let pids: std::collections::BTreeSet<&str> = spans.iter().map(|(s, _)| s["processID"].as_str().unwrap()).collect();
+    assert_eq!(pids.len(), 2, "two processes");
+    // Each span with the ids its program printed, parent by parent.
+    for (name, p) in ids.iter().filter(|(_, p)| p.trace.is_some()) {
+        let s = span(name);
+        assert_eq!(s["spanID"].as_str(), Some(p.span.as_str()), "{name}: {s:#}");
+        assert_eq!(p.trace.as_deref(), Some(UPSTREAM_TRACE));
+        if p.parent.as_deref() != Some(UPSTREAM_SPAN) {
+            assert_eq!(parent(s), p.parent, "{name}'s parent");
+        }
+    }
+    assert_eq!(parent(span("ut_trace_client_request")).as_deref(), Some(UPSTREAM_SPAN), "the upstream service, not recorded");
+    assert_eq!(parent(span("ut_trace_client_call")), Some(ids["ut_trace_client_request"].span.clone()));
+    assert_eq!(parent(span("ut_trace_server_handle")), Some(ids["ut_trace_client_call"].span.clone()), "in the other process");
+    assert_eq!(parent(span("ut_trace_server_query")), Some(ids["ut_trace_server_handle"].span.clone()));
+    // Begun by id inside the query: nested there, under its own id.
+    let db = span("ut_tracedb_db");
+    assert_eq!(db["spanID"].as_str(), Some(ids["ut_tracedb_db"].span.as_str()));
+    assert_eq!(parent(db), Some(ids["ut_trace_server_query"].span.clone()));
+}
+
+#[test]
+fn json_lines_show_each_begins_trace_fields() {
+    let dir = std::env::temp_dir().join(format!("usertrace-trace-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("trace.jsonl");
+    let (stdout, _) = record(&["--format", "json", "-o", file.to_str().unwrap()]);
+    let ids = printed(&stdout);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let begins: Vec<(&str, Json)> = text
+        .lines()
+        .map(|l| (l, serde_json::from_str::<Json>(l).unwrap()))
+        .filter(|(_, e)| e["type"] == "event" && e["fields"].get("span_begin").is_some())
+        .collect();
+    assert_eq!(begins.len(), 5, "{text}");
+    let hex = |v: &Json| format!("{:016x}", v.as_u64().unwrap());
+    for (line, e) in &begins {
+        let name = e["event"].as_str().unwrap();
+        let p = &ids[name];
+        let f = &e["fields"];
+        // In the line's own order: the id, then its trace context.
+        let at: Vec<usize> = ["\"span_begin\":", "\"trace_id_hi\":", "\"trace_id_lo\":", "\"parent_span_id\":", "\"n\":"]
+            .iter()
+            .map(|k| line.find(k).unwrap_or_else(|| panic!("no {k} in {line}")))
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{line}");
+        assert_eq!(hex(&f["span_begin"]), p.span, "{name}");
+        let trace = format!("{}{}", hex(&f["trace_id_hi"]), hex(&f["trace_id_lo"]));
+        match &p.trace {
+            Some(t) => {
+                assert_eq!(&trace, t, "{name}");
+                assert_eq!(Some(hex(&f["parent_span_id"])), p.parent, "{name}");
+            }
+            None => assert_eq!((trace.as_str(), f["parent_span_id"].as_u64()), ("0".repeat(32).as_str(), Some(0)), "{name} said nothing"),
+        }
+    }
+}

@@ -112,10 +112,14 @@ impl TraceContext {
     /// The context of a new span under `parent`: its trace, flags and
     /// `tracestate`, with a new span id; under no (valid) parent, a new
     /// trace, sampled (usertrace records what it begins).
+    #[inline]
     pub fn child_of(parent: Option<&TraceContext>) -> TraceContext {
         match parent.filter(|p| p.is_valid()) {
             Some(p) => TraceContext { span_id: new_span_id(), ..p.clone() },
-            None => TraceContext { trace_id: new_trace_id(), span_id: new_span_id(), flags: SAMPLED, tracestate: None },
+            None => {
+                let (trace_id, span_id) = ids::new_root_ids();
+                TraceContext { trace_id, span_id, flags: SAMPLED, tracestate: None }
+            }
         }
     }
 }

@@ -177,6 +177,7 @@ pub fn completed_span_fields(fields: Vec<Field>) -> Vec<Field> {
 }
 
 /// A new span id: a W3C span id, random and never 0.
+#[inline]
 pub fn next_span_id() -> u64 {
     crate::trace_context::new_span_id()
 }
@@ -184,6 +185,7 @@ pub fn next_span_id() -> u64 {
 /// The leading values of a begin event: the span's id, then its trace
 /// context (`context` and its parent's span id), or zeros where the span
 /// says nothing of its trace.
+#[inline]
 pub fn begin_leading_values(id: u64, context: Option<(&TraceContext, u64)>) -> [Value<'static>; BEGIN_LEADING_FIELDS] {
     let (trace_id, parent) = context.map_or((0, 0), |(c, parent)| (c.trace_id, parent));
     [Value::U64(id), Value::U64((trace_id >> 64) as u64), Value::U64(trace_id as u64), Value::U64(parent)]
@@ -193,6 +195,7 @@ pub fn begin_leading_values(id: u64, context: Option<(&TraceContext, u64)>) -> [
 ///
 /// A binding ends a span with the id in front of the caller's values;
 /// this puts it there without allocating.
+#[inline]
 pub fn with_leading_value<R>(
     first: Value<'_>,
     rest: &[Value<'_>],
@@ -204,6 +207,7 @@ pub fn with_leading_value<R>(
 /// Calls `emit` with `lead` followed by `rest`, built on the stack: how a
 /// begin's id and context go in front of the span's own values. A check
 /// of a span's own values (a binding's `validate`) passes zeros for `lead`.
+#[inline]
 pub fn with_leading_values<R>(
     lead: &[Value<'_>],
     rest: &[Value<'_>],

@@ -21,7 +21,7 @@
 
 use std::cell::Cell;
 use std::hash::{BuildHasher, RandomState};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Once;
 
 use crate::sys;
@@ -37,11 +37,28 @@ unsafe extern "C" fn after_fork_in_child() {
     FORK_EPOCH.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Whether the fork handler is installed (in this process or an ancestor,
+/// whose handlers a fork child inherits).
+static HANDLER_INSTALLED: AtomicBool = AtomicBool::new(false);
+
 /// How many forks separate this process from the first that drew an id
 /// (or began a span): state kept per thread under another epoch belongs
 /// to an ancestor. Installs the fork handler at the first call.
 #[inline]
 pub(crate) fn fork_epoch() -> u32 {
+    // ATOMICS: Relaxed: a thread that sees false takes the Once, which
+    // orders the installation; one that sees true needs nothing of it.
+    if !HANDLER_INSTALLED.load(Ordering::Relaxed) {
+        install_handler();
+    }
+    // ATOMICS: Relaxed: the epoch orders nothing; a thread compares it
+    // with the one it stored itself.
+    FORK_EPOCH.load(Ordering::Relaxed)
+}
+
+#[cold]
+#[inline(never)]
+fn install_handler() {
     static HANDLER: Once = Once::new();
     HANDLER.call_once(|| {
         // Without a handler (an OS without pthread_atfork here) a child
@@ -49,10 +66,8 @@ pub(crate) fn fork_epoch() -> u32 {
         // SAFETY: `after_fork_in_child` makes one atomic add, which is
         // async-signal-safe, as pthread_atfork(3) requires of a child handler.
         let _ = unsafe { sys::at_fork_in_child(after_fork_in_child) };
+        HANDLER_INSTALLED.store(true, Ordering::Relaxed);
     });
-    // ATOMICS: Relaxed: the epoch orders nothing; a thread compares it
-    // with the one it stored itself.
-    FORK_EPOCH.load(Ordering::Relaxed)
 }
 
 /// xoshiro256++ (Blackman and Vigna): 256 bits of state, 64 per step.
@@ -100,20 +115,26 @@ fn seed() -> [u64; 4] {
     }
 }
 
-/// The next 64 random bits of this thread's generator, seeded first if it
-/// has not been in this process.
+/// The next `N` 64-bit draws of this thread's generator, seeded first if
+/// it has not been in this process: one thread-local access for all.
 #[inline]
 fn draw<const N: usize>() -> [u64; N] {
     let epoch = fork_epoch();
     GENERATOR.with(|cell| {
         let mut g = cell.get();
         if g.epoch != Some(epoch) {
-            g = Generator { state: seed(), epoch: Some(epoch) };
+            g = reseeded(epoch);
         }
         let out = std::array::from_fn(|_| g.next());
         cell.set(g);
         out
     })
+}
+
+#[cold]
+#[inline(never)]
+fn reseeded(epoch: u32) -> Generator {
+    Generator { state: seed(), epoch: Some(epoch) }
 }
 
 /// A new W3C span id: 64 random bits, never 0.
@@ -130,11 +151,17 @@ pub fn new_span_id() -> u64 {
 /// A new W3C trace id: 128 random bits, never 0.
 #[inline]
 pub fn new_trace_id() -> u128 {
+    new_root_ids().0
+}
+
+/// A new trace id and span id, for the root of a new trace, drawn at once.
+#[inline]
+pub(crate) fn new_root_ids() -> (u128, u64) {
     loop {
-        let [hi, lo] = draw::<2>();
-        let id = (u128::from(hi) << 64) | u128::from(lo);
-        if id != 0 {
-            return id;
+        let [hi, lo, span] = draw::<3>();
+        let trace = (u128::from(hi) << 64) | u128::from(lo);
+        if trace != 0 && span != 0 {
+            return (trace, span);
         }
     }
 }

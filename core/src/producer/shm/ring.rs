@@ -256,6 +256,17 @@ impl Pieces<'_> for Cursor<'_> {
     #[inline]
     fn push(&mut self, bytes: &[u8]) {
         let offset = (self.at as usize) & (self.ring.data_len - 1);
+        // A scalar field (most pieces) that does not wrap: one store of its
+        // size, not a call to memcpy with a length known only here.
+        if bytes.len() == 8 && offset + 8 <= self.ring.data_len {
+            let value = u64::from_ne_bytes(bytes.try_into().expect("8 bytes"));
+            // SAFETY: the 8 bytes fit before the data area's end, in space
+            // that is free (checked against `tail`), unaligned as a record
+            // may leave them.
+            unsafe { self.ring.data_at(self.at).cast::<u64>().write_unaligned(value) };
+            self.at += 8;
+            return;
+        }
         let first = bytes.len().min(self.ring.data_len - offset);
         // SAFETY: `first` bytes fit before the data area's end, the rest
         // (less than the record, which fits the ring) after its start; the

@@ -8,6 +8,8 @@
 //! then the thread's innermost open span until it ends, and it writes its
 //! ids in its begin event (see [the convention](super)).
 
+use std::mem::ManuallyDrop;
+
 use super::open::{self, Held};
 use super::{begin_in_with, end_with};
 use crate::producer::tracepoint::Tracepoint;
@@ -18,6 +20,7 @@ use crate::Error;
 /// The context of the innermost span open on this thread: begun here by a
 /// [`Span`] guard (recorded, or not recorded and passing its parent on)
 /// and not yet ended. What an outgoing request made here carries.
+#[inline]
 pub fn current() -> Option<TraceContext> {
     open::innermost()
 }
@@ -33,12 +36,26 @@ pub struct Span {
     /// 0 when the span was not begun (nobody listened).
     id: u64,
     end: &'static Tracepoint,
-    /// The span's own context; if it was not begun, its parent's, passed
-    /// on; `None` for a guard of `span!` nobody listened to, which passes
-    /// the thread's innermost span on.
-    context: Option<TraceContext>,
+    /// `None` for a guard of `span!` nobody listened to, which passes the
+    /// thread's innermost span on: one tag to write and to test, the
+    /// whole cost of such a guard beside its load. Dropped by hand (taken
+    /// out in `finish`), so that the guard's drop glue is that test.
+    placed: ManuallyDrop<Option<Placed>>,
+}
+
+/// Where a guard's span stands in its trace.
+#[derive(Debug)]
+struct Placed {
+    /// The span's own context; if it was not begun, its parent's, passed on.
+    context: TraceContext,
     /// Its slot among the thread's open spans, while it holds one.
     held: Option<Held>,
+}
+
+impl Span {
+    fn placed(id: u64, end: &'static Tracepoint, context: Option<TraceContext>, held: Option<Held>) -> Span {
+        Span { id, end, placed: ManuallyDrop::new(context.map(|context| Placed { context, held })) }
+    }
 }
 
 impl Span {
@@ -52,7 +69,8 @@ impl Span {
         if !listening(begin)? {
             return Ok(Span::inert(end));
         }
-        Span::begin_under(begin, end, current().as_ref(), values)
+        let (begun, held) = open::begin_under_innermost(|parent| begin_in_with(true, parent, values, |all| begin.emit(all)))?;
+        Ok(Span::placed(begun.id, end, begun.context, held))
     }
 
     /// Begins a span under `parent`, a span of this process or another
@@ -74,6 +92,7 @@ impl Span {
         Span::begin_under(begin, end, parent, values)
     }
 
+    #[inline]
     fn begin_under(
         begin: &'static Tracepoint,
         end: &'static Tracepoint,
@@ -82,13 +101,13 @@ impl Span {
     ) -> Result<Span, Error> {
         let begun = begin_in_with(true, parent, values, |all| begin.emit(all))?;
         let held = begun.context.as_ref().and_then(open::push);
-        Ok(Span { id: begun.id, end, context: begun.context, held })
+        Ok(Span::placed(begun.id, end, begun.context, held))
     }
 
     /// A guard for a span that was not begun; dropping it emits nothing.
     #[inline]
     pub const fn inert(end: &'static Tracepoint) -> Span {
-        Span { id: 0, end, context: None, held: None }
+        Span { id: 0, end, placed: ManuallyDrop::new(None) }
     }
 
     /// A guard for a span that was not begun under `parent`: it passes
@@ -97,7 +116,7 @@ impl Span {
     pub fn inert_in(end: &'static Tracepoint, parent: Option<&TraceContext>) -> Span {
         let context = parent.filter(|p| p.is_valid()).cloned();
         let held = context.as_ref().and_then(open::push);
-        Span { id: 0, end, context, held }
+        Span::placed(0, end, context, held)
     }
 
     /// The span's id as its events carry it; 0 if it was not begun.
@@ -114,18 +133,20 @@ impl Span {
     /// not begun, the context it was begun under (its parent given, or the
     /// thread's innermost open span), passed on unchanged; `None` if there
     /// is none.
+    #[inline]
     pub fn context(&self) -> Option<TraceContext> {
-        match &self.context {
-            Some(context) => Some(context.clone()),
+        match &*self.placed {
+            Some(placed) => Some(placed.context.clone()),
             None => current(),
         }
     }
 
     /// The `traceparent` header value of [`context`](Span::context), for
     /// an outgoing request; built on the stack.
+    #[inline]
     pub fn traceparent(&self) -> Option<Traceparent> {
-        match &self.context {
-            Some(context) => Some(context.traceparent()),
+        match &*self.placed {
+            Some(placed) => Some(placed.context.traceparent()),
             None => current().map(|c| c.traceparent()),
         }
     }
@@ -137,10 +158,26 @@ impl Span {
         end_span(self.end, id)
     }
 
-    /// Gives up its slot among the thread's open spans.
+    /// Gives up its place: its slot among the thread's open spans, and its
+    /// context.
+    #[inline]
     fn leave(&mut self) {
-        if let Some(held) = self.held.take() {
-            held.free();
+        if let Some(placed) = self.placed.take() {
+            if let Some(held) = placed.held {
+                held.free();
+            }
+        }
+    }
+
+    /// Leaves and ends a guard that has something to do.
+    #[cold]
+    #[inline(never)]
+    fn finish(&mut self) {
+        self.leave();
+        if self.id != 0 {
+            // A drop cannot report; a write that failed after the begin
+            // succeeded means the tracer went away, which loses nothing.
+            let _ = end_span(self.end, self.id);
         }
     }
 }
@@ -148,11 +185,9 @@ impl Span {
 impl Drop for Span {
     #[inline]
     fn drop(&mut self) {
-        self.leave();
-        if self.id != 0 {
-            // A drop cannot report; a write that failed after the begin
-            // succeeded means the tracer went away, which loses nothing.
-            let _ = end_span(self.end, self.id);
+        // `placed` is `ManuallyDrop`: what it holds is dropped in `leave`.
+        if self.id != 0 || self.placed.is_some() {
+            self.finish();
         }
     }
 }
@@ -173,6 +208,7 @@ fn listening(begin: &'static Tracepoint) -> Result<bool, Error> {
     Ok(true)
 }
 
+#[inline]
 fn end_span(end: &'static Tracepoint, id: u64) -> Result<(), Error> {
     end_with(id, id != 0 && end.enabled(), &[], |all| end.emit(all))
 }

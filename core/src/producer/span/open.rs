@@ -30,6 +30,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 
+use super::Begun;
 use crate::trace_context::{fork_epoch, TraceContext, TraceState};
 
 /// How many spans a thread tracks at once.
@@ -106,6 +107,7 @@ pub(super) struct Held {
 
 impl Held {
     /// Frees the slot, from any thread.
+    #[inline]
     pub(super) fn free(self) {
         // ATOMICS: Release, so that the owner, or a thread that takes the
         // table over (`all_free`'s Acquire), sees the slot free after
@@ -123,24 +125,30 @@ impl std::fmt::Debug for Table {
 impl Thread {
     /// This thread's table in this process, taken (from a spare, or new)
     /// at the first call, and again in a fork child.
+    #[inline]
     fn table(&self) -> &'static Table {
         let epoch = fork_epoch();
         match self.table.get() {
             Some(table) if self.epoch.get() == epoch => table,
-            _ => {
-                let spare = SPARE.lock().ok().and_then(|mut s| s.pop());
-                let table = spare.unwrap_or_else(|| Box::leak(Box::new(Table::new())));
-                self.table.set(Some(table));
-                self.len.set(0);
-                self.epoch.set(epoch);
-                *self.states.borrow_mut() = [const { None }; DEPTH];
-                table
-            }
+            _ => self.take_table(epoch),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_table(&self, epoch: u32) -> &'static Table {
+        let spare = SPARE.lock().ok().and_then(|mut s| s.pop());
+        let table = spare.unwrap_or_else(|| Box::leak(Box::new(Table::new())));
+        self.table.set(Some(table));
+        self.len.set(0);
+        self.epoch.set(epoch);
+        *self.states.borrow_mut() = [const { None }; DEPTH];
+        table
     }
 
     /// Drops the freed slots from the top; the top is then the innermost
     /// open span, if any.
+    #[inline]
     fn settle(&self, table: &Table) -> usize {
         let mut len = self.len.get();
         // ATOMICS: Relaxed: a slot freed on another thread just now may
@@ -153,7 +161,11 @@ impl Thread {
     }
 
     fn innermost(&self) -> Option<TraceContext> {
-        let table = self.table();
+        self.innermost_in(self.table())
+    }
+
+    #[inline]
+    fn innermost_in(&self, table: &Table) -> Option<TraceContext> {
         let top = self.settle(table).checked_sub(1)?;
         let slot = &table.slots[top];
         // ATOMICS: Relaxed: only this thread writes these.
@@ -167,7 +179,11 @@ impl Thread {
     }
 
     fn push(&self, context: &TraceContext) -> Option<Held> {
-        let table = self.table();
+        self.push_in(self.table(), context)
+    }
+
+    #[inline]
+    fn push_in(&self, table: &'static Table, context: &TraceContext) -> Option<Held> {
         let index = self.settle(table);
         let slot = table.slots.get(index)?;
         // ATOMICS: Relaxed: the owner reads them; the span id, stored
@@ -184,13 +200,36 @@ impl Thread {
 
 /// The context of the innermost span open on this thread (begun here by
 /// a guard and not yet ended, wherever it ends), if any.
+#[inline]
 pub(super) fn innermost() -> Option<TraceContext> {
     THREAD.try_with(Thread::innermost).ok().flatten()
+}
+
+/// Calls `begin` with the context of the innermost span open on this
+/// thread, and makes the context it began (if any) the innermost until
+/// the returned slot is freed: one visit to the thread's table.
+#[inline]
+pub(super) fn begin_under_innermost<E>(begin: impl FnOnce(Option<&TraceContext>) -> Result<Begun, E>) -> Result<(Begun, Option<Held>), E> {
+    let mut begin = Some(begin);
+    let visited = THREAD.try_with(|t| {
+        let table = t.table();
+        let parent = t.innermost_in(table);
+        let begun = (begin.take().expect("called once"))(parent.as_ref())?;
+        let held = begun.context.as_ref().and_then(|c| t.push_in(table, c));
+        Ok((begun, held))
+    });
+    match (visited, begin) {
+        (Ok(result), _) => result,
+        // The thread is exiting: no table, no parent.
+        (Err(_), Some(begin)) => Ok((begin(None)?, None)),
+        (Err(_), None) => unreachable!("try_with fails before calling its closure"),
+    }
 }
 
 /// Makes `context` (valid) the innermost open span of this thread until
 /// the returned slot is freed; `None` if the table is full (or the thread
 /// is exiting), and then nothing is tracked.
+#[inline]
 pub(super) fn push(context: &TraceContext) -> Option<Held> {
     THREAD.try_with(|t| t.push(context)).ok().flatten()
 }

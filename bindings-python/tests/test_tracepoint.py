@@ -131,7 +131,8 @@ def test_emit_validate_and_begin_belong_to_their_classes(provider: usertrace.Pro
         assert str(inspect.signature(getattr(cls, method))) == "(self, /, *args, **kwargs)"
     with pytest.raises(TypeError):
         usertrace.SpanTracepoint.begin(provider.tracepoint("plain"))
-    usertrace.Tracepoint.validate(span, 0, 1)  # a span's begin event is a Tracepoint
+    # A span's begin event is a Tracepoint: its id and trace context, then n.
+    usertrace.Tracepoint.validate(span, 0, 0, 0, 0, 1)
 
 
 @pytest.mark.parametrize("bad", ["", "a b", "a:b", "ünï", "a-b"])

@@ -8,6 +8,8 @@
 //! is described once per exec, and only if it emitted an event: the rest of
 //! the system's processes cost nothing.
 
+use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -24,7 +26,17 @@ pub struct ProcessInfo {
     /// (`/proc/PID/cgroup`, read as `processes::container_id` reads it);
     /// None outside one.
     pub container_id: Option<String>,
+    /// The OpenTelemetry resource its environment declares
+    /// (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, read by
+    /// [`usertrace::resource`]'s rule from `/proc/PID/environ`); empty if
+    /// it declares none or had exited.
+    pub resource: BTreeMap<String, String>,
 }
+
+/// How much of `/proc/PID/environ` is read: the variables past it are not
+/// seen. Far above a service's environment, and a bound on what a process
+/// can make the recorder hold.
+const ENVIRON_LIMIT: u64 = 256 * 1024;
 
 impl ProcessInfo {
     /// Reads `proc_root/PID` (normally `/proc`).
@@ -36,8 +48,16 @@ impl ProcessInfo {
             bytes.split(|&b| b == 0).map(|arg| String::from_utf8_lossy(arg).into_owned()).collect()
         });
         let container_id = std::fs::read_to_string(dir.join("cgroup")).ok().and_then(|text| container_id(&text));
-        ProcessInfo { executable, command_line, container_id }
+        let resource = read_environ(&dir).map(|block| usertrace::resource::from_environ(&block).into_iter().collect()).unwrap_or_default();
+        ProcessInfo { executable, command_line, container_id, resource }
     }
+}
+
+/// The first [`ENVIRON_LIMIT`] bytes of `dir/environ`.
+fn read_environ(dir: &Path) -> Option<Vec<u8>> {
+    let mut block = Vec::new();
+    std::fs::File::open(dir.join("environ")).ok()?.take(ENVIRON_LIMIT).read_to_end(&mut block).ok()?;
+    Some(block)
 }
 
 /// The container id in a process's cgroup membership (`/proc/PID/cgroup`),
@@ -104,9 +124,13 @@ impl Descriptions {
         }
         match self.read_at_exec.remove(&pid) {
             // An exec told before its program was known (a `perf record`
-            // file maps it later): the program known now fills it in.
-            Some(mut info) if info.executable.is_none() => {
-                info.executable = read().executable;
+            // file maps it later), or read while the kernel was still
+            // laying out the new program's environment: what is known now
+            // fills it in.
+            Some(mut info) if info.executable.is_none() || info.resource.is_empty() => {
+                let now = read();
+                info.executable = info.executable.or(now.executable);
+                info.resource = now.resource;
                 Describe::Process(info)
             }
             Some(info) => Describe::Process(info),
@@ -137,7 +161,8 @@ mod tests {
     use super::*;
 
     fn info(exe: &str) -> ProcessInfo {
-        ProcessInfo { executable: Some(exe.into()), command_line: Some(vec![exe.into(), "--flag".into()]), container_id: None }
+        let resource = [("service.name".to_owned(), "svc".to_owned())].into();
+        ProcessInfo { executable: Some(exe.into()), command_line: Some(vec![exe.into(), "--flag".into()]), resource, ..ProcessInfo::default() }
     }
 
     #[test]
@@ -146,6 +171,15 @@ mod tests {
         assert_eq!(d.exec(7, info("/bin/worker")), Describe::Nothing);
         assert_eq!(d.event(7, || panic!("read at exec already")), Describe::Process(info("/bin/worker")));
         assert_eq!(d.event(7, || panic!("described already")), Describe::Nothing);
+    }
+
+    #[test]
+    fn an_environment_not_yet_laid_out_at_the_exec_is_read_at_the_first_event() {
+        let mut d = Descriptions::default();
+        let at_exec = ProcessInfo { resource: BTreeMap::new(), ..info("/bin/worker") };
+        assert_eq!(d.exec(7, at_exec), Describe::Nothing);
+        let now = ProcessInfo { executable: Some("/elsewhere".into()), ..info("/bin/worker") };
+        assert_eq!(d.event(7, || now), Describe::Process(info("/bin/worker")), "the exec's program, the resource read now");
     }
 
     #[test]
@@ -206,5 +240,33 @@ mod tests {
         let me = ProcessInfo::read(Path::new("/proc"), std::process::id());
         assert_eq!(me.executable.as_deref(), std::env::current_exe().ok().map(|p| p.to_string_lossy().into_owned()).as_deref());
         assert_eq!(me.command_line.unwrap(), std::env::args().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_child_s_resource_is_read_from_the_environment_it_was_started_with() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .env("OTEL_SERVICE_NAME", "checkout")
+            .env("OTEL_RESOURCE_ATTRIBUTES", "team=pay%2Cments,deployment.environment=test")
+            .spawn()
+            .unwrap();
+        // Until its exec is through (the kernel names the new program
+        // before it lays out the new stack), the child's environment is
+        // ours or empty.
+        let mut info = ProcessInfo::read(Path::new("/proc"), child.id());
+        for _ in 0..500 {
+            if !info.resource.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            info = ProcessInfo::read(Path::new("/proc"), child.id());
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let expected: BTreeMap<String, String> = [("service.name", "checkout"), ("team", "pay,ments"), ("deployment.environment", "test")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        assert_eq!(info.resource, expected);
     }
 }

@@ -44,6 +44,7 @@ mod handshake;
 mod kernel_config;
 mod pattern;
 mod producer;
+pub mod resource;
 mod sched_tracepoints;
 mod status;
 mod sys;

@@ -61,7 +61,7 @@ pub fn write(mut items: TimelineItems, out: &mut impl Write) -> io::Result<()> {
     w.out.extend_from_slice(b"{\"traceEvents\":[");
     let tables = items.tables();
     for p in tables.processes.values() {
-        w.metadata("process_name", p.pid, p.pid, &p.name);
+        w.metadata("process_name", p.pid, p.pid, &p.shown_name());
     }
     for t in tables.threads.values() {
         w.metadata("thread_name", t.pid, t.tid, &t.name);

@@ -77,6 +77,7 @@
 //! | `executable`   | string  | only when known: the full path of the program it runs |
 //! | `command_line` | array   | only when known: its arguments (strings), the program's name first |
 //! | `container_id` | string  | only inside a container: its id, 64 hex digits from the cgroup path |
+//! | `resource`     | object  | only when it declares one: its OpenTelemetry resource attributes (`service.name` and the rest, from its `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`), strings by key |
 //!
 //! ## `"type": "exit"`: a thread exited ([`ExitRecord`])
 //!

@@ -162,7 +162,7 @@ impl Tracks {
                 uuid: Some(id),
                 process: Some(ProcessDescriptor {
                     pid: Some(p.pid as i32),
-                    process_name: Some(p.name.clone()),
+                    process_name: Some(p.shown_name().into_owned()),
                     cmdline: p.command_line.clone().unwrap_or_default(),
                     ..Default::default()
                 }),

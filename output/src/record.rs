@@ -4,6 +4,8 @@
 //!
 //! Times are CLOCK_MONOTONIC nanoseconds, as the kernel stamps events.
 
+use std::collections::BTreeMap;
+
 /// One thing that happened during a recording, in time order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -284,6 +286,10 @@ pub struct ProcessRecord {
     pub command_line: Option<Vec<String>>,
     /// The container it runs in, where it runs in one (64 hex digits).
     pub container_id: Option<String>,
+    /// The OpenTelemetry resource it declares (`service.name` and the
+    /// rest, from its `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`);
+    /// empty if none.
+    pub resource: BTreeMap<String, String>,
 }
 
 /// A thread exited; `tid == pid` means the whole process did.

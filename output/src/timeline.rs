@@ -151,8 +151,24 @@ pub struct Process {
     pub command_line: Option<Vec<String>>,
     /// The container it runs in, where known.
     pub container_id: Option<String>,
+    /// The OpenTelemetry resource it declares (`service.name` and the
+    /// rest); empty if none.
+    pub resource: BTreeMap<String, String>,
     /// How many events it emitted.
     pub events: u64,
+}
+
+impl Process {
+    /// The name a timeline shows: its service and its program,
+    /// `checkout (python3.12)`, where it declares a `service.name` other
+    /// than its program's name; else its best name.
+    pub fn shown_name(&self) -> Cow<'_, str> {
+        match self.resource.get(usertrace::resource::SERVICE_NAME_KEY) {
+            Some(service) if *service != self.name && !self.name.is_empty() => Cow::Owned(format!("{service} ({})", self.name)),
+            Some(service) => Cow::Borrowed(service.as_str()),
+            None => Cow::Borrowed(&self.name),
+        }
+    }
 }
 
 /// A thread that emitted events.

@@ -87,6 +87,7 @@ pub fn process(t: u64, pid: u32, exe: &str, argv: &[&str], container_id: Option<
         executable: Some(exe.into()),
         command_line: Some(argv.iter().map(|a| (*a).to_owned()).collect()),
         container_id: container_id.map(str::to_owned),
+        resource: Default::default(),
     })
 }
 

@@ -5,7 +5,10 @@
 //! a real Jaeger shows one trace of five spans, across both processes,
 //! with the exact ids each program printed, parent by parent; the
 //! server's span begun by id (saying nothing of its trace) nests in it
-//! under its own id. JSON lines show each begin's trace fields.
+//! under its own id. Each process is the service its environment names:
+//! the client `ut-trace-client` (`OTEL_SERVICE_NAME`), the server
+//! `ut-trace-server` with its `OTEL_RESOURCE_ATTRIBUTES`. JSON lines show
+//! each begin's trace fields, and each process's resource.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -13,7 +16,7 @@ use std::process::Command;
 use serde_json::Value as Json;
 
 use crate::otel_components::component;
-use crate::otel_components::jaeger::{parent, Jaeger};
+use crate::otel_components::jaeger::{parent, process_tag, Jaeger};
 use crate::support::*;
 
 const UPSTREAM_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -49,7 +52,7 @@ fn record(args: &[&str]) -> (String, String) {
     let out = Command::new(usertrace())
         .args(["record", "-e", "ut_trace*"])
         .args(args)
-        .arg("--")
+        .args(["--", "env", "OTEL_SERVICE_NAME=ut-trace-client"])
         .arg(ut_emit())
         .args(["trace-client", &upstream()])
         .env("USERTRACE_TRANSPORT", "shm")
@@ -81,6 +84,17 @@ fn one_trace_reaches_jaeger_across_two_processes_with_the_ids_they_printed() {
     }
     let pids: std::collections::BTreeSet<&str> = spans.iter().map(|(s, _)| s["processID"].as_str().unwrap()).collect();
     assert_eq!(pids.len(), 2, "two processes");
+    // Each under the service its environment names; the recorder set none.
+    for (s, process) in &spans {
+        let name = s["operationName"].as_str().unwrap();
+        let (service, team, tier) = if name.starts_with("ut_trace_client") {
+            ("ut-trace-client", Json::Null, Json::Null)
+        } else {
+            ("ut-trace-server", Json::from("storage"), Json::from("db/primary"))
+        };
+        assert_eq!(process["serviceName"], service, "{name}: {process:#}");
+        assert_eq!((process_tag(process, "team"), process_tag(process, "tier")), (team, tier), "{name}: {process:#}");
+    }
     // Each span with the ids its program printed, parent by parent.
     for (name, p) in ids.iter().filter(|(_, p)| p.trace.is_some()) {
         let s = span(name);
@@ -109,6 +123,14 @@ fn json_lines_show_each_begins_trace_fields() {
     let ids = printed(&stdout);
     let text = std::fs::read_to_string(&file).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+    let resources: BTreeMap<String, Json> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Json>(l).unwrap())
+        .filter(|p| p["type"] == "process")
+        .map(|p| (p["command_line"][1].as_str().unwrap_or_default().to_owned(), p["resource"].clone()))
+        .collect();
+    assert_eq!(resources["trace-client"], serde_json::json!({"service.name": "ut-trace-client"}), "{text}");
+    assert_eq!(resources["trace-server"], serde_json::json!({"service.name": "ut-trace-server", "team": "storage", "tier": "db/primary"}));
     let begins: Vec<(&str, Json)> = text
         .lines()
         .map(|l| (l, serde_json::from_str::<Json>(l).unwrap()))

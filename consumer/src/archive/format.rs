@@ -44,9 +44,10 @@ pub(crate) fn format_text() -> String {
          \tfield:u32 pid;\toffset:8;\tsize:4;\tsigned:0;\n\
          \tfield:__data_loc char[] executable;\toffset:12;\tsize:4;\tsigned:1;\n\
          \tfield:__data_loc char[] command_line;\toffset:16;\tsize:4;\tsigned:1;\n\
-         \tfield:__data_loc char[] container_id;\toffset:20;\tsize:4;\tsigned:1;\n\n\
-         print fmt: \"pid=%u executable=%s command_line=%s container_id=%s\", REC->pid, \
-         __get_str(executable), __get_str(command_line), __get_str(container_id)\n"
+         \tfield:__data_loc char[] container_id;\toffset:20;\tsize:4;\tsigned:1;\n\
+         \tfield:__data_loc char[] resource;\toffset:24;\tsize:4;\tsigned:1;\n\n\
+         print fmt: \"pid=%u executable=%s command_line=%s container_id=%s resource=%s\", REC->pid, \
+         __get_str(executable), __get_str(command_line), __get_str(container_id), __get_str(resource)\n"
     )
 }
 
@@ -54,17 +55,18 @@ pub(crate) fn format_text() -> String {
 /// session's sample layout (IDENTIFIER, TID, TIME, CPU, RAW).
 pub(crate) fn sample(pid: u32, time: u64, cpu: u32, info: &ProcessInfo) -> Vec<u8> {
     let command_line = info.command_line.as_ref().map(|args| json_array(args)).unwrap_or_default();
-    let strings = [info.executable.as_deref().unwrap_or(""), &command_line, info.container_id.as_deref().unwrap_or("")];
+    let resource = if info.resource.is_empty() { String::new() } else { serde_json::to_string(&info.resource).unwrap_or_default() };
+    let strings = [info.executable.as_deref().unwrap_or(""), &command_line, info.container_id.as_deref().unwrap_or(""), &resource];
     let mut raw = Vec::with_capacity(64);
     raw.extend_from_slice(&ID.to_ne_bytes());
     raw.extend_from_slice(&[0, 0]);
     raw.extend_from_slice(&(pid as i32).to_ne_bytes());
     raw.extend_from_slice(&pid.to_ne_bytes());
     // `__data_loc`: each string's place counts from the start of the
-    // record; the strings follow the last location word, from 24. One
+    // record; the strings follow the last location word, from 28. One
     // longer than a location can say is cut to fit.
-    let limit = |s: &str| s.len().min(u16::MAX as usize / 4 - 1);
-    let mut start = 24usize;
+    let limit = |s: &str| s.len().min(u16::MAX as usize / (strings.len() + 1) - 1);
+    let mut start = 28usize;
     for s in &strings {
         let len = limit(s) + 1;
         raw.extend_from_slice(&dyn_loc(start as u16, len as u16).to_ne_bytes());
@@ -131,6 +133,8 @@ pub(crate) fn read(format: &EventFormat, raw: &[u8]) -> Option<(u32, ProcessInfo
         executable: text("executable").map(Cow::into_owned),
         command_line,
         container_id: text("container_id").map(Cow::into_owned),
+        // Absent from files written before processes had resources.
+        resource: text("resource").and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
     };
     Some((pid, info))
 }
@@ -154,6 +158,7 @@ mod tests {
             executable: Some("/usr/bin/python3.12".into()),
             command_line: Some(vec!["python3".into(), "-c".into(), "print('a b')".into(), "é".into()]),
             container_id: Some("ab".repeat(32)),
+            resource: [("service.name", "checkout"), ("team", "a,b \"c\"")].into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
         };
         let bytes = sample(4242, 17, 1, &info);
         assert_eq!(bytes.len() % 8, 0);
@@ -172,6 +177,6 @@ mod tests {
     #[test]
     fn its_format_is_one_tracepoint_decode_reads() {
         let parsed = tracepoint_decode::PerfEventFormat::parse(true, SYSTEM, &format_text()).unwrap();
-        assert_eq!((parsed.name(), parsed.id(), parsed.fields().len()), (NAME, u32::from(ID), 8));
+        assert_eq!((parsed.name(), parsed.id(), parsed.fields().len()), (NAME, u32::from(ID), 9));
     }
 }

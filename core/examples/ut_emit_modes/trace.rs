@@ -12,7 +12,9 @@
 //!                                     ut_tracedb_db(n = 5), begun by id: it says nothing of its trace
 //!
 //! Each prints `span NAME TRACE_ID SPAN_ID PARENT_ID` per span as it
-//! began it, ids in lowercase hex, `-` for what it does not know.
+//! began it, ids in lowercase hex, `-` for what it does not know. The
+//! server runs as its own service: `OTEL_SERVICE_NAME=ut-trace-server`,
+//! `OTEL_RESOURCE_ATTRIBUTES=team=storage,tier=db%2Fprimary`.
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +28,9 @@ mod events {
         pub span server_query(n: u32);
     }
 }
+
+const SERVER_SERVICE: &str = "ut-trace-server";
+const SERVER_ATTRIBUTES: &str = "team=storage,tier=db%2Fprimary";
 
 /// Waits (at most a minute) until `enabled` says a tracer listens.
 fn wait_until(what: &str, enabled: impl Fn() -> bool) {
@@ -64,6 +69,9 @@ pub fn client(traceparent: &str) {
     let handed = call.traceparent().expect("a recorded span has a traceparent");
     let status = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["trace-server", handed.as_str()])
+        // Its own service, as a deployment names each service.
+        .env("OTEL_SERVICE_NAME", SERVER_SERVICE)
+        .env("OTEL_RESOURCE_ATTRIBUTES", SERVER_ATTRIBUTES)
         .status()
         .expect("run the server");
     assert!(status.success(), "the server failed: {status}");

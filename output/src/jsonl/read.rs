@@ -5,6 +5,7 @@
 //! reading stops at the limit, so a corrupt file with no newline for
 //! gigabytes is an error, not an exhausted memory.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -230,6 +231,8 @@ struct AnyLine {
     executable: Option<String>,
     command_line: Option<Vec<String>>,
     container_id: Option<String>,
+    #[serde(default)]
+    resource: BTreeMap<String, String>,
     count: Option<u64>,
     unix_ns: Option<u64>,
     sideband: Option<bool>,
@@ -291,6 +294,7 @@ fn parse_line(bytes: &[u8], line: u64, complete: bool) -> Result<Option<Record>,
             executable: parsed.executable,
             command_line: parsed.command_line,
             container_id: parsed.container_id,
+            resource: parsed.resource,
         }),
         "exit" => Record::Exit(ExitRecord {
             time_ns: parsed.time_ns.ok_or_else(|| missing("exit", "time_ns"))?,

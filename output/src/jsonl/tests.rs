@@ -41,7 +41,7 @@ fn as_read(v: &Value) -> Value {
 fn every_line_kind_round_trips() {
     let mut records = mixed();
     records.push(Record::Lost(crate::record::LostRecord { time_ns: 80, cpu: 2, count: 1, sideband: true }));
-    records.push(Record::Process(crate::record::ProcessRecord { time_ns: 90, pid: 5, executable: None, command_line: None, container_id: Some("ab".repeat(32)) }));
+    records.push(Record::Process(crate::record::ProcessRecord { time_ns: 90, pid: 5, executable: None, command_line: None, container_id: Some("ab".repeat(32)), resource: Default::default() }));
     let back = read(&lines(&records)).unwrap();
     let expected: Vec<Record> = records
         .iter()
@@ -146,6 +146,7 @@ fn the_other_line_kinds_look_as_documented() {
     let mut contained = process(6, 7, "/app/srv", &["srv"]);
     if let Record::Process(p) = &mut contained {
         p.container_id = Some("0f".repeat(32));
+        p.resource = [("service.name", "srv"), ("team", "a,b")].into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
     }
     let clock = Record::Clock(crate::record::ClockRecord { time_ns: 1, unix_ns: 1_764_556_800_000_000_000 });
     let text = lines(&[clock.clone(), process(1, 2, "/bin/sh", &["sh", "-c", "x"]), exit(3, 2, 4), lost(5, 1, 9), contained]);
@@ -155,7 +156,8 @@ fn the_other_line_kinds_look_as_documented() {
          {\"type\":\"process\",\"time_ns\":1,\"pid\":2,\"executable\":\"/bin/sh\",\"command_line\":[\"sh\",\"-c\",\"x\"]}\n\
          {\"type\":\"exit\",\"time_ns\":3,\"pid\":2,\"tid\":4}\n\
          {\"type\":\"lost\",\"time_ns\":5,\"cpu\":1,\"count\":9,\"sideband\":false}\n\
-         {\"type\":\"process\",\"time_ns\":6,\"pid\":7,\"executable\":\"/app/srv\",\"command_line\":[\"srv\"],\"container_id\":\"0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f\"}\n"
+         {\"type\":\"process\",\"time_ns\":6,\"pid\":7,\"executable\":\"/app/srv\",\"command_line\":[\"srv\"],\"container_id\":\"0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f\",\
+         \"resource\":{\"service.name\":\"srv\",\"team\":\"a,b\"}}\n"
     );
     let back: Vec<Record> = Reader::new(text.as_bytes()).collect::<Result<_, _>>().unwrap();
     assert_eq!(back[0], clock, "a clock line reads back exactly");

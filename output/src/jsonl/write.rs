@@ -1,5 +1,6 @@
 //! Records as JSON lines (see the contract in [`crate::jsonl`]).
 
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -285,6 +286,8 @@ struct ProcessLine<'a> {
     command_line: Option<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     container_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    resource: &'a BTreeMap<String, String>,
 }
 
 impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
@@ -296,6 +299,7 @@ impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
             executable: p.executable.as_deref(),
             command_line: p.command_line.as_deref(),
             container_id: p.container_id.as_deref(),
+            resource: &p.resource,
         }
     }
 }

@@ -25,9 +25,9 @@ pub const TIMEOUT_VAR: &str = "OTEL_EXPORTER_OTLP_TIMEOUT";
 /// `gzip` or `none`.
 pub const COMPRESSION_VAR: &str = "OTEL_EXPORTER_OTLP_COMPRESSION";
 /// `key=value,...` added to every resource.
-pub const RESOURCE_ATTRIBUTES_VAR: &str = "OTEL_RESOURCE_ATTRIBUTES";
+pub const RESOURCE_ATTRIBUTES_VAR: &str = usertrace::resource::RESOURCE_ATTRIBUTES_VAR;
 /// The `service.name` of every process.
-pub const SERVICE_NAME_VAR: &str = "OTEL_SERVICE_NAME";
+pub const SERVICE_NAME_VAR: &str = usertrace::resource::SERVICE_NAME_VAR;
 
 /// The specification's default per-request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -204,27 +204,10 @@ fn is_token_char(b: u8) -> bool {
 }
 
 /// `OTEL_RESOURCE_ATTRIBUTES` (or any `key=value,...` variable) as pairs,
-/// values percent-decoded as the specification says.
+/// values percent-decoded, by the core's rule, which also reads each
+/// recorded process's own variables.
 pub fn parse_resource_attributes(value: &str) -> Result<Vec<(String, String)>, ConfigError> {
-    parse_pairs(value).map_err(ConfigError::BadResourceAttribute)
-}
-
-/// `k=v,k2=v2`: keys trimmed, values percent-decoded; an entry without
-/// `=` or with an empty key is returned as the error.
-fn parse_pairs(value: &str) -> Result<Vec<(String, String)>, String> {
-    value
-        .split(',')
-        .filter(|entry| !entry.trim().is_empty())
-        .map(|entry| {
-            let (k, v) = entry.split_once('=').ok_or_else(|| entry.to_owned())?;
-            let k = k.trim();
-            if k.is_empty() {
-                return Err(entry.to_owned());
-            }
-            let v = percent_decode_str(v.trim()).decode_utf8().map_err(|_| entry.to_owned())?;
-            Ok((k.to_owned(), v.into_owned()))
-        })
-        .collect()
+    usertrace::resource::parse_attributes(value).map_err(|bad| ConfigError::BadResourceAttribute(bad.0))
 }
 
 /// What is wrong with an `OTEL_EXPORTER_OTLP_HEADERS` entry.
@@ -335,9 +318,7 @@ impl fmt::Display for ConfigError {
                 MAX_TIMEOUT.as_millis()
             ),
             ConfigError::UnknownCompression(v) => write!(f, "unknown OTLP compression {v:?}: use gzip or none"),
-            ConfigError::BadResourceAttribute(entry) => {
-                write!(f, "{RESOURCE_ATTRIBUTES_VAR} has a bad entry {entry:?}: write key=value pairs separated by commas, values percent-encoded")
-            }
+            ConfigError::BadResourceAttribute(entry) => write!(f, "{}", usertrace::resource::BadAttribute(entry.clone())),
             ConfigError::BadCertificateFile { setting, path, why } => write!(f, "{setting} names {path:?}, which is not usable: {why}"),
             ConfigError::HalfAClientCertificate { given } => write!(
                 f,

@@ -15,6 +15,7 @@ use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSp
 use super::ids::SpanKey;
 use crate::record::{ClockRecord, Namespaces, Record, Value};
 use crate::timeline::{self, otel_attributes, otel_failure, otel_ids, otel_kind, Process, SchedSummary, SpanTrace, Timeline};
+use usertrace::resource::SERVICE_NAME_KEY;
 
 /// The arg that names a span's parent explicitly, as the core's span
 /// convention defines it (`usertrace::span::SPAN_PARENT_FIELD`).
@@ -23,14 +24,15 @@ pub use usertrace::span::SPAN_PARENT_FIELD as SPAN_PARENT;
 /// What the resources say besides what the recording tells.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ResourceSettings {
-    /// `service.name` of every process (`--service`, else
-    /// `OTEL_SERVICE_NAME`); `None`: `service.name` from
-    /// `OTEL_RESOURCE_ATTRIBUTES`, else each process's name.
+    /// `service.name` of every process that declares none of its own
+    /// (`--service`, else the recorder's `OTEL_SERVICE_NAME`); `None`:
+    /// `service.name` from `OTEL_RESOURCE_ATTRIBUTES`, else each
+    /// process's name.
     pub service_name: Option<String>,
     /// `host.name`.
     pub host_name: String,
     /// `OTEL_RESOURCE_ATTRIBUTES`, in order; added to every resource
-    /// unless the recording already set the key.
+    /// unless the recording or the process's own resource set the key.
     pub attributes: Vec<(String, String)>,
     /// Leave `process.command_line` out: a command line often holds a
     /// password or token (`--otlp-no-command-line`).
@@ -412,9 +414,11 @@ fn sched_attributes(s: &SchedSummary) -> Vec<KeyValue> {
 
 fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Namespaces>, settings: &ResourceSettings) -> Resource {
     let name = process.map(|p| p.name.as_str()).filter(|n| !n.is_empty());
-    let from_env = settings.attributes.iter().find(|(k, _)| k == "service.name").map(|(_, v)| v.as_str());
-    let service = settings.service_name.as_deref().or(from_env).or(name).unwrap_or("unknown_service");
-    let mut attributes = vec![key_value("service.name", string(service))];
+    let own = process.map(|p| &p.resource);
+    let own_service = own.and_then(|r| r.get(SERVICE_NAME_KEY)).map(String::as_str);
+    let from_env = settings.attributes.iter().find(|(k, _)| k == SERVICE_NAME_KEY).map(|(_, v)| v.as_str());
+    let service = own_service.or(settings.service_name.as_deref()).or(from_env).or(name).unwrap_or("unknown_service");
+    let mut attributes = vec![key_value(SERVICE_NAME_KEY, string(service))];
     if !settings.host_name.is_empty() {
         attributes.push(key_value("host.name", string(&settings.host_name)));
     }
@@ -437,7 +441,9 @@ fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Nam
             attributes.push(key_value(&format!("linux.namespace.{kind}"), int(inode as i64)));
         }
     }
-    for (k, v) in &settings.attributes {
+    // The process's own declaration first: it names itself better than
+    // the recorder's defaults do.
+    for (k, v) in own.into_iter().flatten().chain(settings.attributes.iter().map(|(k, v)| (k, v))) {
         if !attributes.iter().any(|a| &a.key == k) {
             attributes.push(key_value(k, string(v)));
         }

@@ -267,6 +267,27 @@ fn each_process_is_a_resource_with_its_identity() {
 }
 
 #[test]
+fn a_process_that_names_its_service_keeps_its_name_and_attributes_over_the_recorder_s_defaults() {
+    let mut front = process(1, 1, "/usr/bin/python3.12", &["python3", "front.py"]);
+    if let Record::Process(p) = &mut front {
+        p.resource = [("service.name", "front"), ("team", "web"), ("deployment.environment", "staging")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+    }
+    let records = [front, event(10, 1, 1, "tick", &[]), event(11, 2, 2, "tick", &[])];
+    let defaults = ResourceSettings { service_name: Some("node-default".into()), ..settings() };
+    let o = map_records(&records, &defaults, CLOCK);
+    let resources: Vec<&Vec<KeyValue>> = o.logs.resource_logs.iter().map(|r| &r.resource.as_ref().unwrap().attributes).collect();
+    assert_eq!(attr(resources[0], "service.name"), Some(Any::StringValue("front".into())));
+    assert_eq!(attr(resources[0], "team"), Some(Any::StringValue("web".into())));
+    assert_eq!(attr(resources[0], "deployment.environment"), Some(Any::StringValue("staging".into())), "its own over the recorder's");
+    assert_eq!(resources[0].iter().filter(|a| a.key == "service.name").count(), 1);
+    assert_eq!(attr(resources[1], "service.name"), Some(Any::StringValue("node-default".into())), "--service is the default");
+    assert_eq!(attr(resources[1], "deployment.environment"), Some(Any::StringValue("test".into())));
+}
+
+#[test]
 fn the_command_line_is_left_out_when_asked() {
     let records = [process(1, 1, "/usr/bin/db-tool", &["db-tool", "--password", "hunter2"]), event(10, 1, 1, "tick", &[])];
     let without = ResourceSettings { omit_command_line: true, ..settings() };

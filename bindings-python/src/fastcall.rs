@@ -89,6 +89,15 @@ impl<'a, 'py> FastArgs<'a, 'py> {
         unsafe { Borrowed::from_ptr(self.py, self.positional[i]) }
     }
 
+    /// The first positional value, and the call's other values; `None`
+    /// for a call with no positional value.
+    pub(crate) fn split_first(self) -> Option<(Borrowed<'a, 'py, PyAny>, FastArgs<'a, 'py>)> {
+        let (first, rest) = self.positional.split_first()?;
+        // SAFETY: a live object the caller holds for the call (see `new`).
+        let first = unsafe { Borrowed::from_ptr(self.py, *first) };
+        Some((first, FastArgs { positional: rest, ..self }))
+    }
+
     pub(crate) fn keywords_len(&self) -> usize {
         self.keyword_values.len()
     }

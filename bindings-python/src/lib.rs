@@ -14,6 +14,7 @@ mod span;
 mod status;
 mod tables;
 mod thread_names;
+mod trace_context;
 mod tracepoint;
 mod transport;
 
@@ -29,6 +30,8 @@ mod _native {
     use crate::span::SpanTracepoint;
     #[pymodule_export]
     use crate::status::status;
+    #[pymodule_export]
+    use crate::trace_context::TraceContext;
     #[pymodule_export]
     use crate::tracepoint::check_name;
     #[pymodule_export]

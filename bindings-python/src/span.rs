@@ -20,6 +20,7 @@ use usertrace::{Definition, RegisterOptions};
 use crate::convert::convert;
 use crate::errors::to_pyerr;
 use crate::fastcall::{fast_method, FastArgs, MethodDef};
+use crate::trace_context::TraceContext;
 use crate::tracepoint::Tracepoint;
 
 /// A span's begin event `<provider>_<event>(span_begin u64, trace context, fields...)`,
@@ -95,6 +96,7 @@ impl SpanTracepoint {
 /// `begin` and `validate`, with the vectorcall convention (see `fastcall`).
 pub(crate) fn install_methods(ty: &Bound<'_, PyType>) -> PyResult<()> {
     crate::fastcall::install(ty, &BEGIN)?;
+    crate::fastcall::install(ty, &BEGIN_IN)?;
     crate::fastcall::install(ty, &VALIDATE)
 }
 
@@ -123,7 +125,46 @@ fn begin<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyRe
         // Disabled between the check and the emit: nothing was written.
         return Ok(not_begun(py)?.into_bound(py).into_any());
     }
-    let span = Span { id, open: AtomicBool::new(true), tracepoint: Some(slf.clone().unbind()) };
+    let span = Span { id, open: AtomicBool::new(true), tracepoint: Some(slf.clone().unbind()), context: None };
+    Ok(Bound::new(py, span)?.into_any())
+}
+
+static BEGIN_IN: MethodDef = MethodDef::new(
+    c"begin_in",
+    c"begin_in($self, parent, /, *args, **kwargs)\n--\n\n\
+Begins a span under `parent` (a `TraceContext` from this process or\n\
+another; `None`: a new trace), writing its trace context, then the\n\
+values as `begin` takes them; returns the `Span`, whose `context` is\n\
+what to hand on. While disabled it writes nothing and returns a span\n\
+that was not begun, whose `context` is `parent`, passed on unchanged.",
+    begin_in_fast,
+);
+fast_method!(begin_in_fast, SpanTracepoint, begin_in);
+
+fn begin_in<'py>(slf: &Bound<'py, SpanTracepoint>, call: FastArgs<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let Some((parent, values)) = call.split_first() else {
+        return Err(pyo3::exceptions::PyTypeError::new_err("begin_in() takes the parent (a TraceContext or None) first"));
+    };
+    let parent = if parent.is_none() {
+        None
+    } else {
+        let given = parent.cast::<TraceContext>().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err("begin_in(): the parent must be a usertrace.TraceContext or None")
+        })?;
+        Some(given.get().0.clone())
+    };
+    let begin = slf.as_super().get();
+    if !begin.enabled() {
+        let span = Span { id: 0, open: AtomicBool::new(false), tracepoint: None, context: parent };
+        return Ok(Bound::new(py, span)?.into_any());
+    }
+    crate::thread_names::name_this_thread(py);
+    let begun = begin
+        .arguments(usertrace::span::BEGIN_LEADING_FIELDS)
+        .with_values(&values, |values| begin.inner().begin_span_in(parent.as_ref(), values).map_err(|e| to_pyerr(py, &e)))?;
+    let tracepoint = (begun.id != 0).then(|| slf.clone().unbind());
+    let span = Span { id: begun.id, open: AtomicBool::new(begun.id != 0), tracepoint, context: begun.context };
     Ok(Bound::new(py, span)?.into_any())
 }
 
@@ -151,7 +192,7 @@ static NOT_BEGUN: PyOnceLock<Py<Span>> = PyOnceLock::new();
 
 fn not_begun(py: Python<'_>) -> PyResult<Py<Span>> {
     let span = NOT_BEGUN.get_or_try_init(py, || {
-        Py::new(py, Span { id: 0, open: AtomicBool::new(false), tracepoint: None })
+        Py::new(py, Span { id: 0, open: AtomicBool::new(false), tracepoint: None, context: None })
     })?;
     Ok(span.clone_ref(py))
 }
@@ -167,6 +208,10 @@ pub struct Span {
     open: AtomicBool,
     /// None when the span was not begun.
     tracepoint: Option<Py<SpanTracepoint>>,
+    /// What to hand on: the span's own trace context if it was begun
+    /// under one (`begin_in`), else its parent's; None for a span begun
+    /// by id (`begin`), which says nothing of its trace.
+    context: Option<usertrace::trace_context::TraceContext>,
 }
 
 impl Span {
@@ -203,6 +248,21 @@ impl Span {
     #[getter]
     fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Its trace context, to hand to the next service (`inject` it into a
+    /// request's headers): its own if it was begun with `begin_in`; its
+    /// parent's, passed on unchanged, if nobody listened; None for a span
+    /// begun with `begin`.
+    #[getter]
+    fn context(&self) -> Option<TraceContext> {
+        self.context.clone().map(TraceContext)
+    }
+
+    /// Its `context`'s `traceparent` header value, if it has one.
+    #[getter]
+    fn traceparent(&self) -> Option<String> {
+        self.context.as_ref().map(|c| c.traceparent().to_string())
     }
 
     /// True until the span ends; a span that was not begun is never open.

@@ -28,6 +28,11 @@ REPO = Path(__file__).resolve().parents[2]
 # its trace (the core's span convention).
 NO_TRACE = {"trace_id_hi": 0, "trace_id_lo": 0, "parent_span_id": 0}
 
+
+def trace_of(fields: Dict[str, Any]) -> Dict[str, Any]:
+    """A begin event's trace id fields (empty for an event that has none)."""
+    return {k: fields[k] for k in ("trace_id_hi", "trace_id_lo") if k in fields}
+
 ALL_TYPES = dict(
     a="u8", b="u16", c="u32", d="u64", e="i8", f="i16", g="i32", h="i64",
     i="bool", j="f32", k="f64", s="str", y="bytes", z="char[8]",
@@ -293,17 +298,21 @@ def test_traced_functions_blocks_and_coroutines_are_spans(provider: usertrace.Pr
     events = [(name, fields) for name, _, fields in ftrace.sequence(*tps, tps[0].end_event, tps[0].error_event)]
     ids = [next(iter(fields.values())) for _, fields in events]
     end, error = tps[0].end_event.name, tps[0].error_event.name
+    # Each outermost span starts a trace; the inner one continues it.
+    traces = [trace_of(fields) for _, fields in events]
+    work_trace = traces[0]
     assert events == [
-        (work_tp.name, {"span_begin": ids[0], **NO_TRACE}),
-        (step_tp.name, {"span_begin": ids[1], **NO_TRACE}),
+        (work_tp.name, {"span_begin": ids[0], **work_trace, "parent_span_id": 0}),
+        (step_tp.name, {"span_begin": ids[1], **work_trace, "parent_span_id": ids[0]}),
         (end, {"span_end": ids[1]}),
         (end, {"span_end": ids[0]}),
-        (coro_tp.name, {"span_begin": ids[4], **NO_TRACE}),
+        (coro_tp.name, {"span_begin": ids[4], **traces[4], "parent_span_id": 0}),
         (end, {"span_end": ids[4]}),
-        (fails_tp.name, {"span_begin": ids[6], **NO_TRACE}),
+        (fails_tp.name, {"span_begin": ids[6], **traces[6], "parent_span_id": 0}),
         (error, {"span_end": ids[6], "error": "ValueError"}),
     ]
     assert len({ids[0], ids[1], ids[4], ids[6]}) == 4
+    assert len({tuple(traces[i].values()) for i in (0, 4, 6)}) == 3 and all(any(traces[i].values()) for i in (0, 4, 6))
 
 
 def test_a_span_whose_end_event_nobody_traces_ends_silently(provider: usertrace.Provider, ftrace: Ftrace) -> None:
@@ -352,9 +361,13 @@ def test_spans_are_recorded_under_the_process_name(tmp_path: Path) -> None:
     comm = os.path.basename(sys.executable)[:15]
     seen = [(e["event"], e["fields"]) for e in events]
     fetch_id = events[1]["fields"]["span_begin"]
+    # `begin` says nothing of its trace; `traced` begins one (no context
+    # was current), which the recorder nests in the span around it.
+    fetch_trace = trace_of(events[1]["fields"])
+    assert any(fetch_trace.values()), events[1]
     assert seen == [
         (f"{name}_request", {"span_begin": outer, **NO_TRACE, "id": 2**64 - 2, "neg": -3, "path": "héllo ✓", "ratio": 0.5}),
-        (f"{name}_fetch", {"span_begin": fetch_id, **NO_TRACE}),
+        (f"{name}_fetch", {"span_begin": fetch_id, **fetch_trace, "parent_span_id": 0}),
         (f"{name}_span_error", {"span_end": fetch_id, "error": "TimeoutError"}),
         (f"{name}_request", {"span_begin": handed, **NO_TRACE, "id": 1, "neg": 0, "path": "/other", "ratio": -1.5}),
         (f"{name}_span_end", {"span_end": outer}),
@@ -441,6 +454,45 @@ def test_perf_script_shows_the_exact_values(provider: usertrace.Provider, tmp_pa
         [str(os.getpid()), f"user_events:{tp.name}:", "n=4000000000 neg=-5 flag=1 text=perf sees this"],
         [str(os.getpid()), f"user_events:{tp.name}:", "n=7 neg=0 flag=0 text=twice"],
     ], (script.stdout, err)
+
+
+@pytest.mark.recorder
+def test_a_request_continues_its_callers_trace_and_hands_its_own_on(tmp_path: Path) -> None:
+    # A handler under an incoming traceparent (with a tracestate): its
+    # spans are in the caller's trace, parent by parent, and the header it
+    # injects for its own outgoing call names its innermost span.
+    cli = usertrace_cli()
+    name = f"pyctx{os.getpid()}"
+    out_file = tmp_path / "out.json"
+    script = (
+        "import json, usertrace\n"
+        f"p = usertrace.Provider({name!r})\n"
+        "incoming = usertrace.extract({'TraceParent': ' 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 ',"
+        " 'tracestate': 'vendor=x'})\n"
+        "headers = {}\n"
+        "with usertrace.use_context(incoming):\n"
+        "    with usertrace.traced('handle', provider=p):\n"
+        "        with usertrace.traced('query', provider=p):\n"
+        "            usertrace.inject(headers)\n"
+        "    after = usertrace.current_context()\n"
+        f"open({str(out_file)!r}, 'w').write(json.dumps([headers, after.traceparent]))\n"
+    )
+    out = subprocess.run(
+        [cli, "record", "--format", "json", "-e", f"{name}_*", "--", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    headers, after = json.loads(out_file.read_text())
+    events = recorded_events(out.stdout)
+    begins = [(e["event"], e["fields"]) for e in events if "span_begin" in e["fields"]]
+    handle, query = (fields["span_begin"] for _, fields in begins)
+    trace = {"trace_id_hi": 0x4BF92F3577B34DA6, "trace_id_lo": 0xA3CE929D0E0E4736}
+    assert begins == [
+        (f"{name}_handle", {"span_begin": handle, **trace, "parent_span_id": 0x00F067AA0BA902B7}),
+        (f"{name}_query", {"span_begin": query, **trace, "parent_span_id": handle}),
+    ], out.stdout
+    assert headers == {"traceparent": f"00-4bf92f3577b34da6a3ce929d0e0e4736-{query:016x}-01", "tracestate": "vendor=x"}
+    assert after == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "the caller's context is current again"
 
 
 def recorded_events(json_lines: str) -> List[Dict[str, Any]]:

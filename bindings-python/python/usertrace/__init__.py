@@ -15,6 +15,11 @@
     @usertrace.traced                        # python_<qualified name>, mapped
     def work(): ...                          # by usertrace.span_event_name
 
+    # One trace across services (W3C trace context):
+    with usertrace.use_context(usertrace.extract(request.headers)):
+        with usertrace.traced("handle"):     # the caller's trace continues
+            usertrace.inject(outgoing_headers)
+
 While no tracer (perf, ftrace, ``usertrace record``) is attached,
 ``enabled`` is False and ``emit`` returns at once. When one is, each emit is
 one ``writev`` into the kernel's trace buffers: no daemon, no ctypes, no
@@ -32,9 +37,10 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _distribution_version
 
+from ._context import current_context, extract, inject, use_context
 from ._errors import ErrorKind, UsertraceError
 from ._functions import FunctionTracer, trace_functions
-from ._native import ATTACH_FD_ENV, MAX_FIELDS, Span, SpanTracepoint, Tracepoint
+from ._native import ATTACH_FD_ENV, MAX_FIELDS, Span, SpanTracepoint, TraceContext, Tracepoint
 from ._provider import FieldSpec, Provider, default_provider
 from ._status import Availability, Status, status
 from ._traced import Traced, span_event_name, traced
@@ -71,15 +77,20 @@ __all__ = [
     "Span",
     "SpanTracepoint",
     "Status",
+    "TraceContext",
     "Traced",
     "Tracepoint",
     "Transport",
     "TransportChoice",
     "UsertraceError",
+    "current_context",
     "default_provider",
+    "extract",
+    "inject",
     "span_event_name",
     "status",
     "trace_functions",
     "traced",
     "transport",
+    "use_context",
 ]

@@ -8,7 +8,7 @@ from ._errors import UsertraceError
 
 __all__ = [
     "AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS", "ATTACH_FD_ENV",
-    "Span", "SpanTracepoint", "Tracepoint", "check_name", "span_event_name", "status",
+    "Span", "SpanTracepoint", "TraceContext", "Tracepoint", "check_name", "span_event_name", "status",
     "transport",
 ]
 
@@ -90,6 +90,9 @@ class SpanTracepoint(Tracepoint):
     def begin(self, *args: Any, **kwargs: Any) -> Span:
         """Begins a span with these values after its id; while disabled, returns a
         span that was not begun (id 0) and checks nothing."""
+    def begin_in(self, parent: Optional[TraceContext], /, *args: Any, **kwargs: Any) -> Span:
+        """Begins a span under ``parent`` (None: a new trace), writing its trace
+        context; while disabled, a span not begun whose ``context`` is ``parent``."""
     def validate(self, *args: Any, **kwargs: Any) -> None: ...
     @property
     def end_event(self) -> Tracepoint: ...
@@ -103,6 +106,11 @@ class Span:
         """The id its events carry; 0 if it was not begun."""
     @property
     def open(self) -> bool: ...
+    @property
+    def context(self) -> Optional[TraceContext]:
+        """What to hand on: its own context (``begin_in``), else its parent's."""
+    @property
+    def traceparent(self) -> Optional[str]: ...
     def end(self, error: Optional[str] = None) -> None:
         """``<provider>_span_end``, or with ``error`` ``<provider>_span_error``; once."""
     def __enter__(self) -> Span: ...
@@ -112,3 +120,27 @@ class Span:
         _exc: Optional[BaseException],
         _tb: Optional[TracebackType],
     ) -> Literal[False]: ...
+
+@final
+class TraceContext:
+    """A W3C trace context: trace id, span id, flags and ``tracestate``."""
+    @staticmethod
+    def from_traceparent(traceparent: str, tracestate: Optional[str] = None) -> Optional[TraceContext]:
+        """None for a malformed, all-zero or over-long ``traceparent``; never raises."""
+    @staticmethod
+    def extract(headers: Any) -> Optional[TraceContext]:
+        """From a mapping with ``items()``, names matched without regard to case."""
+    def inject(self, headers: Any) -> None:
+        """Sets ``traceparent`` (and ``tracestate``) in a mutable mapping."""
+    @property
+    def traceparent(self) -> str: ...
+    @property
+    def tracestate(self) -> Optional[str]: ...
+    @property
+    def trace_id(self) -> str: ...
+    @property
+    def span_id(self) -> str: ...
+    @property
+    def sampled(self) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...

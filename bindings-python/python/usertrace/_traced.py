@@ -4,7 +4,10 @@
 whose event is ``span_event_name("name")``: the name itself when it is a
 valid event name, else the core's one mapping (``Foo.bar`` → ``Foo_bar``,
 ``outer.<locals>.inner`` → ``outer_locals_inner``, ``<lambda>`` →
-``lambda``). Entering begins it (``<p>_<event>(span_begin)``); leaving ends
+``lambda``). Entering begins it (``<p>_<event>(span_begin, trace context)``)
+as the child of the current trace context (``usertrace.current_context()``:
+the enclosing span's, or a caller's made current by ``use_context``; a new
+trace under none), and makes its own context current inside; leaving ends
 it with ``<p>_span_end(span_end)``, or, when an exception leaves it, with
 ``<p>_span_error(span_end, error)`` naming the exception's type.
 """
@@ -15,14 +18,36 @@ import functools
 import inspect
 import threading
 from types import TracebackType
-from typing import Any, Callable, List, Optional, Type, TypeVar, Union, cast, overload
+from contextvars import Token
+from typing import Any, Callable, List, Optional, Tuple, Type, TypeVar, Union, cast, overload
 
-from ._native import Span, SpanTracepoint, span_event_name
+from ._context import _current
+from ._native import Span, SpanTracepoint, TraceContext, span_event_name
 from ._provider import Provider, default_provider
 
 __all__ = ["Traced", "span_event_name", "traced"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# A recorded span, and the token that puts back the context current
+# before it; None for a block entered while the span was disabled.
+_Open = Optional[Tuple[Span, Token[Optional[TraceContext]]]]
+
+
+def _begin(tp: SpanTracepoint) -> _Open:
+    """Begins a span of ``tp`` under the current context and makes its
+    context current; None (changing nothing) while nobody records it."""
+    if not tp.enabled:
+        return None
+    span = tp.begin_in(_current.get())
+    return span, _current.set(span.context)
+
+
+def _end(opened: _Open, exc_type: Optional[Type[BaseException]] = None) -> None:
+    if opened is not None:
+        span, token = opened
+        _current.reset(token)
+        span.__exit__(exc_type, None, None)
 
 
 class Traced:
@@ -49,11 +74,11 @@ class Traced:
         tp = self.tracepoint
         if tp is None:
             raise TypeError("a traced block needs a name: with traced('name'): ...")
-        span = tp.begin() if tp.enabled else None
+        opened = _begin(tp)
         try:
-            self._local.stack.append(span)
+            self._local.stack.append(opened)
         except AttributeError:  # this thread's first block on this object
-            stack: List[Optional[Span]] = [span]
+            stack: List[_Open] = [opened]
             self._local.stack = stack
         return self
 
@@ -63,9 +88,7 @@ class Traced:
         exc: Optional[BaseException],
         tb: Optional[TracebackType],
     ) -> None:
-        span = self._local.stack.pop()
-        if span is not None:
-            span.__exit__(exc_type, exc, tb)
+        _end(self._local.stack.pop(), exc_type)
 
     def __call__(self, func: F) -> F:
         tp = self.tracepoint
@@ -77,8 +100,14 @@ class Traced:
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 if not tp.enabled:
                     return await func(*args, **kwargs)
-                with tp.begin():
+                opened, exc_type = _begin(tp), None
+                try:
                     return await func(*args, **kwargs)
+                except BaseException as e:
+                    exc_type = type(e)
+                    raise
+                finally:
+                    _end(opened, exc_type)
 
             return cast(F, async_wrapper)
 
@@ -86,8 +115,14 @@ class Traced:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if not tp.enabled:
                 return func(*args, **kwargs)
-            with tp.begin():
+            opened, exc_type = _begin(tp), None
+            try:
                 return func(*args, **kwargs)
+            except BaseException as e:
+                exc_type = type(e)
+                raise
+            finally:
+                _end(opened, exc_type)
 
         return cast(F, wrapper)
 

@@ -18,6 +18,7 @@ mod boundary;
 mod span;
 mod status;
 mod tables;
+mod trace_context;
 mod tracepoint;
 mod transport;
 mod values;

@@ -20,7 +20,7 @@ use crate::tracepoint::{tracepoint, with_values_of};
 /// The span's own fields: all but the leading `span_begin` and trace
 /// context, which the core fills in. Refuses a tracepoint that is no
 /// span's begin event, so a jar bug cannot shift every value by a field.
-fn own_fields(tp: &DynamicTracepoint) -> Result<&[Field]> {
+pub(crate) fn own_fields(tp: &DynamicTracepoint) -> Result<&[Field]> {
     span::own_fields(tp.fields())
         .ok_or_else(|| Failure::IllegalArgument(format!("usertrace: {} is not a span's begin event", tp.name())))
 }

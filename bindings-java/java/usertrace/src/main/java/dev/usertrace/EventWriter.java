@@ -68,6 +68,12 @@ public final class EventWriter {
         return tp.beginSpan(address, buf.position());
     }
 
+    /** Begins the span under {@code context}'s parent (see {@link Tracepoint#beginSpanIn}). */
+    long beginSpanIn(long[] context) {
+        Tracepoint tp = finish();
+        return tp.beginSpanIn(address, buf.position(), context);
+    }
+
     SpanWriter spanWriter(SpanTracepoint span) {
         return spans.of(span);
     }

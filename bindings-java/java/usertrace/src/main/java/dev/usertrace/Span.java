@@ -24,9 +24,19 @@ import java.lang.invoke.VarHandle;
  * its {@link #id()}, then {@link SpanTracepoint#end(long)}) over. It ends
  * once: a second close, from any thread, does nothing.
  *
+ * <h2>Trace context</h2>
+ * A span begun inside a {@link Scope} (say, the caller's context made current
+ * with {@link TraceContext#makeCurrent}), or with
+ * {@link SpanTracepoint#beginIn}, is in that W3C trace: its begin event
+ * carries the trace id and its parent's span id, and {@link #context()} is
+ * what to hand to the next service. {@link #makeCurrent()} makes it the
+ * parent of the spans begun on this thread until the scope closes.
+ *
  * <h2>While nobody listens</h2>
  * {@code begin} returns one shared inert span, allocating nothing; its id is
- * 0 and closing it emits nothing.
+ * 0 and closing it emits nothing. Its {@link #context()} is the context it
+ * was begun under, passed on unchanged, so that a service nobody records
+ * does not cut the trace.
  */
 public final class Span implements AutoCloseable {
     /** The first field of a span's begin event: the span's id (a test holds these names to the native library's). */
@@ -40,8 +50,8 @@ public final class Span implements AutoCloseable {
     /** The second field of a completed span: its length in ns. */
     public static final String DURATION_NS_FIELD = "span_duration_ns";
 
-    /** What begin returns while nobody listens. */
-    static final Span INERT = new Span(null, 0);
+    /** What begin returns while nobody listens: its context is the current one. */
+    static final Span INERT = new Span(null, 0, null);
 
     private static final VarHandle ENDED;
 
@@ -60,9 +70,34 @@ public final class Span implements AutoCloseable {
     @SuppressWarnings("unused")
     private volatile boolean ended;
 
-    Span(Tracepoint end, long id) {
+    // The span's own context (begun under one), its parent's while nobody
+    // listened (beginIn), or null: the current one then (INERT).
+    private final TraceContext context;
+
+    Span(Tracepoint end, long id, TraceContext context) {
         this.end = end;
         this.id = id;
+        this.context = context;
+    }
+
+    /**
+     * What to hand to the next service: the span's own trace context if it was
+     * begun in a trace; while nobody listened, the context it was begun
+     * under, unchanged; null if it is in no trace.
+     */
+    public TraceContext context() {
+        return this == INERT ? TraceContext.current() : context;
+    }
+
+    /** Its {@link #context()}'s {@code traceparent} header value, or null. */
+    public String traceparent() {
+        TraceContext c = context();
+        return c == null ? null : c.traceparent();
+    }
+
+    /** Makes its {@link #context()} current on this thread until the scope closes. */
+    public Scope makeCurrent() {
+        return TraceContext.makeCurrent(context());
     }
 
     /**

@@ -39,7 +39,7 @@ public final class SpanTracepoint implements AutoCloseable {
         if (!begin.isEnabled()) {
             return Span.INERT;
         }
-        return started(EventWriter.forThread().begin(begin).beginSpan());
+        return started(EventWriter.forThread().begin(begin));
     }
 
     /**
@@ -53,7 +53,23 @@ public final class SpanTracepoint implements AutoCloseable {
         if (!begin.isEnabled()) {
             return Span.INERT;
         }
-        return started(EventWriter.forThread().begin(begin).putAll(values).beginSpan());
+        return started(EventWriter.forThread().begin(begin).putAll(values));
+    }
+
+    /**
+     * Begins a span under {@code parent} (a context from another service or
+     * process; null: a new trace), with its values in field order. While
+     * nobody listens it emits nothing and returns an inert span whose
+     * {@link Span#context()} is {@code parent}, unchanged.
+     *
+     * @throws IllegalArgumentException a value does not suit its field (the message names it)
+     * @throws UsertraceException       the event is too large for perf, or the kernel refused the write
+     */
+    public Span beginIn(TraceContext parent, Object... values) {
+        if (!begin.isEnabled()) {
+            return parent == null ? Span.INERT : new Span(null, 0, parent);
+        }
+        return startedIn(parent, EventWriter.forThread().begin(begin).putAll(values));
     }
 
     /**
@@ -85,8 +101,27 @@ public final class SpanTracepoint implements AutoCloseable {
         EventWriter.forThread().begin(begin).putAll(values).check();
     }
 
-    Span started(long id) {
-        return id == 0 ? Span.INERT : new Span(end, id);
+    /**
+     * Begins the span whose values {@code w} holds: in the current trace
+     * context if one is current on this thread, else by id alone (its begin
+     * event says nothing of its trace, and nests by thread as before).
+     */
+    Span started(EventWriter w) {
+        TraceContext current = TraceContext.current();
+        if (current != null) {
+            return startedIn(current, w);
+        }
+        long id = w.beginSpan();
+        return id == 0 ? Span.INERT : new Span(end, id, null);
+    }
+
+    private Span startedIn(TraceContext parent, EventWriter w) {
+        long[] words = parent == null ? new long[4] : parent.words();
+        long id = w.beginSpanIn(words);
+        if (id == 0) {
+            return parent == null ? Span.INERT : new Span(null, 0, parent);
+        }
+        return new Span(end, id, new TraceContext(words, parent == null ? null : parent.tracestate()));
     }
 
     Tracepoint beginEvent() {

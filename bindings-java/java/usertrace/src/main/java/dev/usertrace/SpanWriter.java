@@ -81,6 +81,6 @@ public final class SpanWriter {
             throw new IllegalStateException("no span in progress on this thread: start one with span.event()"
                     + " (another event started on this thread since, or this span was begun already)");
         }
-        return s.started(w.beginSpan());
+        return s.started(w);
     }
 }

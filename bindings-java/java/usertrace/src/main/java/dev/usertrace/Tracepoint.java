@@ -248,6 +248,16 @@ public final class Tracepoint implements AutoCloseable {
         return 0;
     }
 
+    /** Begins a span under {@code context}'s parent, writing the span's own context there; 0 if nothing was emitted. */
+    long beginSpanIn(long address, int length, long[] context) {
+        if (handle != 0 && isEnabled() && !closed) {
+            long id = Native.beginSpanIn0(handle, address, length, context);
+            Reference.reachabilityFence(word);
+            return id;
+        }
+        return 0;
+    }
+
     /** Ends span {@code id} on this {@code span_end} event; nothing for 0, or while disabled. */
     void endSpan(long id) {
         if (id != 0 && handle != 0 && isEnabled() && !closed) {

@@ -77,6 +77,22 @@ public final class Native {
      */
     public static native long beginSpan0(long handle, long address, int length);
 
+    /**
+     * Begins a span under the parent in {@code context} (trace id high, low,
+     * span id, flags; zeros for a new trace) and writes the span's own
+     * context there. Returns the id, or 0 if nobody listens (nothing emitted).
+     */
+    public static native long beginSpanIn0(long handle, long address, int length, long[] context);
+
+    /**
+     * Reads a traceparent (and a tracestate, or null) by the core's rules into
+     * {@code out} (zeros for no context); returns the tracestate kept ("" for none).
+     */
+    public static native String parseTraceparent0(String traceparent, String tracestate, long[] out);
+
+    /** The traceparent header value of {@code context}. */
+    public static native String traceparent0(long[] context);
+
     /** Checks a span's own values as {@link #beginSpan0} would, enabled or not. */
     public static native void validateSpanBegin0(long handle, long address, int length);
 

@@ -1,8 +1,9 @@
 /* The C stage of the four-language demo (harness/demo).
  *
  * Says `ready` on stdout once it and the stages after it are set up, then
- * reads requests (`ID PATH` lines) on stdin, handles each inside a span
- * demo_c_handle, asks the next stage (the command in its arguments: the
+ * reads requests (`ID TRACEPARENT PATH` lines) on stdin, handles each inside
+ * a span demo_c_handle begun under the caller's traceparent, hands its own
+ * to the next stage, asks the next stage (the command in its arguments: the
  * Python worker) through a pipe, and answers `ID RESULT` on stdout. See
  * examples/rust/src/bin/demo-front.rs for the whole chain.
  *
@@ -65,17 +66,24 @@ int main(int argc, char **argv) {
   fflush(stdout);
   while (fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\n")] = 0;
-    char *path = strchr(line, ' ');
+    char *traceparent = strchr(line, ' ');
+    if (!traceparent) continue;
+    *traceparent++ = 0;
+    char *path = strchr(traceparent, ' ');
     if (!path) continue;
     *path++ = 0;
     uint64_t id = strtoull(line, NULL, 10);
-    uint64_t span = USERTRACE_SPAN_BEGIN(handle, usertrace_u64(id), usertrace_str(path));
+    usertrace_trace_context caller, mine;
+    const usertrace_trace_context *under = usertrace_trace_context_parse(traceparent, &caller) == USERTRACE_OK ? &caller : NULL;
+    uint64_t span = USERTRACE_SPAN_BEGIN_IN(handle, under, &mine, usertrace_u64(id), usertrace_str(path));
+    char handed[USERTRACE_TRACEPARENT_SIZE] = "-";
+    usertrace_trace_context_format(&mine, handed, sizeof handed); /* "-" stays: no context */
     {
       USERTRACE_SPAN_SCOPED0(demo_c, parse); /* ends at the end of this block */
       uint32_t backend = (uint32_t)(id % 3);
       USERTRACE_EMIT(route, usertrace_u64(id), usertrace_u32(backend), usertrace_i32(-(int32_t)backend));
     }
-    fprintf(to, "%llu %s\n", (unsigned long long)id, path);
+    fprintf(to, "%llu %s %s\n", (unsigned long long)id, handed, path);
     fflush(to);
     if (!fgets(reply, sizeof reply, from)) {
       fprintf(stderr, "service: no reply to request %llu\n", (unsigned long long)id);

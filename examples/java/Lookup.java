@@ -2,6 +2,7 @@ import dev.usertrace.Field;
 import dev.usertrace.Provider;
 import dev.usertrace.Span;
 import dev.usertrace.SpanTracepoint;
+import dev.usertrace.TraceContext;
 import dev.usertrace.Tracepoint;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,8 +18,8 @@ import java.util.Map;
  * The Java stage of the four-language demo (harness/demo), the last one.
  *
  * Says {@code ready} on stdout once set up, then reads requests
- * ({@code ID PATH} lines) on stdin, looks each up inside a span
- * {@code demo_java_lookup}, and answers {@code ID RESULT} on stdout.
+ * ({@code ID TRACEPARENT PATH} lines) on stdin, looks each up inside a span
+ * {@code demo_java_lookup} begun under the caller's traceparent, and answers {@code ID RESULT} on stdout.
  * Run it with the agent, so the JVM's own GC pauses join the timeline as
  * spans too (harness/demo gives it {@code startwait}, so that JFR records
  * from main's first line). See examples/rust/src/bin/demo-front.rs for the
@@ -36,11 +37,12 @@ public final class Lookup {
             out.println("ready");
             String line;
             while ((line = in.readLine()) != null) {
-                int space = line.indexOf(' ');
-                long id = Long.parseUnsignedLong(line.substring(0, space));
-                String path = line.substring(space + 1);
+                String[] request = line.split(" ", 3);
+                long id = Long.parseUnsignedLong(request[0]);
+                TraceContext caller = TraceContext.fromTraceparent(request[1]); // null for "-"
+                String path = request[2];
                 String result;
-                try (Span s = lookup.begin(id, path)) {
+                try (Span s = lookup.beginIn(caller, id, path)) {
                     int n = hits.merge(path, 1, Integer::sum);
                     // Enough allocation that the collector runs now and then:
                     // its pauses show up beside the requests.

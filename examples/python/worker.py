@@ -1,8 +1,9 @@
 """The Python stage of the four-language demo (``harness/demo``).
 
 Says ``ready`` on stdout once it and the stages after it are set up, then
-reads requests (``ID PATH`` lines) on stdin, works on each inside a span
-``demo_py_work``, asks the next stage (the command in its arguments, the
+reads requests (``ID TRACEPARENT PATH`` lines) on stdin, works on each
+inside a span ``demo_py_work`` begun under the caller's traceparent, hands
+its own on to the next stage, asks the next stage (the command in its arguments, the
 Java lookup) and answers ``ID RESULT`` on stdout. See
 examples/rust/src/bin/demo-front.rs for the whole chain.
 
@@ -51,15 +52,17 @@ def main() -> int:
         return 1
     print("ready", flush=True)
     for line in sys.stdin:
-        request_id_text, path = line.rstrip("\n").split(" ", 1)
+        request_id_text, traceparent, path = line.rstrip("\n").split(" ", 2)
         request_id = int(request_id_text)
-        with work.begin(request_id, path):
+        caller = usertrace.TraceContext.from_traceparent(traceparent)  # None for "-"
+        # Its context current inside: checksum's span is its child.
+        with work.begin_in(caller, request_id, path) as span, usertrace.use_context(span.context):
             hit = path in _seen
             _seen.add(path)
             if cache.enabled:
                 cache.emit(request_id, hit)
             digest = checksum(path)
-            lookup.stdin.write(f"{request_id} {path}\n")
+            lookup.stdin.write(f"{request_id} {span.traceparent or '-'} {path}\n")
             lookup.stdin.flush()
             answer = lookup.stdout.readline().rstrip("\n").split(" ", 1)[1]
         print(f"{request_id} {answer}/{digest}", flush=True)

@@ -117,6 +117,30 @@ def test_each_request_s_spans_nest_across_the_four_processes_in_one_time_order(d
         assert begins[-1] < ends[-1]
 
 
+def test_each_request_is_one_trace_across_the_four_services(demo):
+    _, events = demo
+    for request_id in range(1, REQUESTS + 1):
+        begins = [
+            next(e for e in events if e["event"] == begin_event and e["fields"]["request_id"] == request_id)["fields"]
+            for _, begin_event, _ in SPANS
+        ]
+        trace = (begins[0]["trace_id_hi"], begins[0]["trace_id_lo"])
+        assert trace != (0, 0) and begins[0]["parent_span_id"] == 0, begins[0]
+        for caller, callee in zip(begins, begins[1:]):
+            assert (callee["trace_id_hi"], callee["trace_id_lo"]) == trace, (request_id, begins)
+            assert callee["parent_span_id"] == caller["span_begin"], (request_id, begins)
+
+
+def test_each_program_is_the_service_its_environment_names(demo):
+    services = {}
+    for line in (OUT / "demo.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if record["type"] == "process" and "resource" in record:
+            services[record["resource"]["service.name"]] = Path(record["executable"]).name
+    assert set(services) == {"demo-front", "demo-c", "demo-py", "demo-java"}, services
+    assert (services["demo-front"], services["demo-c"], services["demo-java"]) == ("demo-front", "service", "java")
+
+
 def test_the_report_says_where_each_language_s_span_spent_its_time(demo):
     run, _ = demo
     for _, begin_event, _ in SPANS:

@@ -2,9 +2,10 @@
 //! the demo's chain (a Rust front, a C service, a Python worker and a Java
 //! app with the agent, each built by `harness/demo --build-only`), to a
 //! real Jaeger in the kernel. Every request's span from each language
-//! arrives under its process's service, nested as it was begun, with its
-//! exact request id and path, and each language's span sits inside the
-//! one of the stage that called it.
+//! arrives under its process's own service (`OTEL_SERVICE_NAME`), nested
+//! as it was begun, with its exact request id and path; each request is
+//! one trace, each stage's span the child of its caller's, through the
+//! `traceparent` the stages hand on.
 //!
 //! The chain is read from `/tmp/usertrace-demo/chain` (one argument per
 //! line), which harness/demo writes and harness/test-all builds before
@@ -50,7 +51,7 @@ fn every_request_reaches_jaeger_from_all_four_languages_nested_in_its_caller() {
     let out = Command::new(usertrace())
         .args(["record", "-e", "demo_*", "--otlp", &jaeger.endpoint(), "-o"])
         .arg(&archive)
-        .arg("--")
+        .args(["--", "env", "OTEL_SERVICE_NAME=demo-front"])
         .arg(&chain[0])
         .arg(REQUESTS.to_string())
         .args(&chain[1..])
@@ -77,18 +78,21 @@ fn every_request_reaches_jaeger_from_all_four_languages_nested_in_its_caller() {
             pids.insert(exe.rsplit('/').next().unwrap().to_owned(), record["pid"].clone());
         }
     }
-    // The worker's service is the interpreter the venv's `python` links to.
-    let python = std::fs::canonicalize(&chain[2]).unwrap();
+    // The worker's program is the interpreter the venv's `python` links to,
+    // the argument after its service's name in the chain.
+    let python_at = chain.iter().position(|a| a == "OTEL_SERVICE_NAME=demo-py").expect("the Python stage's service") + 1;
+    let python = std::fs::canonicalize(&chain[python_at]).unwrap();
     let python = python.file_name().unwrap().to_str().unwrap().to_owned();
-    let services = [("demo-front", 4), ("service", 8), (python.as_str(), 8), ("java", 4)];
+    // Each stage's service (its OTEL_SERVICE_NAME), its program, its spans.
+    let services = [("demo-front", "demo-front", 4), ("demo-c", "service", 8), ("demo-py", python.as_str(), 8), ("demo-java", "java", 4)];
 
     let mut by_name: BTreeMap<String, Vec<Json>> = BTreeMap::new();
-    for (service, count) in services {
+    for (service, program, count) in services {
         let (spans, processes) = jaeger.spans_of(service, count);
         assert_eq!(spans.len(), count, "{service}: {spans:#?}");
         for process in processes.as_object().unwrap().values().filter(|p| p["serviceName"] == service) {
-            assert_eq!(process_tag(process, "process.executable.name"), json!(service), "{process:#}");
-            assert_eq!(process_tag(process, "process.pid"), pids[service], "{service}'s pid is the one the archive recorded");
+            assert_eq!(process_tag(process, "process.executable.name"), json!(program), "{process:#}");
+            assert_eq!(process_tag(process, "process.pid"), pids[program], "{service}'s pid is the one the archive recorded");
         }
         for span in spans {
             by_name.entry(span["operationName"].as_str().unwrap().to_owned()).or_default().push(span);
@@ -124,8 +128,12 @@ fn every_request_reaches_jaeger_from_all_four_languages_nested_in_its_caller() {
             let (outer, inner) = (interval(pair[0]), interval(pair[1]));
             assert!(outer.0 <= inner.0 && inner.1 <= outer.1, "request {id}: {} {outer:?} does not hold {} {inner:?}", pair[0]["operationName"], pair[1]["operationName"]);
         }
-        for span in stages {
-            assert_eq!(parent(span), None, "a process's outermost span is a root: {span:#}");
+        // One trace per request: the front's span is its root, and each
+        // stage's span the child of its caller's, in another process.
+        assert_eq!(parent(stages[0]), None, "the front's span is the root: {:#}", stages[0]);
+        for pair in stages.windows(2) {
+            assert_eq!(pair[1]["traceID"], pair[0]["traceID"], "request {id}: one trace: {:#} {:#}", pair[0], pair[1]);
+            assert_eq!(parent(pair[1]).as_deref(), pair[0]["spanID"].as_str(), "request {id}: {:#}'s parent", pair[1]);
         }
     }
 }

@@ -5,7 +5,11 @@
 //!
 //!   demo-front (Rust) → service (C) → worker.py (Python) → Lookup (Java)
 //!
-//! A request is one line, `ID PATH`, and its reply one line, `ID RESULT`.
+//! A request is one line, `ID TRACEPARENT PATH`, and its reply one line,
+//! `ID RESULT`: the W3C `traceparent` of the caller's span (`-` for none),
+//! as an HTTP request's header would carry it, so that each request is one
+//! trace across the four processes. Each stage runs as its own service
+//! (`OTEL_SERVICE_NAME`, which harness/demo sets for each).
 //! Before the first, each stage says `ready` once it and the stages after it
 //! are set up, so that no request's span holds a program's start (under
 //! emulation, the JVM's alone takes tens of seconds).
@@ -68,8 +72,12 @@ fn main() -> ExitCode {
 
     for id in 1..=u64::from(requests) {
         let path = PATHS[id as usize % PATHS.len()];
-        let _span = usertrace::span!(events::request(id, path));
-        if writeln!(to_next, "{id} {path}").and_then(|()| to_next.flush()).is_err() {
+        // The root of the request's trace: each stage begins its span under
+        // the traceparent its caller hands it ("-" while nobody records).
+        let span = usertrace::span!(events::request(id, path));
+        let traceparent = span.as_ref().ok().and_then(|s| s.traceparent());
+        let traceparent = traceparent.as_ref().map_or("-", |t| t.as_str());
+        if writeln!(to_next, "{id} {traceparent} {path}").and_then(|()| to_next.flush()).is_err() {
             eprintln!("demo-front: the next stage went away at request {id}");
             return ExitCode::from(1);
         }

@@ -307,3 +307,44 @@ fn an_events_stack_is_its_track_events_callstack_outermost_first_built_or_stream
         assert_eq!(frames(20), None, "nor has a span's end");
     }
 }
+
+#[test]
+fn a_span_s_child_in_another_process_is_joined_to_it_by_a_flow() {
+    const TRACE: u128 = 0x4bf9_2f35_77b3_4da6_a3ce_929d_0e0e_4736;
+    let records = [
+        traced_begin(10, 1, 1, "front_request", 0xa, (TRACE, 0), &[]),
+        traced_begin(20, 2, 2, "back_handle", 0xb, (TRACE, 0xa), &[]),
+        // In the child's own process: it nests there, no arrow.
+        traced_begin(25, 2, 2, "back_query", 0xc, (TRACE, 0xb), &[]),
+        end(30, 2, 2, "back_span_end", 0xc),
+        end(40, 2, 2, "back_span_end", 0xb),
+        // Begun by id, saying nothing of its trace: no flow.
+        begin(45, 1, 1, "front_log", 0xd),
+        end(46, 1, 1, "front_span_end", 0xd),
+        end(50, 1, 1, "front_span_end", 0xa),
+        // A span naming a parent that has ended: no arrow to a closed slice.
+        traced_begin(60, 3, 3, "late_work", 0xe, (TRACE, 0xa), &[]),
+        end(70, 3, 3, "late_span_end", 0xe),
+    ];
+    let bytes = streamed(&records, usize::MAX);
+    let (packets, _) = decode(&bytes);
+    let flows: Vec<(u64, Vec<u64>, Vec<u64>)> = packets
+        .iter()
+        .filter_map(|p| match &p.data {
+            Some(trace_packet::Data::TrackEvent(e)) if e.r#type() == track_event::Type::SliceBegin => {
+                Some((p.timestamp(), e.flow_ids.clone(), e.terminating_flow_ids.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        flows,
+        [
+            (10, vec![0xa], vec![]),
+            (20, vec![0xb], vec![0xa]),
+            (25, vec![0xc], vec![]),
+            (45, vec![], vec![]),
+            (60, vec![0xe], vec![]),
+        ]
+    );
+}

@@ -92,7 +92,8 @@ impl Otlp {
 
 /// Maps a whole recording.
 pub fn map_records(records: &[Record], resource: &ResourceSettings, clock: Clock) -> Otlp {
-    map_timeline(&Timeline::build(records), &namespaces_by_pid(records), resource, clock, |_| true).into_otlp()
+    let records = super::otel::Reassembler::default().take(records);
+    map_timeline(&Timeline::build(&records), &namespaces_by_pid(&records), resource, clock, |_| true).into_otlp()
 }
 
 /// A batch mapped but not yet grouped into requests: each span and log
@@ -120,6 +121,9 @@ pub struct MappedItem<T> {
     pub events: u64,
     /// The message itself.
     pub item: T,
+    /// Its instrumentation scope, where an SDK gave one (a span carried
+    /// whole); `None`: usertrace's own.
+    pub scope: Option<InstrumentationScope>,
 }
 
 impl Mapped {
@@ -132,9 +136,16 @@ impl Mapped {
     /// process, in pid order, each item in its order here.
     pub fn into_otlp(self) -> Otlp {
         let scope = InstrumentationScope { name: "usertrace".into(), version: env!("CARGO_PKG_VERSION").into(), ..Default::default() };
-        let mut spans_by_pid: BTreeMap<u32, Vec<Span>> = BTreeMap::new();
+        // Per process, one `ScopeSpans` per scope, in the order each first
+        // appears: an SDK's spans keep the scope their tracer had.
+        let mut spans_by_pid: BTreeMap<u32, Vec<ScopeSpans>> = BTreeMap::new();
         for s in self.spans {
-            spans_by_pid.entry(s.pid).or_default().push(s.item);
+            let scope = s.scope.unwrap_or_else(|| scope.clone());
+            let groups = spans_by_pid.entry(s.pid).or_default();
+            match groups.iter_mut().find(|g| g.scope.as_ref() == Some(&scope)) {
+                Some(group) => group.spans.push(s.item),
+                None => groups.push(ScopeSpans { scope: Some(scope), spans: vec![s.item], schema_url: String::new() }),
+            }
         }
         let mut logs_by_pid: BTreeMap<u32, Vec<LogRecord>> = BTreeMap::new();
         for l in self.logs {
@@ -145,9 +156,9 @@ impl Mapped {
             traces: ExportTraceServiceRequest {
                 resource_spans: spans_by_pid
                     .into_iter()
-                    .map(|(pid, spans)| ResourceSpans {
+                    .map(|(pid, scope_spans)| ResourceSpans {
                         resource: resource_of(pid),
-                        scope_spans: vec![ScopeSpans { scope: Some(scope.clone()), spans, schema_url: String::new() }],
+                        scope_spans,
                         schema_url: String::new(),
                     })
                     .collect(),
@@ -200,7 +211,11 @@ pub(super) fn map_timeline(
     for (s, l) in timeline.spans.iter().zip(&lineage) {
         if export(s) {
             let events = if s.id.is_some() && s.unfinished.is_none() { 2 } else { 1 };
-            out.spans.push(MappedItem { pid: s.pid, events, item: span(s, l, timeline, clock) });
+            let (item, scope) = match super::otel::carried_span(s, clock) {
+                Some((item, scope)) => (item, Some(scope)),
+                None => (span(s, l, timeline, clock), None),
+            };
+            out.spans.push(MappedItem { pid: s.pid, events, item, scope });
         }
     }
     let enclosing = Enclosing::new(timeline);
@@ -221,7 +236,7 @@ pub(super) fn map_timeline(
             span_id,
             ..Default::default()
         };
-        out.logs.push(MappedItem { pid: i.pid, events: 1, item });
+        out.logs.push(MappedItem { pid: i.pid, events: 1, item, scope: None });
     }
     let pids: Vec<u32> = out.spans.iter().map(|s| s.pid).chain(out.logs.iter().map(|l| l.pid)).collect();
     for pid in pids {

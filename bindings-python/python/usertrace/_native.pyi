@@ -8,7 +8,7 @@ from ._errors import UsertraceError
 
 __all__ = [
     "AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS", "ATTACH_FD_ENV",
-    "Span", "SpanTracepoint", "Tracepoint", "check_name", "span_event_name", "status",
+    "OtelSpans", "Span", "SpanTracepoint", "Tracepoint", "check_name", "span_event_name", "status",
     "transport",
 ]
 
@@ -112,3 +112,21 @@ class Span:
         _exc: Optional[BaseException],
         _tb: Optional[TracebackType],
     ) -> Literal[False]: ...
+
+@final
+class OtelSpans:
+    def __new__(cls, provider: str) -> "OtelSpans": ...
+    @property
+    def enabled(self) -> bool: ...
+    def emit(
+        self,
+        start_ns: int,
+        duration_ns: int,
+        trace_id: int,
+        span_id: int,
+        parent_span_id: int,
+        name: str,
+        scope_name: str,
+        scope_version: str,
+        otlp: bytes,
+    ) -> int: ...

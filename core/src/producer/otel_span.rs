@@ -1,5 +1,6 @@
-//! OpenTelemetry spans: the one place that defines how a span finished by
-//! an OpenTelemetry SDK travels as usertrace events.
+//! OpenTelemetry spans and log records: the one place that defines how a
+//! span finished by an OpenTelemetry SDK, or a log record it emitted,
+//! travels as usertrace events.
 //!
 //! An SDK's exporter (Python's `usertrace.opentelemetry`, and later Java's
 //! and Rust's) writes one event per finished span. Its first fields are
@@ -14,6 +15,12 @@
 //! |-------|--------|
 //! | `<provider>_otel_span` | `u64 span_start_ns`, `u64 span_duration_ns` (CLOCK_MONOTONIC, the completed-span convention), `u64 trace_id_hi`, `u64 trace_id_lo`, `u64 span_id`, `u64 parent_span_id` (0: a root), `name`, `scope_name`, `scope_version` (strings: the instrumentation scope, so the recorder rebuilds `ScopeSpans`), `u32 otlp_parts`, `otlp_span` (bytes: part 0 of the protobuf) |
 //! | `<provider>_otel_span_part` | `u64 otlp_span_part` (the span's id), `u32 otlp_part` (1 …), `u32 otlp_parts`, `otlp_span` (bytes: that part) |
+//! | `<provider>_otel_log` | `u64 trace_id_hi`, `u64 trace_id_lo`, `u64 span_id` (0: in no span), `u32 severity_number`, `body` (string), `scope_name`, `scope_version`, `u64 log_id` (random: the key of its parts), `u32 otlp_parts`, `otlp_log` (bytes: part 0 of the OTLP `LogRecord`) |
+//! | `<provider>_otel_log_part` | `u64 otlp_log_part` (the log's `log_id`), `u32 otlp_part`, `u32 otlp_parts`, `otlp_log` (bytes: that part) |
+//!
+//! A log record travels like a span: one event, readable fields first
+//! (the log's own time is in its protobuf; the event's time is when it
+//! was exported), cut into parts by the same rule.
 //!
 //! # Too large for one event
 //!
@@ -56,6 +63,19 @@ pub const OTLP_SPAN_PART_FIELD: &str = "otlp_span_part";
 /// A part event's index (1 … `otlp_parts` − 1).
 pub const OTLP_PART_FIELD: &str = "otlp_part";
 
+/// The log record event (after `<provider>_`): one per log record.
+pub const OTEL_LOG_EVENT: &str = "otel_log";
+/// The event that carries a log record's parts after the first.
+pub const OTEL_LOG_PART_EVENT: &str = "otel_log_part";
+/// The log head's field with the key of its parts.
+pub const LOG_ID_FIELD: &str = "log_id";
+/// The log head's field with its severity (OTLP's `SeverityNumber`).
+pub const SEVERITY_NUMBER_FIELD: &str = "severity_number";
+/// The protobuf bytes of the part a log event carries.
+pub const OTLP_LOG_FIELD: &str = "otlp_log";
+/// The first field of a log part event: the `log_id` of its record.
+pub const OTLP_LOG_PART_FIELD: &str = "otlp_log_part";
+
 /// The most protobuf bytes in one event, part or head: with the other
 /// fields and perf's headers, every event stays under 7 KiB.
 pub const PART_LEN: usize = 6 * 1024;
@@ -88,6 +108,47 @@ pub static OTEL_SPAN_PART_FIELDS: [Field; 4] = [
     Field::new(OTLP_PARTS_FIELD, FieldType::U32),
     Field::new(OTLP_SPAN_FIELD, FieldType::Bytes),
 ];
+
+/// The fields of `<provider>_otel_log`, in order.
+pub static OTEL_LOG_FIELDS: [Field; 10] = [
+    Field::new(super::span::TRACE_ID_HI_FIELD, FieldType::U64),
+    Field::new(super::span::TRACE_ID_LO_FIELD, FieldType::U64),
+    Field::new(SPAN_ID_FIELD, FieldType::U64),
+    Field::new(SEVERITY_NUMBER_FIELD, FieldType::U32),
+    Field::new("body", FieldType::Str),
+    Field::new(SCOPE_NAME_FIELD, FieldType::Str),
+    Field::new(SCOPE_VERSION_FIELD, FieldType::Str),
+    Field::new(LOG_ID_FIELD, FieldType::U64),
+    Field::new(OTLP_PARTS_FIELD, FieldType::U32),
+    Field::new(OTLP_LOG_FIELD, FieldType::Bytes),
+];
+
+/// The fields of `<provider>_otel_log_part`, in order.
+pub static OTEL_LOG_PART_FIELDS: [Field; 4] = [
+    Field::new(OTLP_LOG_PART_FIELD, FieldType::U64),
+    Field::new(OTLP_PART_FIELD, FieldType::U32),
+    Field::new(OTLP_PARTS_FIELD, FieldType::U32),
+    Field::new(OTLP_LOG_FIELD, FieldType::Bytes),
+];
+
+/// A log record an SDK emitted, as its exporter hands it over.
+#[derive(Debug, Clone, Copy)]
+pub struct OtelLog<'a> {
+    /// The trace of the span it was emitted in; 0 for none.
+    pub trace_id: u128,
+    /// That span's id; 0 for none.
+    pub span_id: u64,
+    /// OTLP's `SeverityNumber` (0: unspecified).
+    pub severity_number: u32,
+    /// Its body as text (cut to [`MAX_LABEL_LEN`] in the readable field).
+    pub body: &'a str,
+    /// Its instrumentation scope's name.
+    pub scope_name: &'a str,
+    /// Its instrumentation scope's version ("" if none).
+    pub scope_version: &'a str,
+    /// The record as an OTLP protobuf `LogRecord` message.
+    pub otlp: &'a [u8],
+}
 
 /// A span an SDK finished, as its exporter hands it over.
 #[derive(Debug, Clone, Copy)]
@@ -173,6 +234,67 @@ impl OtelSpanTracepoints {
         ])?;
         Ok(chunks.len())
     }
+}
+
+/// The two tracepoints of a provider's OpenTelemetry log records.
+#[derive(Debug)]
+pub struct OtelLogTracepoints {
+    head: DynamicTracepoint,
+    part: DynamicTracepoint,
+}
+
+impl OtelLogTracepoints {
+    /// Declares and registers `<provider>_otel_log` and
+    /// `<provider>_otel_log_part`.
+    pub fn new(provider: &Provider) -> Result<OtelLogTracepoints, Error> {
+        let head = provider.tracepoint(OTEL_LOG_EVENT, OTEL_LOG_FIELDS.to_vec())?;
+        let part = provider.tracepoint(OTEL_LOG_PART_EVENT, OTEL_LOG_PART_FIELDS.to_vec())?;
+        Ok(OtelLogTracepoints { head, part })
+    }
+
+    /// Whether a recorder listens to the log records: one load.
+    #[inline]
+    pub fn enabled(&self) -> bool {
+        self.head.enabled()
+    }
+
+    /// Writes `log`, cut into parts if need be (parts first, head last);
+    /// returns how many events were written (0 while nobody listens).
+    pub fn emit(&self, log: &OtelLog<'_>) -> Result<usize, Error> {
+        if !self.enabled() {
+            return Ok(0);
+        }
+        let log_id = crate::trace_context::new_span_id();
+        let chunks = emit_parts(&self.head, &self.part, log_id, log.otlp)?;
+        self.head.emit(&[
+            Value::U64((log.trace_id >> 64) as u64),
+            Value::U64(log.trace_id as u64),
+            Value::U64(log.span_id),
+            Value::U32(log.severity_number),
+            Value::Str(label(log.body)),
+            Value::Str(label(log.scope_name)),
+            Value::Str(label(log.scope_version)),
+            Value::U64(log_id),
+            Value::U32(chunks.len() as u32),
+            Value::Bytes(chunks[0]),
+        ])?;
+        Ok(chunks.len())
+    }
+}
+
+/// Cuts `otlp` into parts and writes those after the first on `part`,
+/// keyed by `key`; returns every part, the first for the head.
+fn emit_parts<'a>(head: &DynamicTracepoint, part: &DynamicTracepoint, key: u64, otlp: &'a [u8]) -> Result<Vec<&'a [u8]>, Error> {
+    let chunks = split(otlp).map_err(|too_large| Error::PayloadTooLarge {
+        event: head.name().to_owned(),
+        len: too_large.len,
+        max: too_large.max,
+    })?;
+    let parts = chunks.len() as u32;
+    for (index, chunk) in chunks.iter().enumerate().skip(1) {
+        part.emit(&[Value::U64(key), Value::U32(index as u32), Value::U32(parts), Value::Bytes(chunk)])?;
+    }
+    Ok(chunks)
 }
 
 /// `s` cut to [`MAX_LABEL_LEN`] bytes at a character boundary.

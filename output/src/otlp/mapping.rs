@@ -147,9 +147,14 @@ impl Mapped {
                 None => groups.push(ScopeSpans { scope: Some(scope), spans: vec![s.item], schema_url: String::new() }),
             }
         }
-        let mut logs_by_pid: BTreeMap<u32, Vec<LogRecord>> = BTreeMap::new();
+        let mut logs_by_pid: BTreeMap<u32, Vec<ScopeLogs>> = BTreeMap::new();
         for l in self.logs {
-            logs_by_pid.entry(l.pid).or_default().push(l.item);
+            let scope = l.scope.unwrap_or_else(|| scope.clone());
+            let groups = logs_by_pid.entry(l.pid).or_default();
+            match groups.iter_mut().find(|g| g.scope.as_ref() == Some(&scope)) {
+                Some(group) => group.log_records.push(l.item),
+                None => groups.push(ScopeLogs { scope: Some(scope), log_records: vec![l.item], schema_url: String::new() }),
+            }
         }
         let resource_of = |pid: u32| self.resources.get(&pid).cloned();
         Otlp {
@@ -166,9 +171,9 @@ impl Mapped {
             logs: ExportLogsServiceRequest {
                 resource_logs: logs_by_pid
                     .into_iter()
-                    .map(|(pid, log_records)| ResourceLogs {
+                    .map(|(pid, scope_logs)| ResourceLogs {
                         resource: resource_of(pid),
-                        scope_logs: vec![ScopeLogs { scope: Some(scope.clone()), log_records, schema_url: String::new() }],
+                        scope_logs,
                         schema_url: String::new(),
                     })
                     .collect(),
@@ -220,6 +225,10 @@ pub(super) fn map_timeline(
     }
     let enclosing = Enclosing::new(timeline);
     for i in &timeline.instants {
+        if let Some((item, scope)) = super::otel::carried_log(i, clock) {
+            out.logs.push(MappedItem { pid: i.pid, events: 1, item, scope: Some(scope) });
+            continue;
+        }
         let mut attributes = attributes(pairs(&i.args));
         attributes.extend(thread_attributes(i.tid, timeline));
         let (trace_id, span_id) = match enclosing.innermost(i.tid, i.time_ns) {

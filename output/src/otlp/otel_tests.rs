@@ -1,4 +1,5 @@
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use opentelemetry_proto::tonic::logs::v1::LogRecord;
 use opentelemetry_proto::tonic::trace::v1::{span, status, Status};
 use usertrace::otel_span::{split, OTLP_PART_FIELD, PART_LEN};
 
@@ -136,7 +137,7 @@ fn a_protobuf_that_does_not_decode_is_a_named_loss_and_the_next_span_still_arriv
     let o = map_records(&records, &ResourceSettings::default(), CLOCK);
     let spans: Vec<&Span> = o.traces.resource_spans.iter().flat_map(|r| &r.scope_spans).flat_map(|s| &s.spans).collect();
     assert_eq!(spans.len(), 2);
-    assert!(loss(spans[0]).unwrap().starts_with("the otlp_span field is not an OTLP Span protobuf"), "{:?}", loss(spans[0]));
+    assert!(loss(spans[0]).unwrap().starts_with("the otlp_span field is not an OTLP protobuf"), "{:?}", loss(spans[0]));
     assert_eq!(spans[1], &sdk_span(42, 10));
 }
 
@@ -163,4 +164,77 @@ fn parts_whose_head_never_comes_are_evicted_and_counted() {
         assert!(r.take(&[event(id, 1, 1, "app_otel_span_part", &fields)]).is_empty());
     }
     assert_eq!((r.open(), r.evicted()), (MAX_OPEN, 10));
+}
+
+/// A log record as an SDK makes it, with a body of `body_len` bytes.
+fn sdk_log(body_len: usize) -> LogRecord {
+    LogRecord {
+        time_unix_nano: 1_765_000_000_000_000_000,
+        observed_time_unix_nano: 1_765_000_000_000_000_001,
+        severity_number: 17,
+        severity_text: "ERROR".into(),
+        body: Some(AnyValue { value: Some(any_value::Value::StringValue("b".repeat(body_len))) }),
+        attributes: vec![KeyValue { key: "code.function".into(), value: None, ..Default::default() }],
+        trace_id: TRACE.to_be_bytes().to_vec(),
+        span_id: 42u64.to_be_bytes().to_vec(),
+        flags: 1,
+        ..Default::default()
+    }
+}
+
+/// The events a log exporter writes for `log` (parts first, head last).
+fn log_events(otlp: &[u8], log_id: u64) -> Vec<Record> {
+    let chunks = split(otlp).unwrap();
+    let parts = chunks.len() as u64;
+    let mut out: Vec<Record> = (1..chunks.len())
+        .map(|i| {
+            let fields = [
+                (OTLP_LOG_PART_FIELD, Value::Unsigned(log_id)),
+                (OTLP_PART_FIELD, Value::Unsigned(i as u64)),
+                (OTLP_PARTS_FIELD, Value::Unsigned(parts)),
+                (OTLP_LOG_FIELD, Value::Bytes(chunks[i].to_vec())),
+            ];
+            event(100 + i as u64, 1, 1, "app_otel_log_part", &fields)
+        })
+        .collect();
+    let fields = [
+        (TRACE_ID_HI_FIELD, Value::Unsigned((TRACE >> 64) as u64)),
+        (TRACE_ID_LO_FIELD, Value::Unsigned(TRACE as u64)),
+        (SPAN_ID_FIELD, Value::Unsigned(42)),
+        (SEVERITY_NUMBER_FIELD, Value::Unsigned(17)),
+        ("body", Value::Str("b".into())),
+        (SCOPE_NAME_FIELD, Value::Str("app.logger".into())),
+        (SCOPE_VERSION_FIELD, Value::Str(String::new())),
+        (LOG_ID_FIELD, Value::Unsigned(log_id)),
+        (OTLP_PARTS_FIELD, Value::Unsigned(parts)),
+        (OTLP_LOG_FIELD, Value::Bytes(chunks[0].to_vec())),
+    ];
+    out.push(event(10_000, 1, 1, "app_otel_log", &fields));
+    out
+}
+
+fn only_log(o: &Otlp) -> (&LogRecord, &InstrumentationScope) {
+    let groups: Vec<_> = o.logs.resource_logs.iter().flat_map(|r| &r.scope_logs).collect();
+    assert_eq!((groups.len(), o.log_count(), o.span_count()), (1, 1, 0), "{o:#?}");
+    (&groups[0].log_records[0], groups[0].scope.as_ref().unwrap())
+}
+
+#[test]
+fn log_records_small_and_cut_into_parts_are_exported_exactly_under_their_scope() {
+    for body_len in [10, 3 * PART_LEN] {
+        let sdk = sdk_log(body_len);
+        let o = map_records(&log_events(&sdk.encode_to_vec(), 9), &ResourceSettings::default(), CLOCK);
+        let (log, scope) = only_log(&o);
+        assert_eq!(log, &sdk, "a body of {body_len} bytes");
+        assert_eq!(scope.name, "app.logger");
+    }
+}
+
+#[test]
+fn a_log_record_that_does_not_decode_keeps_its_readable_fields_and_names_the_loss() {
+    let o = map_records(&log_events(&[0xff, 0xff], 9), &ResourceSettings::default(), CLOCK);
+    let (log, _) = only_log(&o);
+    assert_eq!((log.severity_number, log.span_id.as_slice(), log.time_unix_nano), (17, &42u64.to_be_bytes()[..], CLOCK.unix_ns(10_000)));
+    let loss = log.attributes.iter().find(|a| a.key == LOSS_ATTRIBUTE).and_then(|a| a.value.clone()).and_then(|v| v.value);
+    assert!(matches!(loss, Some(Any::StringValue(s)) if s.starts_with("the otlp_log field is not an OTLP protobuf")));
 }

@@ -23,6 +23,8 @@ use pyo3::prelude::*;
 #[pymodule]
 mod _native {
     #[pymodule_export]
+    use crate::otel_span::OtelLogs;
+    #[pymodule_export]
     use crate::otel_span::OtelSpans;
     #[pymodule_export]
     use crate::span::span_event_name;

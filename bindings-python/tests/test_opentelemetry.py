@@ -28,7 +28,9 @@ import pytest
 pytest.importorskip("opentelemetry.sdk", reason="needs usertrace[opentelemetry]: run-tests.sh installs it")
 
 from google.protobuf import json_format  # noqa: E402
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest  # noqa: E402
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
+from opentelemetry.proto.logs.v1.logs_pb2 import LogsData  # noqa: E402
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData  # noqa: E402
 
 from conftest import usertrace_cli  # noqa: E402
@@ -60,8 +62,10 @@ def collector(tmp_path: Path) -> Iterator[Tuple[str, Path]]:
     config.write_text(
         f"receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:{port}\n"
         f"exporters:\n  file:\n    path: {out}\n    flush_interval: 100ms\n"
+        f"  file/logs:\n    path: {out.with_name('logs.json')}\n    flush_interval: 100ms\n"
         "service:\n  telemetry:\n    metrics:\n      level: none\n"
         "  pipelines:\n    traces:\n      receivers: [otlp]\n      exporters: [file]\n"
+        "    logs:\n      receivers: [otlp]\n      exporters: [file/logs]\n"
     )
     log = open(tmp_path / "otelcol.log", "w")
     child = subprocess.Popen([str(collector_binary()), "--config", f"file:{config}"], stdout=log, stderr=log)
@@ -112,6 +116,25 @@ def hex_ids_to_base64(value: Any) -> Any:
     return value
 
 
+def logs_arrived(out: Path, count: int) -> List[Tuple[bytes, str]]:
+    """The log records the Collector wrote (at least `count`), each
+    serialized, with its scope's name."""
+    deadline = time.monotonic() + 20
+    while True:
+        logs = []
+        for line in out.read_text().splitlines() if out.exists() else []:
+            data = json_format.ParseDict(hex_ids_to_base64(json.loads(line)), LogsData())
+            logs += [(r.SerializeToString(), sl.scope.name) for rl in data.resource_logs for sl in rl.scope_logs for r in sl.log_records]
+        if len(logs) >= count or time.monotonic() > deadline:
+            return logs
+        time.sleep(0.1)
+
+
+def logs_seen_by_the_sdk(path: Path) -> List[Tuple[bytes, str]]:
+    request = ExportLogsServiceRequest.FromString(path.read_bytes())
+    return [(r.SerializeToString(), sl.scope.name) for rl in request.resource_logs for sl in rl.scope_logs for r in sl.log_records]
+
+
 def seen_by_the_sdk(path: Path) -> List[Tuple[Span, str, str]]:
     request = ExportTraceServiceRequest.FromString(path.read_bytes())
     return [(s, ss.scope.name, ss.scope.version) for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
@@ -122,9 +145,11 @@ def by_span_id(spans: List[Tuple[Span, str, str]]) -> Dict[bytes, Tuple[Span, st
 
 
 def environment(tmp_path: Path, provider: str, **extra: str) -> Dict[str, str]:
-    env = dict(os.environ, USERTRACE_OTEL_PROVIDER=provider, MEMORY_SPANS_FILE=str(tmp_path / "memory.pb"))
+    env = dict(
+        os.environ, USERTRACE_OTEL_PROVIDER=provider, MEMORY_SPANS_FILE=str(tmp_path / "memory.pb"), MEMORY_LOGS_FILE=str(tmp_path / "logs.pb")
+    )
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(APPS), env.get("PYTHONPATH")]))
-    env.update(OTEL_METRICS_EXPORTER="none", OTEL_LOGS_EXPORTER="none", OTEL_BSP_SCHEDULE_DELAY="50", OTEL_SERVICE_NAME="flask-app")
+    env.update(OTEL_METRICS_EXPORTER="none", OTEL_LOGS_EXPORTER="none", OTEL_BSP_SCHEDULE_DELAY="50", OTEL_BLRP_SCHEDULE_DELAY="50", OTEL_SERVICE_NAME="flask-app")
     env.update(extra)
     return env
 
@@ -179,7 +204,8 @@ def test_a_flask_apps_spans_reach_a_collector_as_the_sdk_saw_them(tmp_path: Path
     endpoint, out = collector
     provider, port = f"pyotel{os.getpid()}", free_port()
     env = environment(
-        tmp_path, provider, APP_PORT=str(port), OTEL_TRACES_EXPORTER="usertrace,usertrace_test_memory", OTEL_TRACES_SAMPLER=sampler
+        tmp_path, provider, APP_PORT=str(port), OTEL_TRACES_EXPORTER="usertrace,usertrace_test_memory", OTEL_TRACES_SAMPLER=sampler,
+        OTEL_LOGS_EXPORTER="usertrace,usertrace_test_memory", OTEL_PYTHON_LOGGING_AUTO_INSTRUMENTATION_ENABLED="true",
     )
     record = [usertrace_cli(), "record", "-e", f"{provider}_*", "--otlp", endpoint, "--"]
     serve(port, instrumented_app(env, record), REQUESTS)
@@ -195,6 +221,10 @@ def test_a_flask_apps_spans_reach_a_collector_as_the_sdk_saw_them(tmp_path: Path
     assert len(traces) == REQUESTS, "one trace per request"
     kinds = sorted(Span.SpanKind.Name(s.kind) for s, _, _ in sdk)
     assert kinds == sorted(["SPAN_KIND_SERVER"] * 2 * REQUESTS + ["SPAN_KIND_CLIENT"] * REQUESTS)
+    # The log records (werkzeug's line per request, at least), likewise.
+    sdk_logs = logs_seen_by_the_sdk(tmp_path / "logs.pb")
+    assert len(sdk_logs) >= 2 * REQUESTS, sdk_logs
+    assert sorted(logs_arrived(out.with_name("logs.json"), len(sdk_logs))) == sorted(sdk_logs)
 
 
 def test_spans_too_large_for_one_event_arrive_whole(tmp_path: Path, collector: Tuple[str, Path]) -> None:

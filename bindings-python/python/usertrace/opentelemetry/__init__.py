@@ -3,9 +3,9 @@
 A service instrumented with OpenTelemetry switches with no code change::
 
     pip install 'usertrace[opentelemetry]'
-    OTEL_TRACES_EXPORTER=usertrace opentelemetry-instrument python app.py
+    OTEL_TRACES_EXPORTER=usertrace OTEL_LOGS_EXPORTER=usertrace opentelemetry-instrument python app.py
 
-Each finished span becomes one usertrace event (more, for a span too large
+Each finished span (and each log record) becomes one usertrace event (more, for a span too large
 for one), which carries the span as the OTLP protobuf the SDK's own OTLP
 exporter would send; ``usertrace record --otlp`` sends it on exactly. The
 event format is the core's (``usertrace::otel_span``).
@@ -32,7 +32,10 @@ import time
 from typing import Optional, Sequence
 
 from opentelemetry.context import Context
+from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk._logs import ReadableLogRecord
+from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import Decision, ParentBased, Sampler, SamplingResult
@@ -41,10 +44,11 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from .._errors import UsertraceError
-from .._native import OtelSpans
+from .._native import OtelLogs, OtelSpans
 
 __all__ = [
     "PROVIDER_ENV",
+    "UsertraceLogExporter",
     "UsertraceSampler",
     "UsertraceSpanExporter",
     "parentbased_usertrace_sampler",
@@ -56,23 +60,39 @@ _logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _spans: Optional[OtelSpans] = None
+_logs: Optional[OtelLogs] = None
 _unavailable: Optional[UsertraceError] = None
 
 
-def _tracepoints() -> Optional[OtelSpans]:
-    """The process's span events, registered once; None (said once in the
-    log) where usertrace cannot register them."""
-    global _spans, _unavailable
-    if _spans is not None or _unavailable is not None:
-        return _spans
+def _provider() -> str:
+    return os.environ.get(PROVIDER_ENV) or "usertrace"
+
+
+def _register() -> None:
+    """Registers the process's span and log events, once; where usertrace
+    cannot, says why once in the log and leaves them None."""
+    global _spans, _logs, _unavailable
     with _lock:
         if _spans is None and _unavailable is None:
             try:
-                _spans = OtelSpans(os.environ.get(PROVIDER_ENV) or "usertrace")
+                _spans, _logs = OtelSpans(_provider()), OtelLogs(_provider())
             except UsertraceError as e:
                 _unavailable = e
-                _logger.warning("usertrace: OpenTelemetry spans will not be recorded: %s", e)
+                _logger.warning("usertrace: OpenTelemetry spans and logs will not be recorded: %s", e)
+
+
+def _tracepoints() -> Optional[OtelSpans]:
+    """The process's span events; None where usertrace cannot register them."""
+    if _spans is None and _unavailable is None:
+        _register()
     return _spans
+
+
+def _log_tracepoints() -> Optional[OtelLogs]:
+    """The process's log record events; None where usertrace cannot register them."""
+    if _logs is None and _unavailable is None:
+        _register()
+    return _logs
 
 
 class UsertraceSpanExporter(SpanExporter):
@@ -138,6 +158,60 @@ class UsertraceSpanExporter(SpanExporter):
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         """True at once: every span is written when it is exported."""
+        return True
+
+
+class UsertraceLogExporter(LogRecordExporter):
+    """Writes each log record of a batch as a usertrace event
+    (``OTEL_LOGS_EXPORTER=usertrace``); like the span exporter, it never
+    blocks, costs one check per batch while nobody records, and counts
+    what it could not write in ``dropped``."""
+
+    def __init__(self) -> None:
+        self._shutdown = False
+        self.dropped = 0
+        self._said_dropped = False
+
+    def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
+        if self._shutdown:
+            return LogRecordExportResult.FAILURE
+        tracepoints = _log_tracepoints()
+        if tracepoints is None:
+            return LogRecordExportResult.FAILURE
+        if not tracepoints.enabled:
+            return LogRecordExportResult.SUCCESS
+        failed = 0
+        # TODO(resource): as for spans, the SDK's Resource goes to the core's
+        # per-process resource API once it lands.
+        for resource_logs in encode_logs(batch).resource_logs:
+            for scope_logs in resource_logs.scope_logs:
+                scope = scope_logs.scope
+                for log in scope_logs.log_records:
+                    body = log.body.string_value if log.body.HasField("string_value") else ""
+                    try:
+                        tracepoints.emit(
+                            int.from_bytes(log.trace_id, "big") if log.trace_id else 0,
+                            int.from_bytes(log.span_id, "big") if log.span_id else 0,
+                            log.severity_number,
+                            body,
+                            scope.name,
+                            scope.version,
+                            log.SerializeToString(),
+                        )
+                    except (UsertraceError, ValueError) as e:
+                        failed += 1
+                        if not self._said_dropped:
+                            self._said_dropped = True
+                            _logger.warning("usertrace: a log record could not be written (counted in dropped): %s", e)
+        self.dropped += failed
+        return LogRecordExportResult.FAILURE if failed else LogRecordExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        """Later exports fail; nothing is buffered here."""
+        self._shutdown = True
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        """True at once: every record is written when it is exported."""
         return True
 
 

@@ -1,0 +1,61 @@
+"""`usertrace.opentelemetry` keeps the SDK's contracts without a recorder:
+found by name, `shutdown` and `force_flush` as the SDK says, and the
+sampler drops what nobody would record while passing the context on."""
+
+from __future__ import annotations
+
+import logging
+from importlib.metadata import entry_points
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk", reason="needs usertrace[opentelemetry]: run-tests.sh installs it")
+
+from opentelemetry import trace  # noqa: E402
+from opentelemetry.sdk.trace.export import SpanExportResult  # noqa: E402
+from opentelemetry.sdk.trace.sampling import Decision  # noqa: E402
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState  # noqa: E402
+
+import usertrace  # noqa: E402
+from usertrace import opentelemetry as ut_otel  # noqa: E402
+
+pytestmark = pytest.mark.host
+
+
+def loaded(group: str, name: str) -> object:
+    (point,) = [p for p in entry_points(group=group) if p.name == name]
+    return point.load()
+
+
+def test_the_exporters_and_samplers_are_found_by_their_names() -> None:
+    assert loaded("opentelemetry_traces_exporter", "usertrace") is ut_otel.UsertraceSpanExporter
+    assert loaded("opentelemetry_logs_exporter", "usertrace") is ut_otel.UsertraceLogExporter
+    assert loaded("opentelemetry_traces_sampler", "usertrace") is ut_otel.usertrace_sampler
+    assert loaded("opentelemetry_traces_sampler", "parentbased_usertrace") is ut_otel.parentbased_usertrace_sampler
+
+
+def test_force_flush_returns_at_once_and_exports_after_shutdown_fail() -> None:
+    exporter = ut_otel.UsertraceSpanExporter()
+    assert exporter.force_flush(timeout_millis=0) is True
+    exporter.shutdown()
+    assert exporter.export([]) is SpanExportResult.FAILURE
+
+
+def test_without_usertrace_the_exporter_fails_the_batch_and_says_why_once(caplog: pytest.LogCaptureFixture) -> None:
+    if usertrace.status().available or usertrace.transport().kind is not usertrace.Transport.USER_EVENTS:
+        pytest.skip("usertrace can register here")
+    with caplog.at_level(logging.WARNING):
+        assert ut_otel.UsertraceSpanExporter().export([]) is SpanExportResult.FAILURE
+        assert ut_otel.UsertraceSpanExporter().export([]) is SpanExportResult.FAILURE
+    said = [r for r in caplog.records if "will not be recorded" in r.getMessage()]
+    assert len(said) <= 1
+
+
+def test_the_sampler_drops_what_nobody_records_and_keeps_the_parents_tracestate() -> None:
+    state = TraceState([("vendor", "x")])
+    parent = SpanContext(0x4BF92F3577B34DA6A3CE929D0E0E4736, 0x00F067AA0BA902B7, is_remote=True, trace_flags=TraceFlags(1), trace_state=state)
+    context = trace.set_span_in_context(NonRecordingSpan(parent))
+    result = ut_otel.usertrace_sampler().should_sample(context, parent.trace_id, "GET /")
+    assert result.decision is Decision.DROP
+    assert result.trace_state == state
+    assert ut_otel.UsertraceSampler().get_description() == "UsertraceSampler"

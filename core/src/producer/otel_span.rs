@@ -297,6 +297,15 @@ fn emit_parts<'a>(head: &DynamicTracepoint, part: &DynamicTracepoint, key: u64, 
     Ok(chunks)
 }
 
+/// The CLOCK_MONOTONIC time (every usertrace event's clock) of the Unix
+/// time `unix_ns` (an SDK's span times), by the two clocks' offset now; 0
+/// for a time before the machine booted.
+pub fn monotonic_from_unix_ns(unix_ns: u64) -> u64 {
+    let now_unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
+    let offset = i128::from(crate::sys::monotonic_ns()) - now_unix;
+    u64::try_from(i128::from(unix_ns) + offset).unwrap_or(0)
+}
+
 /// `s` cut to [`MAX_LABEL_LEN`] bytes at a character boundary.
 fn label(s: &str) -> &str {
     if s.len() <= MAX_LABEL_LEN {

@@ -127,3 +127,14 @@ fn the_assembly_counts_the_bytes_it_holds() {
     a.add(2, 3, b"de");
     assert_eq!(a.bytes(), 5);
 }
+
+#[test]
+fn a_unix_time_becomes_the_monotonic_time_of_that_moment() {
+    let now_unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let before = crate::sys::monotonic_ns();
+    let got = monotonic_from_unix_ns(now_unix);
+    let after = crate::sys::monotonic_ns();
+    // Within the time the calls took, plus a little slack for the reads.
+    assert!(got + 1_000_000 >= before && got <= after + 1_000_000, "{before} <= {got} <= {after}");
+    assert_eq!(monotonic_from_unix_ns(0), 0, "before boot");
+}

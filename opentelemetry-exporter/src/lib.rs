@@ -1,0 +1,24 @@
+//! OpenTelemetry's Rust SDK, exporting through usertrace.
+//!
+//! [`UsertraceSpanExporter`] writes each span of a batch as one usertrace
+//! event (more, for a span too large for one), which carries the span as
+//! the OTLP protobuf the SDK's own OTLP exporter would send; `usertrace
+//! record --otlp` sends it on exactly. The event format is the core's
+//! ([`usertrace::otel_span`]), the same that Python's
+//! `usertrace.opentelemetry` writes.
+//!
+//! ```no_run
+//! use opentelemetry_sdk::trace::SdkTracerProvider;
+//! use usertrace_opentelemetry::UsertraceSpanExporter;
+//!
+//! let exporter = UsertraceSpanExporter::new("myapp").expect("usertrace registers its events");
+//! // A simple processor is enough: an export waits on no network.
+//! let provider = SdkTracerProvider::builder().with_simple_exporter(exporter).build();
+//! ```
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+mod span_exporter;
+
+pub use span_exporter::UsertraceSpanExporter;

@@ -413,6 +413,11 @@ impl Assembly {
         self.bytes
     }
 
+    /// How many distinct parts it holds.
+    pub fn parts(&self) -> usize {
+        self.parts.iter().filter(|p| p.is_some()).count()
+    }
+
     /// The whole protobuf, given the head's part count and its part 0.
     pub fn join(self, parts: u32, head: &[u8]) -> Result<Vec<u8>, Incomplete> {
         let count = parts as usize;

@@ -216,9 +216,9 @@ pub(super) fn map_timeline(
     for (s, l) in timeline.spans.iter().zip(&lineage) {
         if export(s) {
             let events = if s.id.is_some() && s.unfinished.is_none() { 2 } else { 1 };
-            let (item, scope) = match super::otel::carried_span(s, clock) {
-                Some((item, scope)) => (item, Some(scope)),
-                None => (span(s, l, timeline, clock), None),
+            let (item, scope, events) = match super::otel::carried_span(s, clock) {
+                Some((item, scope)) => (item, Some(scope), super::otel::carried_events(&s.args)),
+                None => (span(s, l, timeline, clock), None, events),
             };
             out.spans.push(MappedItem { pid: s.pid, events, item, scope });
         }
@@ -226,7 +226,7 @@ pub(super) fn map_timeline(
     let enclosing = Enclosing::new(timeline);
     for i in &timeline.instants {
         if let Some((item, scope)) = super::otel::carried_log(i, clock) {
-            out.logs.push(MappedItem { pid: i.pid, events: 1, item, scope: Some(scope) });
+            out.logs.push(MappedItem { pid: i.pid, events: super::otel::carried_events(&i.args), item, scope: Some(scope) });
             continue;
         }
         let mut attributes = attributes(pairs(&i.args));

@@ -42,6 +42,10 @@ pub const MAX_OPEN_BYTES: usize = 64 << 20;
 /// The field the reassembler adds to a head whose parts did not all
 /// come: why (the core's [`usertrace::otel_span::Incomplete`]).
 pub const INCOMPLETE_FIELD: &str = "otlp_span_incomplete";
+/// The field the reassembler adds to every head it joined parts into: how
+/// many events the span was made of (the head and its parts), so that
+/// every event is accounted for.
+pub const EVENTS_FIELD: &str = "otlp_events";
 /// The attribute of a span exported from its readable fields because its
 /// protobuf was incomplete or did not decode: what went wrong.
 pub const LOSS_ATTRIBUTE: &str = "usertrace.otel.loss";
@@ -147,6 +151,7 @@ impl Reassembler {
             self.order.pop_front();
         }
         let mut e = head.clone();
+        e.fields.push((EVENTS_FIELD.into(), Value::Unsigned(1 + assembly.parts() as u64)));
         let parts = field(&e, OTLP_PARTS_FIELD).and_then(Value::as_u64).map_or(0, |p| u32::try_from(p).unwrap_or(u32::MAX));
         let bytes_field = key.1.bytes_field();
         let Some(Value::Bytes(first)) = field(&e, bytes_field) else { return e };
@@ -189,6 +194,12 @@ fn set_field(e: &mut EventRecord, name: &str, value: Value) {
     if let Some((_, v)) = e.fields.iter_mut().find(|(n, _)| n == name) {
         *v = value;
     }
+}
+
+/// How many events a carried span or log record was made of (its args
+/// or fields): its head and the parts joined into it.
+pub fn carried_events(args: &[(String, Value)]) -> u64 {
+    args.iter().find(|(n, _)| n == EVENTS_FIELD).and_then(|(_, v)| v.as_u64()).unwrap_or(1)
 }
 
 /// Why a carried span or log record is exported from its readable fields.

@@ -238,3 +238,14 @@ fn a_log_record_that_does_not_decode_keeps_its_readable_fields_and_names_the_los
     let loss = log.attributes.iter().find(|a| a.key == LOSS_ATTRIBUTE).and_then(|a| a.value.clone()).and_then(|v| v.value);
     assert!(matches!(loss, Some(Any::StringValue(s)) if s.starts_with("the otlp_log field is not an OTLP protobuf")));
 }
+
+#[test]
+fn a_span_joined_from_parts_counts_every_event_it_was_made_of() {
+    let records = events_of(&sdk_span(42, 3 * PART_LEN), 42);
+    assert_eq!(records.len(), 4);
+    let mapped = BatchMapper::new(ResourceSettings::default(), CLOCK).map_batch_items(&records);
+    assert_eq!(mapped.events(), 4);
+    let mut lost_one = records.clone();
+    lost_one.remove(0);
+    assert_eq!(BatchMapper::new(ResourceSettings::default(), CLOCK).map_batch_items(&lost_one).events(), 3);
+}

@@ -1,7 +1,8 @@
 //! OpenTelemetry's Rust SDK, exporting through usertrace.
 //!
 //! [`UsertraceSpanExporter`] writes each span of a batch as one usertrace
-//! event (more, for a span too large for one), which carries the span as
+//! event (more, for a span too large for one), and
+//! [`UsertraceLogExporter`] each log record, which carries the span as
 //! the OTLP protobuf the SDK's own OTLP exporter would send; `usertrace
 //! record --otlp` sends it on exactly. The event format is the core's
 //! ([`usertrace::otel_span`]), the same that Python's
@@ -19,6 +20,8 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod log_exporter;
 mod span_exporter;
 
+pub use log_exporter::UsertraceLogExporter;
 pub use span_exporter::UsertraceSpanExporter;

@@ -13,15 +13,19 @@
 //! use usertrace_opentelemetry::UsertraceSpanExporter;
 //!
 //! let exporter = UsertraceSpanExporter::new("myapp").expect("usertrace registers its events");
+//! // Spans are recorded only while a recorder listens (optional).
+//! let sampler = exporter.sampler();
 //! // A simple processor is enough: an export waits on no network.
-//! let provider = SdkTracerProvider::builder().with_simple_exporter(exporter).build();
+//! let provider = SdkTracerProvider::builder().with_sampler(sampler).with_simple_exporter(exporter).build();
 //! ```
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 mod log_exporter;
+mod sampler;
 mod span_exporter;
 
 pub use log_exporter::UsertraceLogExporter;
+pub use sampler::UsertraceSampler;
 pub use span_exporter::UsertraceSpanExporter;

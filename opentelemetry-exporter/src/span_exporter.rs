@@ -2,6 +2,7 @@
 //! events.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use opentelemetry_proto::tonic::trace::v1::Span as OtlpSpan;
@@ -20,7 +21,8 @@ use usertrace::{OtelSpan, OtelSpanTracepoints, Provider};
 /// not write are counted ([`dropped`](Self::dropped)) and fail the batch.
 #[derive(Debug)]
 pub struct UsertraceSpanExporter {
-    tracepoints: OtelSpanTracepoints,
+    // Shared with the samplers made from it ([`Self::sampler`]).
+    tracepoints: Arc<OtelSpanTracepoints>,
     shut_down: AtomicBool,
     dropped: AtomicU64,
 }
@@ -28,13 +30,19 @@ pub struct UsertraceSpanExporter {
 impl UsertraceSpanExporter {
     /// Registers `<provider>_otel_span` and its part event.
     pub fn new(provider: &str) -> Result<UsertraceSpanExporter, usertrace::Error> {
-        let tracepoints = OtelSpanTracepoints::new(&Provider::new(provider)?)?;
+        let tracepoints = Arc::new(OtelSpanTracepoints::new(&Provider::new(provider)?)?);
         Ok(UsertraceSpanExporter { tracepoints, shut_down: AtomicBool::new(false), dropped: AtomicU64::new(0) })
     }
 
     /// Whether a recorder listens to the spans: one load.
     pub fn enabled(&self) -> bool {
         self.tracepoints.enabled()
+    }
+
+    /// A sampler that records a span only while a recorder listens to this
+    /// exporter's spans ([`UsertraceSampler`](crate::UsertraceSampler)).
+    pub fn sampler(&self) -> crate::UsertraceSampler {
+        crate::UsertraceSampler::new(Arc::clone(&self.tracepoints))
     }
 
     /// How many spans could not be written (too large even in parts, or

@@ -1,5 +1,5 @@
-//! A program instrumented with OpenTelemetry's Rust SDK exports through
-//! `usertrace-opentelemetry`, beside an exporter that keeps what the SDK
+//! A program instrumented with OpenTelemetry's Rust SDK, sampled by
+//! usertrace's sampler, exports through `usertrace-opentelemetry`, beside an exporter that keeps what the SDK
 //! exported. One `usertrace record --otlp` sends the spans on; the OTLP
 //! requests that arrive hold exactly those spans, protobuf for protobuf
 //! (attributes, events, links, kind, status, tracestate, flags), under
@@ -67,9 +67,12 @@ impl LogExporter for KeptLogs {
 fn the_program() {
     let provider_name = std::env::var(PROVIDER_ENV).unwrap();
     let kept = Kept::default();
+    let exporter = usertrace_opentelemetry::UsertraceSpanExporter::new(&provider_name).unwrap();
+    // The usertrace sampler: while the recorder listens, it records.
     let provider = SdkTracerProvider::builder()
         .with_max_attributes_per_span(256)
-        .with_simple_exporter(usertrace_opentelemetry::UsertraceSpanExporter::new(&provider_name).unwrap())
+        .with_sampler(exporter.sampler())
+        .with_simple_exporter(exporter)
         .with_simple_exporter(kept.clone())
         .build();
     let kept_logs = KeptLogs::default();

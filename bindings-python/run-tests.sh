@@ -45,6 +45,10 @@ build() {
       "$v/bin/python" -m pip install -q --upgrade pip
     fi
     "$v/bin/python" -m pip install -q "pytest>=7" "mypy>=1.8"
+    # usertrace[opentelemetry]'s dependencies, and what its end-to-end test
+    # runs (tests/test_opentelemetry.py): the SDK's own auto-instrumentation.
+    "$v/bin/python" -m pip install -q "opentelemetry-sdk>=1.39" "opentelemetry-exporter-otlp-proto-common>=1.39" \
+      opentelemetry-distro opentelemetry-instrumentation-flask opentelemetry-instrumentation-urllib flask
   done
   pythons=("${found[@]}")
   printf '%s\n' "${pythons[@]}" >"$venvs/pythons"

@@ -10,6 +10,7 @@ mod convert;
 mod enabled;
 mod errors;
 mod fastcall;
+mod otel_span;
 mod span;
 mod status;
 mod tables;
@@ -22,6 +23,10 @@ use pyo3::prelude::*;
 
 #[pymodule]
 mod _native {
+    #[pymodule_export]
+    use crate::otel_span::OtelLogs;
+    #[pymodule_export]
+    use crate::otel_span::OtelSpans;
     #[pymodule_export]
     use crate::span::span_event_name;
     #[pymodule_export]

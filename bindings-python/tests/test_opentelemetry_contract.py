@@ -42,7 +42,7 @@ def test_force_flush_returns_at_once_and_exports_after_shutdown_fail() -> None:
 
 
 def test_without_usertrace_the_exporter_fails_the_batch_and_says_why_once(caplog: pytest.LogCaptureFixture) -> None:
-    if usertrace.status().available or usertrace.transport().name != "USER_EVENTS":
+    if usertrace.status().available or usertrace.transport().kind is not usertrace.Transport.USER_EVENTS:
         pytest.skip("usertrace can register here")
     with caplog.at_level(logging.WARNING):
         assert ut_otel.UsertraceSpanExporter().export([]) is SpanExportResult.FAILURE

@@ -29,6 +29,8 @@
 //! | the process's namespaces (recorded with CAP_PERFMON) | `Resource` attributes `linux.namespace.{net,uts,ipc,pid,user,mnt,cgroup}` | the inode numbers `/proc/PID/ns/*` shows, nonzero ones only |
 //! | `OTEL_RESOURCE_ATTRIBUTES` | `Resource` attributes | added unless the recording set the key |
 //! | who made them | `InstrumentationScope` | `usertrace`, the crate's version |
+//! | a span an OpenTelemetry SDK finished (`<provider>_otel_span`, the core's `usertrace::otel_span`) | `Span`, in a `ScopeSpans` of its own scope | exactly the protobuf it carries (parts joined, [`otel`]), under its process's resource; one whose parts were lost, or that does not decode, from its readable ids, name and times with `usertrace.otel.loss` saying why |
+//! | a log record an OpenTelemetry SDK emitted (`<provider>_otel_log`) | `LogRecord`, in a `ScopeLogs` of its own scope | likewise: exactly the protobuf it carries, else from its readable fields, marked |
 //! | times (CLOCK_MONOTONIC) | Unix ns | plus CLOCK_REALTIME − CLOCK_MONOTONIC, read while recording or kept in the file's `clock` line ([`mapping::Clock`]) |
 //!
 //! Lost records, process and exit records are not exported themselves:
@@ -41,6 +43,7 @@ pub mod exporter;
 pub mod ids;
 pub mod live;
 pub mod mapping;
+pub mod otel;
 pub mod queue;
 pub mod tail;
 pub mod transport;

@@ -8,7 +8,7 @@ from ._errors import UsertraceError
 
 __all__ = [
     "AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS", "ATTACH_FD_ENV",
-    "Span", "SpanTracepoint", "TraceContext", "Tracepoint", "check_name", "span_event_name", "status",
+    "OtelLogs", "OtelSpans", "Span", "SpanTracepoint", "TraceContext", "Tracepoint", "check_name", "span_event_name", "status",
     "transport",
 ]
 
@@ -144,3 +144,37 @@ class TraceContext:
     def sampled(self) -> bool: ...
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+@final
+class OtelSpans:
+    def __new__(cls, provider: str) -> "OtelSpans": ...
+    @property
+    def enabled(self) -> bool: ...
+    def emit(
+        self,
+        start_ns: int,
+        duration_ns: int,
+        trace_id: int,
+        span_id: int,
+        parent_span_id: int,
+        name: str,
+        scope_name: str,
+        scope_version: str,
+        otlp: bytes,
+    ) -> int: ...
+
+@final
+class OtelLogs:
+    def __new__(cls, provider: str) -> "OtelLogs": ...
+    @property
+    def enabled(self) -> bool: ...
+    def emit(
+        self,
+        trace_id: int,
+        span_id: int,
+        severity_number: int,
+        body: str,
+        scope_name: str,
+        scope_version: str,
+        otlp: bytes,
+    ) -> int: ...

@@ -37,6 +37,7 @@ mod call_graph_says_events_in_shared_memory_carry_no_stack;
 mod a_storm_of_two_hundred_dumps_writes_every_dump_it_starts_and_answers_every_caller;
 mod live_timelines_and_report_are_those_convert_and_report_make_from_the_archive;
 mod two_processes_continue_one_trace_through_a_traceparent;
+mod a_rust_sdk_s_spans_and_logs_arrive_exactly_as_it_exported_them;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
 /// PID" (registered, and waiting for a recorder); with its pid.

@@ -12,6 +12,7 @@
 //! | any | `u64 span_end`, then more | ends it too; the further fields (say, an error) are added to the span's |
 //! | `<provider>_span_error` | `u64 span_end`, `error` string | ends the span with this id because of an error (an exception's type name) |
 //! | `<provider>_<name>` | `u64 span_start_ns`, `u64 span_duration_ns` | a completed span, reported after the fact (a GC pause): start on CLOCK_MONOTONIC, length in ns |
+//! | `<provider>_otel_span` (+ `_otel_span_part`) | `u64 span_start_ns`, `u64 span_duration_ns`, then ids, scope and the OTLP protobuf | a span an OpenTelemetry SDK finished: a completed span that carries the SDK's span whole, defined in [`otel_span`](super::otel_span) |
 //!
 //! The kernel timestamps the begin and end events; the span lasts from one
 //! to the other. A span's id is its W3C span id: 64 random bits, never 0,

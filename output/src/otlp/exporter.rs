@@ -120,6 +120,10 @@ pub struct ExportSummary {
     pub open_spans_let_go: u64,
     /// Exited processes the mapper forgot once their last span was sent.
     pub processes_forgotten: u64,
+    /// OpenTelemetry spans or log records whose parts the mapper let go
+    /// of, their head not come within its bounds ([`super::otel`]); a
+    /// head that comes later is exported marked.
+    pub otel_parts_evicted: u64,
     /// With `--tail`: the traces kept and dropped. Events of dropped
     /// traces are neither exported nor failed: exported + dropped +
     /// failed + `tail.events_dropped` = recorded.
@@ -176,6 +180,14 @@ impl std::fmt::Display for ExportSummary {
         }
         if self.processes_forgotten > 0 {
             write!(f, "; {} exited processes forgotten", self.processes_forgotten)?;
+        }
+        if self.otel_parts_evicted > 0 {
+            write!(
+                f,
+                "; the parts of {} OpenTelemetry spans or log records were let go, beyond {} waiting for their head",
+                self.otel_parts_evicted,
+                super::otel::MAX_OPEN
+            )?;
         }
         if let Some(t) = &self.tail {
             write!(
@@ -392,6 +404,7 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
         deliver(shared, &transport, &settings, &otlp, settled, &mut summary, &mut awaiting_verdict);
         summary.open_spans_let_go = mapper.spans_let_go();
         summary.processes_forgotten = mapper.processes_forgotten();
+        summary.otel_parts_evicted = mapper.otel_parts_evicted();
         summary.tail = sampler.as_ref().map(TailSampler::counts);
         shared.lock().progress.clone_from(&summary);
     }
@@ -411,6 +424,7 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
     deliver(shared, &transport, &settings, &otlp, settled, &mut summary, &mut awaiting_verdict);
     summary.open_spans_let_go = mapper.spans_let_go();
     summary.processes_forgotten = mapper.processes_forgotten();
+    summary.otel_parts_evicted = mapper.otel_parts_evicted();
     summary.tail = sampler.as_ref().map(TailSampler::counts);
     // An endpoint that took nothing at all refused what it answered 404.
     summary.refused_events += awaiting_verdict;

@@ -43,6 +43,7 @@ use std::time::Duration;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::otel::Reassembler;
 use super::mapping::{map_timeline, namespaces_by_pid, Clock, Mapped, Otlp, ResourceSettings, SPAN_PARENT};
 use crate::record::{Namespaces, Record, Value};
 use crate::timeline::{SchedRecord, Timeline, SPAN_BEGIN, SPAN_END, UNFINISHED};
@@ -102,6 +103,8 @@ pub struct BatchMapper {
     last_sched: FxHashMap<u32, Record>,
     spans_let_go: u64,
     processes_forgotten: u64,
+    /// The parts of OpenTelemetry spans whose head has not come yet.
+    otel_parts: Reassembler,
 }
 
 /// What a batch mentions, to pick the carried begins it needs.
@@ -207,6 +210,7 @@ impl BatchMapper {
             last_sched: FxHashMap::default(),
             spans_let_go: 0,
             processes_forgotten: 0,
+            otel_parts: Reassembler::default(),
         }
     }
 
@@ -264,7 +268,17 @@ impl BatchMapper {
         self.map(&[], true)
     }
 
+    /// How many OpenTelemetry spans' parts were dropped to keep the
+    /// reassembler within its bounds (their spans are exported marked).
+    pub fn otel_parts_evicted(&self) -> u64 {
+        self.otel_parts.evicted()
+    }
+
     fn map(&mut self, batch: &[Record], last: bool) -> Mapped {
+        // An OpenTelemetry span's parts join its head first: the rest of
+        // the mapper sees one completed span.
+        let joined = self.otel_parts.take(batch);
+        let batch: &[Record] = &joined;
         let mentions = Mentions::of(batch);
         let let_go = if last { FxHashSet::default() } else { self.spans_to_let_go(mentions.latest_ns) };
         // The carried begins this batch needs, in time order; the rest

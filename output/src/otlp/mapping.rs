@@ -94,7 +94,8 @@ impl Otlp {
 
 /// Maps a whole recording.
 pub fn map_records(records: &[Record], resource: &ResourceSettings, clock: Clock) -> Otlp {
-    map_timeline(&Timeline::build(records), &namespaces_by_pid(records), resource, clock, |_| true).into_otlp()
+    let records = super::otel::Reassembler::default().take(records);
+    map_timeline(&Timeline::build(&records), &namespaces_by_pid(&records), resource, clock, |_| true).into_otlp()
 }
 
 /// A batch mapped but not yet grouped into requests: each span and log
@@ -122,6 +123,9 @@ pub struct MappedItem<T> {
     pub events: u64,
     /// The message itself.
     pub item: T,
+    /// Its instrumentation scope, where an SDK gave one (a span carried
+    /// whole); `None`: usertrace's own.
+    pub scope: Option<InstrumentationScope>,
 }
 
 impl Mapped {
@@ -134,22 +138,34 @@ impl Mapped {
     /// process, in pid order, each item in its order here.
     pub fn into_otlp(self) -> Otlp {
         let scope = InstrumentationScope { name: "usertrace".into(), version: env!("CARGO_PKG_VERSION").into(), ..Default::default() };
-        let mut spans_by_pid: BTreeMap<u32, Vec<Span>> = BTreeMap::new();
+        // Per process, one `ScopeSpans` per scope, in the order each first
+        // appears: an SDK's spans keep the scope their tracer had.
+        let mut spans_by_pid: BTreeMap<u32, Vec<ScopeSpans>> = BTreeMap::new();
         for s in self.spans {
-            spans_by_pid.entry(s.pid).or_default().push(s.item);
+            let scope = s.scope.unwrap_or_else(|| scope.clone());
+            let groups = spans_by_pid.entry(s.pid).or_default();
+            match groups.iter_mut().find(|g| g.scope.as_ref() == Some(&scope)) {
+                Some(group) => group.spans.push(s.item),
+                None => groups.push(ScopeSpans { scope: Some(scope), spans: vec![s.item], schema_url: String::new() }),
+            }
         }
-        let mut logs_by_pid: BTreeMap<u32, Vec<LogRecord>> = BTreeMap::new();
+        let mut logs_by_pid: BTreeMap<u32, Vec<ScopeLogs>> = BTreeMap::new();
         for l in self.logs {
-            logs_by_pid.entry(l.pid).or_default().push(l.item);
+            let scope = l.scope.unwrap_or_else(|| scope.clone());
+            let groups = logs_by_pid.entry(l.pid).or_default();
+            match groups.iter_mut().find(|g| g.scope.as_ref() == Some(&scope)) {
+                Some(group) => group.log_records.push(l.item),
+                None => groups.push(ScopeLogs { scope: Some(scope), log_records: vec![l.item], schema_url: String::new() }),
+            }
         }
         let resource_of = |pid: u32| self.resources.get(&pid).cloned();
         Otlp {
             traces: ExportTraceServiceRequest {
                 resource_spans: spans_by_pid
                     .into_iter()
-                    .map(|(pid, spans)| ResourceSpans {
+                    .map(|(pid, scope_spans)| ResourceSpans {
                         resource: resource_of(pid),
-                        scope_spans: vec![ScopeSpans { scope: Some(scope.clone()), spans, schema_url: String::new() }],
+                        scope_spans,
                         schema_url: String::new(),
                     })
                     .collect(),
@@ -157,9 +173,9 @@ impl Mapped {
             logs: ExportLogsServiceRequest {
                 resource_logs: logs_by_pid
                     .into_iter()
-                    .map(|(pid, log_records)| ResourceLogs {
+                    .map(|(pid, scope_logs)| ResourceLogs {
                         resource: resource_of(pid),
-                        scope_logs: vec![ScopeLogs { scope: Some(scope.clone()), log_records, schema_url: String::new() }],
+                        scope_logs,
                         schema_url: String::new(),
                     })
                     .collect(),
@@ -202,11 +218,19 @@ pub(super) fn map_timeline(
     for (s, l) in timeline.spans.iter().zip(&lineage) {
         if export(s) {
             let events = if s.id.is_some() && s.unfinished.is_none() { 2 } else { 1 };
-            out.spans.push(MappedItem { pid: s.pid, events, item: span(s, l, timeline, clock) });
+            let (item, scope, events) = match super::otel::carried_span(s, clock) {
+                Some((item, scope)) => (item, Some(scope), super::otel::carried_events(&s.args)),
+                None => (span(s, l, timeline, clock), None, events),
+            };
+            out.spans.push(MappedItem { pid: s.pid, events, item, scope });
         }
     }
     let enclosing = Enclosing::new(timeline);
     for i in &timeline.instants {
+        if let Some((item, scope)) = super::otel::carried_log(i, clock) {
+            out.logs.push(MappedItem { pid: i.pid, events: super::otel::carried_events(&i.args), item, scope: Some(scope) });
+            continue;
+        }
         let mut attributes = attributes(pairs(&i.args));
         attributes.extend(thread_attributes(i.tid, timeline));
         let (trace_id, span_id) = match enclosing.innermost(i.tid, i.time_ns) {
@@ -223,7 +247,7 @@ pub(super) fn map_timeline(
             span_id,
             ..Default::default()
         };
-        out.logs.push(MappedItem { pid: i.pid, events: 1, item });
+        out.logs.push(MappedItem { pid: i.pid, events: 1, item, scope: None });
     }
     let pids: Vec<u32> = out.spans.iter().map(|s| s.pid).chain(out.logs.iter().map(|l| l.pid)).collect();
     for pid in pids {

@@ -297,6 +297,11 @@ impl Builder {
             self.sched_record(e, record);
             return;
         }
+        // A part of an OpenTelemetry span's protobuf is not an event of
+        // its own: its span is the head event, with ids, name and times.
+        if is_otel_part(e) {
+            return;
+        }
         let info = self.processes.entry(e.pid).or_default();
         info.events += 1;
         // Compared first: names rarely change, so most events copy none.
@@ -570,4 +575,11 @@ fn place(mut closed: Vec<Closed>) -> Vec<Span> {
     order.sort_unstable();
     let mut slots: Vec<Option<Span>> = closed.into_iter().map(|c| Some(c.span)).collect();
     order.into_iter().filter_map(|(.., i)| slots[i].take()).collect()
+}
+
+/// Whether `e` carries a part of an OpenTelemetry span's or log record's
+/// protobuf (`usertrace::otel_span`), after the first.
+fn is_otel_part(e: &EventRecord) -> bool {
+    use usertrace::otel_span::{OTLP_LOG_PART_FIELD, OTLP_SPAN_PART_FIELD};
+    e.fields.len() == 4 && e.fields.first().is_some_and(|(n, _)| n == OTLP_SPAN_PART_FIELD || n == OTLP_LOG_PART_FIELD)
 }

@@ -324,3 +324,23 @@ fn an_opentelemetry_span_event_with_bad_stamps_stays_an_instant_with_its_fields(
     let got: Vec<_> = t.instants.iter().map(|i| (i.name.as_str(), i.args.len())).collect();
     assert_eq!(got, [("backwards", 7), ("garbled", 7)]);
 }
+
+#[test]
+fn an_sdk_span_carried_whole_is_one_completed_span_and_its_parts_are_no_instants() {
+    let part = event(5, 1, 1, "app_otel_span_part", &[
+        ("otlp_span_part", Value::Unsigned(42)),
+        ("otlp_part", Value::Unsigned(1)),
+        ("otlp_parts", Value::Unsigned(2)),
+        ("otlp_span", Value::Bytes(vec![1, 2, 3])),
+    ]);
+    let head = event(10, 1, 1, "app_otel_span", &[
+        ("span_start_ns", Value::Unsigned(2)),
+        ("span_duration_ns", Value::Unsigned(6)),
+        ("span_id", Value::Unsigned(42)),
+        ("otlp_parts", Value::Unsigned(2)),
+        ("otlp_span", Value::Bytes(vec![0])),
+    ]);
+    let t = Timeline::build(&[part, head]);
+    assert_eq!(t.spans.iter().map(|s| (s.name.as_str(), s.start_ns, s.end_ns)).collect::<Vec<_>>(), [("app_otel_span", 2, 8)]);
+    assert!(t.instants.is_empty(), "{:?}", t.instants);
+}

@@ -25,7 +25,7 @@ fn span(pid: u32, trace: u8, id: u8, parent: Option<u8>, name: &str, start_ms: u
         end_time_unix_nano: end_ms * MS,
         ..Default::default()
     };
-    MappedItem { pid, events: 2, item }
+    MappedItem { pid, events: 2, item, scope: None }
 }
 
 fn failed(mut s: MappedItem<Span>) -> MappedItem<Span> {
@@ -35,7 +35,7 @@ fn failed(mut s: MappedItem<Span>) -> MappedItem<Span> {
 
 fn log(pid: u32, trace: Option<u8>, at_ms: u64) -> MappedItem<LogRecord> {
     let item = LogRecord { time_unix_nano: at_ms * MS, trace_id: trace.map(|t| vec![t; 16]).unwrap_or_default(), ..Default::default() };
-    MappedItem { pid, events: 1, item }
+    MappedItem { pid, events: 1, item, scope: None }
 }
 
 fn batch(spans: Vec<MappedItem<Span>>, logs: Vec<MappedItem<LogRecord>>) -> Mapped {

@@ -1,0 +1,112 @@
+//! The span exporter: the SDK's spans, as OTLP protobufs, into usertrace
+//! events.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use opentelemetry_proto::tonic::trace::v1::Span as OtlpSpan;
+use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
+use opentelemetry_sdk::trace::{SpanData, SpanExporter};
+use prost::Message;
+use usertrace::otel_span::monotonic_from_unix_ns;
+use usertrace::{OtelSpan, OtelSpanTracepoints, Provider};
+
+/// Writes each span of a batch as usertrace events
+/// (`<provider>_otel_span`), in the calling thread.
+///
+/// It never blocks: an emit writes into a kernel buffer or a
+/// shared-memory ring, and what does not fit is counted by the recorder as
+/// lost. While no recorder listens, a batch costs one load. Spans it could
+/// not write are counted ([`dropped`](Self::dropped)) and fail the batch.
+#[derive(Debug)]
+pub struct UsertraceSpanExporter {
+    // Shared with the samplers made from it ([`Self::sampler`]).
+    tracepoints: Arc<OtelSpanTracepoints>,
+    shut_down: AtomicBool,
+    dropped: AtomicU64,
+}
+
+impl UsertraceSpanExporter {
+    /// Registers `<provider>_otel_span` and its part event.
+    pub fn new(provider: &str) -> Result<UsertraceSpanExporter, usertrace::Error> {
+        let tracepoints = Arc::new(OtelSpanTracepoints::new(&Provider::new(provider)?)?);
+        Ok(UsertraceSpanExporter { tracepoints, shut_down: AtomicBool::new(false), dropped: AtomicU64::new(0) })
+    }
+
+    /// Whether a recorder listens to the spans: one load.
+    pub fn enabled(&self) -> bool {
+        self.tracepoints.enabled()
+    }
+
+    /// A sampler that records a span only while a recorder listens to this
+    /// exporter's spans ([`UsertraceSampler`](crate::UsertraceSampler)).
+    pub fn sampler(&self) -> crate::UsertraceSampler {
+        crate::UsertraceSampler::new(Arc::clone(&self.tracepoints))
+    }
+
+    /// How many spans could not be written (too large even in parts, or
+    /// refused by the transport).
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    fn write(&self, span: SpanData) -> Result<(), usertrace::Error> {
+        let (scope_name, scope_version) = (span.instrumentation_scope.name().to_owned(), span.instrumentation_scope.version().map(str::to_owned));
+        let otlp = OtlpSpan::from(span);
+        let id = |bytes: &[u8]| bytes.try_into().map_or(0, u64::from_be_bytes);
+        let trace_id = otlp.trace_id.as_slice().try_into().map_or(0, u128::from_be_bytes);
+        let start_ns = monotonic_from_unix_ns(otlp.start_time_unix_nano);
+        let carried = OtelSpan {
+            start_ns,
+            duration_ns: otlp.end_time_unix_nano.saturating_sub(otlp.start_time_unix_nano),
+            trace_id,
+            span_id: id(&otlp.span_id),
+            parent_span_id: id(&otlp.parent_span_id),
+            name: &otlp.name,
+            scope_name: &scope_name,
+            scope_version: scope_version.as_deref().unwrap_or(""),
+            otlp: &otlp.encode_to_vec(),
+        };
+        self.tracepoints.emit(&carried).map(drop)
+    }
+}
+
+impl SpanExporter for UsertraceSpanExporter {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        if self.shut_down.load(Ordering::Relaxed) {
+            return Err(OTelSdkError::AlreadyShutdown);
+        }
+        if !self.enabled() {
+            return Ok(());
+        }
+        let mut failed = 0u64;
+        let mut last_error = None;
+        for span in batch {
+            if let Err(e) = self.write(span) {
+                failed += 1;
+                last_error = Some(e);
+            }
+        }
+        self.dropped.fetch_add(failed, Ordering::Relaxed);
+        match last_error {
+            None => Ok(()),
+            Some(e) => Err(OTelSdkError::InternalFailure(format!("usertrace: {failed} spans of the batch were not written, the last because: {e}"))),
+        }
+    }
+
+    /// Later exports fail, as the SDK's contract says; nothing is buffered
+    /// here, so there is nothing to send first.
+    fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
+        self.shut_down.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Returns at once: every span is written when it is exported.
+    fn force_flush(&self) -> OTelSdkResult {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

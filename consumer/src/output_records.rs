@@ -18,7 +18,15 @@ pub fn to_record(output: Output) -> Option<Record> {
         Output::Event(event) => Some(Record::Event(event_record(&event))),
         Output::Lost { cpu, time_ns, count, sideband, .. } => Some(Record::Lost(LostRecord { time_ns, cpu, count, sideband })),
         Output::Process { time_ns, pid, info } => {
-            Some(Record::Process(ProcessRecord { time_ns, pid, executable: info.executable, command_line: info.command_line, container_id: info.container_id }))
+            Some(Record::Process(ProcessRecord {
+                time_ns,
+                pid,
+                executable: info.executable,
+                command_line: info.command_line,
+                container_id: info.container_id,
+                pod_uid: info.pod_uid,
+                pid_in_container: info.pid_in_container,
+            }))
         }
         Output::Exit { time_ns, pid, tid } => Some(Record::Exit(ExitRecord { time_ns, pid, tid })),
         Output::Attached { .. } | Output::NotRecorded(_) => None,

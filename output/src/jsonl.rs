@@ -77,6 +77,8 @@
 //! | `executable`   | string  | only when known: the full path of the program it runs |
 //! | `command_line` | array   | only when known: its arguments (strings), the program's name first |
 //! | `container_id` | string  | only inside a container: its id, 64 hex digits from the cgroup path |
+//! | `pod_uid`      | string  | only inside a Kubernetes pod: its uid, from the cgroup path |
+//! | `pid_in_container` | integer | only in another PID namespace: its pid there (`NSpid`), beside `pid`, the host's |
 //!
 //! ## `"type": "exit"`: a thread exited ([`ExitRecord`])
 //!

@@ -284,6 +284,10 @@ pub struct ProcessRecord {
     pub command_line: Option<Vec<String>>,
     /// The container it runs in, where it runs in one (64 hex digits).
     pub container_id: Option<String>,
+    /// The uid of the Kubernetes pod it runs in, where its cgroup names one.
+    pub pod_uid: Option<String>,
+    /// Its pid inside its own PID namespace, where that is not `pid`.
+    pub pid_in_container: Option<u32>,
 }
 
 /// A thread exited; `tid == pid` means the whole process did.

@@ -151,6 +151,8 @@ pub struct Process {
     pub command_line: Option<Vec<String>>,
     /// The container it runs in, where known.
     pub container_id: Option<String>,
+    /// The Kubernetes pod it runs in (its uid), where known.
+    pub pod_uid: Option<String>,
     /// How many events it emitted.
     pub events: u64,
 }

@@ -285,6 +285,10 @@ struct ProcessLine<'a> {
     command_line: Option<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     container_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pod_uid: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pid_in_container: Option<u32>,
 }
 
 impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
@@ -296,6 +300,8 @@ impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
             executable: p.executable.as_deref(),
             command_line: p.command_line.as_deref(),
             container_id: p.container_id.as_deref(),
+            pod_uid: p.pod_uid.as_deref(),
+            pid_in_container: p.pid_in_container,
         }
     }
 }

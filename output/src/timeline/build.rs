@@ -84,6 +84,9 @@ impl TimelineBuilder {
                 if p.container_id.is_some() {
                     info.container_id.clone_from(&p.container_id);
                 }
+                if p.pod_uid.is_some() {
+                    info.pod_uid.clone_from(&p.pod_uid);
+                }
                 // A new program: its name, not the old one's.
                 if p.executable.is_some() || p.command_line.is_some() {
                     info.event_name = None;
@@ -215,6 +218,7 @@ struct ProcessInfo {
     executable: Option<String>,
     command_line: Option<Vec<String>>,
     container_id: Option<String>,
+    pod_uid: Option<String>,
     /// The `process` name of its latest event since the last exec seen.
     event_name: Option<String>,
     events: u64,
@@ -501,6 +505,7 @@ impl Builder {
                     executable: info.executable,
                     command_line: info.command_line,
                     container_id: info.container_id,
+                    pod_uid: info.pod_uid,
                     events: info.events,
                 };
                 (pid, process)

@@ -19,7 +19,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 
 use crate::support::ut_emit;
 
-/// A running container whose program is `ut_emit` (pid 1 inside).
+/// A running container whose program (`ut_emit`, or one given) is pid 1
+/// inside.
 pub struct Container {
     unshare: Child,
     _go: ChildStdin,
@@ -79,7 +80,14 @@ impl Container {
     /// Starts `ut_emit ARGS` in a new container (in `identity`'s cgroup if
     /// given), and waits for it to say "ready 1".
     pub fn start(args: &[&str], identity: Option<&Identity>) -> Container {
-        let program = format!("exec setpriv --reuid=1000 --regid=1000 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs {} {}", ut_emit().display(), args.join(" "));
+        Container::start_program(&format!("{} {}", ut_emit().display(), args.join(" ")), &[], identity)
+    }
+
+    /// Starts `command_line` (words without quotes, in this host's file
+    /// system, readable by uid 201000) with `env` in a new container, and
+    /// waits for it to say "ready 1".
+    pub fn start_program(command_line: &str, env: &[(&str, &str)], identity: Option<&Identity>) -> Container {
+        let program = format!("exec setpriv --reuid=1000 --regid=1000 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs {command_line}");
         let inside = format!("mount -t tmpfs -o mode=1777,size=64m tmpfs /dev/shm && mount -t proc proc /proc && {program}");
         // `read` waits for the map and the cgroup; the second `sh` is
         // exec'd once the map is in, so that it is root inside.
@@ -87,6 +95,7 @@ impl Container {
             .args(["--user", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "sh", "-c"])
             .arg(format!("read go; exec sh -c '{inside}'"))
             .env("USERTRACE_TRANSPORT", "shm")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -45,6 +45,7 @@ mod a_symlink_planted_in_a_container_s_dev_shm_is_refused_and_never_opened;
 mod a_registry_that_lies_is_named_and_the_recorder_goes_on;
 mod a_process_outside_the_container_selector_is_neither_read_nor_enabled;
 mod a_producer_under_podman_is_recorded_with_its_container_id;
+mod a_python_producer_in_a_container_is_recorded_with_exact_values;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
 /// PID" (registered, and waiting for a recorder); with its pid.

@@ -21,7 +21,7 @@ use crate::verbosity::{detail, note};
 use usertrace_consumer::AttachRequests;
 
 /// Options common to `record` and `stat`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Events to attach: [SYSTEM:]NAME, with * and ? as wildcards, or
     /// PROVIDER:L<level>[K<keyword>] for EventHeader events (LinuxTracepoints,

@@ -17,6 +17,7 @@ fn a_process_outside_the_container_selector_is_neither_read_nor_enabled() {
         eprintln!("skipped: no writable cgroup v2 here, so no container can be given an identity");
         return;
     }
+    let _one = crate::container::exclusive();
     let name = unique("shm_select");
     let (chosen, other) = (Identity::new(), Identity::new());
     let selectors = [

@@ -39,6 +39,7 @@ fn a_producer_under_podman_is_recorded_with_its_container_id() {
         eprintln!("skipped: podman and runc are not installed (apt-get install -y podman runc)");
         return;
     }
+    let _one = crate::container::exclusive();
     let name = unique("shm_podman");
     let dir = std::env::temp_dir().join(&name);
     let root = rootfs(&dir);

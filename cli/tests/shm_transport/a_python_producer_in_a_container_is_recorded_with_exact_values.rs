@@ -42,6 +42,7 @@ fn a_python_producer_in_a_container_is_recorded_with_exact_values() {
         eprintln!("skipped: no built Python binding (bindings-python/run-tests.sh build) or no /usr/bin/python3");
         return;
     };
+    let _one = crate::container::exclusive();
     let name = unique("shm_py");
     let script = std::env::temp_dir().join(format!("{name}.py"));
     std::fs::write(&script, PRODUCER).unwrap();

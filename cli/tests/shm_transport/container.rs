@@ -19,6 +19,16 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 
 use crate::support::ut_emit;
 
+/// Held by each test that makes containers: one such test at a time, so
+/// that the recorders of the others (which read every container on the
+/// host) and the timing-sensitive tests beside them see few at once.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits until no other test makes containers; hold it for the test.
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A running container whose program (`ut_emit`, or one given) is pid 1
 /// inside.
 pub struct Container {
@@ -118,6 +128,13 @@ impl Container {
     /// to plant files in; the recorder never goes through this path).
     pub fn shm_dir(&self) -> PathBuf {
         PathBuf::from(format!("/proc/{}/root/dev/shm/usertrace-1000", self.host_pid))
+    }
+
+    /// Whether `line` names a file of this container's /dev/shm as the
+    /// recorder reaches it: through the root of whichever of its
+    /// processes (unshare's, or the program's) it met first.
+    pub fn names_ours(&self, line: &str) -> bool {
+        [self.unshare.id(), self.host_pid].iter().any(|pid| line.contains(&format!("/proc/{pid}/root/dev/shm/usertrace-1000/")))
     }
 
     /// Its registry's file name.

@@ -13,6 +13,7 @@ use crate::support::*;
 
 #[test]
 fn producers_in_two_containers_both_pid_1_are_recorded_apart_under_their_host_pids() {
+    let _one = crate::container::exclusive();
     let prefix = unique("shm_pods");
     let (first, second) = (format!("{prefix}_before"), format!("{prefix}_after"));
     // The identities are checked only where this host lets a test make
@@ -23,7 +24,7 @@ fn producers_in_two_containers_both_pid_1_are_recorded_apart_under_their_host_pi
     // the recorder to read its /proc while it runs.
     let before = Container::start(&["seq", &first, "10", "100000"], identities.as_ref().map(|i| &i.0));
     let recorder = Command::new(usertrace())
-        .args(["record", "-e", &format!("{prefix}_*"), "--format", "json", "--", "sleep", "2.5"])
+        .args(["record", "-e", &format!("{prefix}_*"), "--format", "json", "--", "sleep", "3.5"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

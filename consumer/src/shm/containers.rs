@@ -19,6 +19,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rustix::fs::{openat2, Mode, OFlags, ResolveFlags};
 
@@ -39,10 +40,17 @@ struct ContainerShm {
     selected: bool,
 }
 
+/// How often /proc is walked for containers: a walk stats every process
+/// on the node, too much for every rescan (100 ms) of a busy node. A
+/// producer in a container started since is found at the next walk.
+const WALK_INTERVAL: Duration = Duration::from_millis(500);
+
 /// The containers' /dev/shm directories, kept from scan to scan.
 #[derive(Default)]
 pub(crate) struct Containers {
     by_shm: HashMap<(u64, u64), ContainerShm>,
+    /// When /proc was last walked.
+    walked: Option<Instant>,
 }
 
 /// What a scan found: the places to list, with the host pids that share
@@ -53,10 +61,32 @@ pub(crate) struct Found {
 }
 
 impl Containers {
-    /// Walks /proc once; returns the `usertrace-*` directories of every
-    /// container's /dev/shm that has a selected process (every one with no
-    /// selectors), each once. `host_shm` is our own /dev/shm's `(dev, ino)`.
+    /// Returns the `usertrace-*` directories of every container's /dev/shm
+    /// that has a selected process (every one with no selectors), each
+    /// once, after walking /proc if the last walk is `WALK_INTERVAL` old.
+    /// `host_shm` is our own /dev/shm's `(dev, ino)`.
     pub(crate) fn scan(&mut self, host_shm: (u64, u64), selectors: &[ContainerSelector]) -> Vec<Found> {
+        if self.walked.is_none_or(|at| at.elapsed() >= WALK_INTERVAL) {
+            self.walked = Some(Instant::now());
+            self.walk(host_shm, selectors);
+        }
+        let mut found = Vec::new();
+        for shm in self.by_shm.values_mut().filter(|s| s.selected) {
+            let members: Arc<[u32]> = shm.members.clone().into();
+            for name in usertrace_directories(&shm.shm) {
+                if !shm.places.contains_key(&name) {
+                    let Ok(place) = Place::open_in(&shm.shm, &shm.shown, &name) else { continue };
+                    shm.places.insert(name.clone(), Arc::new(place));
+                }
+                found.push(Found { place: shm.places[&name].clone(), members: members.clone() });
+            }
+        }
+        found
+    }
+
+    /// Walks /proc: which /dev/shm each process sees, and whether any of
+    /// a /dev/shm's processes is selected.
+    fn walk(&mut self, host_shm: (u64, u64), selectors: &[ContainerSelector]) {
         let own_mnt = mount_namespace(Path::new("/proc/self"));
         let mut shm_of_mnt: HashMap<u64, Option<(u64, u64)>> = HashMap::new();
         for shm in self.by_shm.values_mut() {
@@ -72,24 +102,12 @@ impl Containers {
             let Some(shm) = key.and_then(|k| self.by_shm.get_mut(&k)) else { continue };
             shm.members.push(pid);
             if !shm.selected {
-                shm.selected = ContainerIdentity::read(pid).is_some_and(|who| selected(selectors, &who));
+                shm.selected = selectors.is_empty() || ContainerIdentity::read(pid).is_some_and(|who| selected(selectors, &who));
             }
         }
         // A container that is gone: its places live on in the producers
         // that hold them, until those are read to the end.
         self.by_shm.retain(|_, shm| !shm.members.is_empty());
-        let mut found = Vec::new();
-        for shm in self.by_shm.values_mut().filter(|s| s.selected) {
-            let members: Arc<[u32]> = shm.members.clone().into();
-            for name in usertrace_directories(&shm.shm) {
-                if !shm.places.contains_key(&name) {
-                    let Ok(place) = Place::open_in(&shm.shm, &shm.shown, &name) else { continue };
-                    shm.places.insert(name.clone(), Arc::new(place));
-                }
-                found.push(Found { place: shm.places[&name].clone(), members: members.clone() });
-            }
-        }
-        found
     }
 
     /// Opens `/dev/shm` inside the root of process `pid` and files it by
@@ -166,11 +184,10 @@ pub(crate) fn host_tid(host_pid: u32, tid: u32) -> Option<u32> {
 
 /// Whether any process among `members` that could be `pid` in its own
 /// namespace is selected: a registry none of them could have made is not
-/// even opened.
-pub(crate) fn any_selected(members: &[u32], pid: u32, selectors: &[ContainerSelector]) -> bool {
-    selectors.is_empty()
-        || members.iter().any(|&host| {
-            crate::containers::own_pid(&format!("/proc/{host}/status")) == Some(pid)
-                && ContainerIdentity::read(host).is_some_and(|who| selected(selectors, &who))
-        })
+/// even opened. None if no member is `pid` (one that started since the
+/// last walk): asked again later.
+pub(crate) fn any_selected(members: &[u32], pid: u32, selectors: &[ContainerSelector]) -> Option<bool> {
+    let mut candidates = members.iter().filter(|&&host| crate::containers::own_pid(&format!("/proc/{host}/status")) == Some(pid)).peekable();
+    candidates.peek()?;
+    Some(candidates.any(|&host| ContainerIdentity::read(host).is_some_and(|who| selected(selectors, &who))))
 }

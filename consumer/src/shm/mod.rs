@@ -23,6 +23,7 @@
 
 mod clock;
 mod containers;
+mod list;
 mod place;
 mod producer;
 mod ring;
@@ -41,6 +42,7 @@ use crate::archive::write_sample;
 use crate::record::PERF_RECORD_LOST;
 use crate::sys;
 use place::Place;
+pub use list::{shared_tracepoints, SharedTracepoint};
 use producer::{KnownSlot, Producer, Refusal};
 use clock::TscClock;
 use ring::ShmRing;
@@ -239,15 +241,16 @@ impl ShmSource {
 
     /// Whether the registry of (in-place) pid `pid` in `place` may be read
     /// at all: with selectors, only if a selected process could have made
-    /// it. One outside them is never opened.
-    fn may_read(&self, place: &Place, members: &[u32], pid: u32) -> bool {
+    /// it. One outside them is never opened. None: cannot tell yet (its
+    /// process is not among those the last walk of /proc found).
+    fn may_read(&self, place: &Place, members: &[u32], pid: u32) -> Option<bool> {
         if self.selectors.is_empty() {
-            return true;
+            return Some(true);
         }
         if place.in_container {
             containers::any_selected(members, pid, &self.selectors)
         } else {
-            ContainerIdentity::read(pid).is_some_and(|who| selected(&self.selectors, &who))
+            Some(ContainerIdentity::read(pid).is_some_and(|who| selected(&self.selectors, &who)))
         }
     }
 
@@ -264,34 +267,61 @@ impl ShmSource {
     pub(crate) fn attach_new(&mut self) -> Vec<NewFormat> {
         self.unfinished.clear();
         for (place, members) in self.places() {
-            for name in place.names() {
-                let path = place.path(&name);
-                let Some((pid, _)) = parse_registry_file_name(&name) else { continue };
-                if self.producers.iter().any(|p| p.path == path) || self.refused.contains_key(&path) || !self.may_read(&place, &members, pid) {
+            self.take_registries(&place, &members);
+        }
+        self.attach_taken()
+    }
+
+    /// Takes the registries in `place` not seen yet; `members` are the
+    /// host pids of its container's processes (none for the host's).
+    fn take_registries(&mut self, place: &Arc<Place>, members: &[u32]) {
+        for name in place.names() {
+            let path = place.path(&name);
+            let Some((pid, _)) = parse_registry_file_name(&name) else { continue };
+            if self.producers.iter().any(|p| p.path == path) || self.refused.contains_key(&path) {
+                continue;
+            }
+            match self.may_read(place, members, pid) {
+                Some(true) => {}
+                // Remembered, so that neither a rescan nor a read asks again.
+                Some(false) => {
+                    self.refused.insert(path, "outside the selected containers".into());
                     continue;
                 }
-                // Taken again once the recorder that held it is gone.
-                match self.held_elsewhere.get(&path) {
-                    Some(&holder) if sys::process_exists(holder) => continue,
-                    Some(_) => {
-                        self.held_elsewhere.remove(&path);
-                    }
-                    None => {}
-                }
-                match Producer::open(&place, &name, &members) {
-                    // Its host pid now known: its own container must be selected.
-                    Ok(producer) if !self.selectors.is_empty() && !ContainerIdentity::read(producer.host_pid).is_some_and(|w| selected(&self.selectors, &w)) => {}
-                    Ok(producer) => self.producers.push(producer),
-                    Err(Refusal::Unfinished) => {
-                        self.unfinished.insert(path);
-                    }
-                    Err(Refusal::Held { recorder }) => {
-                        self.held_elsewhere.insert(path, recorder);
-                    }
-                    Err(Refusal::Malformed(why)) => self.refuse_file(path, format!("not a registry the recorder reads: {why}")),
+                None => {
+                    self.unfinished.insert(path);
+                    continue;
                 }
             }
+            // Taken again once the recorder that held it is gone.
+            match self.held_elsewhere.get(&path) {
+                Some(&holder) if sys::process_exists(holder) => continue,
+                Some(_) => {
+                    self.held_elsewhere.remove(&path);
+                }
+                None => {}
+            }
+            match Producer::open(place, &name, members) {
+                // Its host pid now known: its own container must be selected.
+                Ok(producer) if !self.selectors.is_empty() && !ContainerIdentity::read(producer.host_pid).is_some_and(|w| selected(&self.selectors, &w)) => {
+                    // Not looked at again: it stays outside.
+                    self.refused.insert(path, "outside the selected containers".into());
+                }
+                Ok(producer) => self.producers.push(producer),
+                Err(Refusal::Unfinished) => {
+                    self.unfinished.insert(path);
+                }
+                Err(Refusal::Held { recorder }) => {
+                    self.held_elsewhere.insert(path, recorder);
+                }
+                Err(Refusal::Malformed(why)) => self.refuse_file(path, format!("not a registry the recorder reads: {why}")),
+            }
         }
+    }
+
+    /// Attaches the slots of the producers just taken; marks the others'
+    /// as due for `read`.
+    fn attach_taken(&mut self) -> Vec<NewFormat> {
         // A new producer's slots are read at once: its rings may already
         // hold records (a fork child that wrote before we looked). A known
         // one's are read after its rings, in `read`: records written before
@@ -432,7 +462,18 @@ impl ShmSource {
         // the next rescan: a fork child that wrote and exited in between
         // has its EXIT in the perf rings just read, and its events must
         // reach the same round to be ordered before it.
-        let mut new = if self.map_new_rings() { self.attach_new() } else { Vec::new() };
+        // Only the directories that showed one are looked in: a full scan
+        // (every user's, every container's) is the rescan's, not every read's.
+        let unknown = self.map_new_rings();
+        let mut new = Vec::new();
+        if !unknown.is_empty() {
+            for place in unknown {
+                // A container's new process is not among the members the
+                // last walk found: it is taken at the next rescan.
+                self.take_registries(&place, &[]);
+            }
+            new = self.attach_taken();
+        }
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut record = std::mem::take(&mut self.record);
         // Before the rings are read: every TSC stamp in them is older.
@@ -505,9 +546,13 @@ impl ShmSource {
                 if found == 0 && self.drained(index) {
                     let gone = self.producers.swap_remove(index);
                     // Another recorder that holds it may not have read it
-                    // yet: then its files are that recorder's to remove.
-                    if gone.held || gone.recorder().is_none_or(|r| !sys::process_exists(r)) {
-                        gone.remove_files();
+                    // yet: then its files are that recorder's to remove,
+                    // and not ours to open again until it is gone.
+                    match gone.recorder().filter(|&r| !gone.held && sys::process_exists(r)) {
+                        Some(holder) => {
+                            self.held_elsewhere.insert(gone.path.clone(), holder);
+                        }
+                        None => gone.remove_files(),
                     }
                     continue;
                 }
@@ -522,12 +567,12 @@ impl ShmSource {
     }
 
     /// Maps the rings of held producers that appeared since the last read;
-    /// says whether the same listing showed a registry not taken yet.
-    fn map_new_rings(&mut self) -> bool {
+    /// returns the directories whose listing showed a registry not taken yet.
+    fn map_new_rings(&mut self) -> Vec<Arc<Place>> {
+        let mut unknown = Vec::new();
         if self.producers.is_empty() {
-            return false;
+            return unknown;
         }
-        let mut unknown_registry = false;
         let mut places: Vec<Arc<Place>> = Vec::new();
         for producer in self.producers.iter().filter(|p| p.held) {
             if !places.iter().any(|p| Arc::ptr_eq(p, &producer.place)) {
@@ -538,10 +583,13 @@ impl ShmSource {
             for name in place.names() {
                 if parse_registry_file_name(&name).is_some() {
                     let path = place.path(&name);
-                    unknown_registry |= !self.producers.iter().any(|p| p.path == path)
+                    let new = !self.producers.iter().any(|p| p.path == path)
                         && !self.refused.contains_key(&path)
                         && !self.held_elsewhere.contains_key(&path)
                         && !self.unfinished.contains(&path);
+                    if new && !unknown.iter().any(|p| Arc::ptr_eq(p, &place)) {
+                        unknown.push(place.clone());
+                    }
                     continue;
                 }
                 let Some((pid, instance, _tid)) = parse_ring_file_name(&name) else { continue };
@@ -555,7 +603,7 @@ impl ShmSource {
                 }
             }
         }
-        unknown_registry
+        unknown
     }
 
     /// Maps the rings of one producer that appeared since the last read;
@@ -605,65 +653,6 @@ impl Drop for ShmSource {
     fn drop(&mut self) {
         self.finish();
     }
-}
-
-/// A tracepoint registered through shared memory, as `usertrace list`
-/// shows it.
-#[derive(Debug, Clone)]
-pub struct SharedTracepoint {
-    /// Its layout, as user_events would show it (id 0: it has none).
-    pub format: EventFormat,
-    /// The processes that have it registered.
-    pub pids: Vec<u32>,
-    /// The pids of the recorders that hold those processes.
-    pub recorders: Vec<u32>,
-}
-
-/// Every tracepoint that live producers have registered through shared
-/// memory and this user may see (every user's, for root); each once, with
-/// the processes that have it. Read only: nothing is taken or written.
-pub fn shared_tracepoints() -> Vec<SharedTracepoint> {
-    let mut source = ShmSource::new(Vec::new(), Vec::new());
-    let mut found: Vec<(String, SharedTracepoint)> = Vec::new();
-    for (place, members) in source.places() {
-        for name in place.names() {
-            if parse_registry_file_name(&name).is_none() {
-                continue;
-            }
-            let Ok(mut producer) = Producer::open(&place, &name, &members) else { continue };
-            if !producer.is_alive() {
-                continue;
-            }
-            let recorder = producer.recorder().filter(|&r| sys::process_exists(r));
-            for (_, slot) in producer.changed_slots() {
-                let Ok(slot) = slot else { continue };
-                let Ok((name, fields)) = usertrace::descriptor::parse_descriptor(&slot.descriptor) else { continue };
-                let at = match found.iter().position(|(d, _)| *d == slot.descriptor) {
-                    Some(at) => at,
-                    None => {
-                        let text = usertrace::descriptor::tracefs_format(SYSTEM, &name, 0, &fields);
-                        let Ok(format) = EventFormat::parse(SYSTEM, &text) else { continue };
-                        found.push((slot.descriptor.clone(), SharedTracepoint { format, pids: Vec::new(), recorders: Vec::new() }));
-                        found.len() - 1
-                    }
-                };
-                let listed = &mut found[at].1;
-                if !listed.pids.contains(&producer.host_pid) {
-                    listed.pids.push(producer.host_pid);
-                }
-                if let Some(r) = recorder.filter(|r| !listed.recorders.contains(r)) {
-                    listed.recorders.push(r);
-                }
-            }
-        }
-    }
-    let mut listed: Vec<SharedTracepoint> = found.into_iter().map(|(_, t)| t).collect();
-    listed.sort_by(|a, b| a.format.name.cmp(&b.format.name));
-    for t in &mut listed {
-        t.pids.sort_unstable();
-        t.recorders.sort_unstable();
-    }
-    listed
 }
 
 /// The most rings mapped for one producer: one a thread, far beyond what

@@ -13,12 +13,21 @@
 //! share its /dev/shm whose `NSpid:` ends with that pid and whose PID
 //! namespace is the one its registry names: two containers whose
 //! producers are both pid 1 never meet.
+//!
+//! # Safety
+//! The walker thread is started with every signal blocked
+//! (`pthread_sigmask`, restored in the caller at once), so that a signal
+//! meant for the recorder (SIGUSR2 asks for a dump, SIGINT ends it) is
+//! never delivered to it.
+#![allow(unsafe_code)]
 
 use std::collections::HashMap;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rustix::fs::{openat2, Mode, OFlags, ResolveFlags};
@@ -26,31 +35,47 @@ use rustix::fs::{openat2, Mode, OFlags, ResolveFlags};
 use super::place::Place;
 use crate::containers::{selected, ContainerIdentity, ContainerSelector};
 
-/// One container's /dev/shm, as the last scan found it.
+/// One container's /dev/shm, as the last walk found it.
 struct ContainerShm {
     /// Its /dev/shm, opened inside its root.
-    shm: OwnedFd,
+    shm: Arc<OwnedFd>,
     /// `/proc/PID/root/dev/shm`, for messages.
-    shown: PathBuf,
+    shown: Arc<Path>,
     /// The host pids of the processes that see it.
     members: Vec<u32>,
-    /// Its `usertrace-UID` directories opened so far, by name.
-    places: HashMap<String, Arc<Place>>,
     /// Whether any member is selected: if not, nothing in it is read.
     selected: bool,
 }
 
+/// A selected container's /dev/shm, as a walk publishes it.
+#[derive(Clone)]
+struct Published {
+    key: (u64, u64),
+    shm: Arc<OwnedFd>,
+    shown: Arc<Path>,
+    members: Arc<[u32]>,
+}
+
 /// How often /proc is walked for containers: a walk stats every process
-/// on the node, too much for every rescan (100 ms) of a busy node. A
-/// producer in a container started since is found at the next walk.
+/// on the node. A producer in a container started since is found at the
+/// next walk.
 const WALK_INTERVAL: Duration = Duration::from_millis(500);
 
-/// The containers' /dev/shm directories, kept from scan to scan.
+/// The containers' /dev/shm directories. /proc is walked on a thread of
+/// its own: a walk takes tens of milliseconds on a loaded node (more
+/// while namespaces are made and torn down), which the drain, reading
+/// rings that fill in as long, cannot wait for. The first walk is done
+/// at once, so that a recording's first scan sees the containers there.
 #[derive(Default)]
 pub(crate) struct Containers {
-    by_shm: HashMap<(u64, u64), ContainerShm>,
-    /// When /proc was last walked.
-    walked: Option<Instant>,
+    /// What the last walk found; the walker replaces it whole.
+    published: Arc<Mutex<Vec<Published>>>,
+    stop: Arc<AtomicBool>,
+    walker: Option<JoinHandle<()>>,
+    /// Whether the first walk was done (on the caller's thread).
+    walked_once: bool,
+    /// The `usertrace-UID` directories opened so far, by /dev/shm and name.
+    places: HashMap<((u64, u64), String), Arc<Place>>,
 }
 
 /// What a scan found: the places to list, with the host pids that share
@@ -63,30 +88,98 @@ pub(crate) struct Found {
 impl Containers {
     /// Returns the `usertrace-*` directories of every container's /dev/shm
     /// that has a selected process (every one with no selectors), each
-    /// once, after walking /proc if the last walk is `WALK_INTERVAL` old.
-    /// `host_shm` is our own /dev/shm's `(dev, ino)`.
+    /// once, as the last walk of /proc found them. `host_shm` is our own
+    /// /dev/shm's `(dev, ino)`.
     pub(crate) fn scan(&mut self, host_shm: (u64, u64), selectors: &[ContainerSelector]) -> Vec<Found> {
-        if self.walked.is_none_or(|at| at.elapsed() >= WALK_INTERVAL) {
-            self.walked = Some(Instant::now());
-            self.walk(host_shm, selectors);
+        if !self.walked_once {
+            self.walked_once = true;
+            let mut walker = Walker { host_shm, selectors: selectors.to_vec(), by_shm: HashMap::new() };
+            *lock(&self.published) = walker.walk();
+            let (published, stop) = (self.published.clone(), self.stop.clone());
+            // Without a thread (none may be made), the first walk stands.
+            self.walker = spawn_without_signals(move || walker.run(&published, &stop));
         }
+        let published = lock(&self.published).clone();
+        self.places.retain(|(key, _), _| published.iter().any(|p| p.key == *key));
         let mut found = Vec::new();
-        for shm in self.by_shm.values_mut().filter(|s| s.selected) {
-            let members: Arc<[u32]> = shm.members.clone().into();
+        for shm in published {
             for name in usertrace_directories(&shm.shm) {
-                if !shm.places.contains_key(&name) {
-                    let Ok(place) = Place::open_in(&shm.shm, &shm.shown, &name) else { continue };
-                    shm.places.insert(name.clone(), Arc::new(place));
-                }
-                found.push(Found { place: shm.places[&name].clone(), members: members.clone() });
+                let place = match self.places.get(&(shm.key, name.clone())) {
+                    Some(place) => place.clone(),
+                    None => {
+                        let Ok(place) = Place::open_in(&shm.shm, &shm.shown, &name) else { continue };
+                        let place = Arc::new(place);
+                        self.places.insert((shm.key, name), place.clone());
+                        place
+                    }
+                };
+                found.push(Found { place, members: shm.members.clone() });
             }
         }
         found
     }
+}
+
+impl Drop for Containers {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(walker) = self.walker.take() {
+            let _ = walker.join();
+        }
+    }
+}
+
+/// Starts `run` on a thread of its own that no signal is delivered to:
+/// it is born with every signal blocked (a thread inherits its creator's
+/// mask), and the caller's mask is restored after.
+fn spawn_without_signals(run: impl FnOnce() + Send + 'static) -> Option<JoinHandle<()>> {
+    let mut all = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    let mut before = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    // SAFETY: sigfillset initializes the set it is given, and
+    // pthread_sigmask(SIG_BLOCK, set, old) only reads `all` and writes the
+    // calling thread's previous mask into `before` ("pthread_sigmask(3)").
+    let blocked = unsafe { libc::sigfillset(all.as_mut_ptr()) == 0 && libc::pthread_sigmask(libc::SIG_BLOCK, all.as_ptr(), before.as_mut_ptr()) == 0 };
+    if !blocked {
+        return None;
+    }
+    let thread = std::thread::Builder::new().name("usertrace-containers".into()).spawn(run).ok();
+    // SAFETY: `before` was written by the successful call above; this sets
+    // the calling thread's mask back to it.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, before.as_ptr(), std::ptr::null_mut()) };
+    thread
+}
+
+/// The published list, even if a walker panicked while holding it.
+fn lock(published: &Mutex<Vec<Published>>) -> std::sync::MutexGuard<'_, Vec<Published>> {
+    published.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The walker's own state, kept from walk to walk.
+struct Walker {
+    host_shm: (u64, u64),
+    selectors: Vec<ContainerSelector>,
+    by_shm: HashMap<(u64, u64), ContainerShm>,
+}
+
+impl Walker {
+    /// Walks every `WALK_INTERVAL` until `stop`, publishing each walk.
+    fn run(mut self, published: &Mutex<Vec<Published>>, stop: &AtomicBool) {
+        // In short sleeps, so that a recorder that ends waits little.
+        let step = Duration::from_millis(50);
+        let mut last = Instant::now();
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(step);
+            if last.elapsed() >= WALK_INTERVAL {
+                last = Instant::now();
+                let found = self.walk();
+                *lock(published) = found;
+            }
+        }
+    }
 
     /// Walks /proc: which /dev/shm each process sees, and whether any of
-    /// a /dev/shm's processes is selected.
-    fn walk(&mut self, host_shm: (u64, u64), selectors: &[ContainerSelector]) {
+    /// a /dev/shm's processes is selected; returns the selected ones.
+    fn walk(&mut self) -> Vec<Published> {
         let own_mnt = mount_namespace(Path::new("/proc/self"));
         let mut shm_of_mnt: HashMap<u64, Option<(u64, u64)>> = HashMap::new();
         for shm in self.by_shm.values_mut() {
@@ -98,29 +191,32 @@ impl Containers {
             if Some(mnt) == own_mnt {
                 continue;
             }
-            let key = *shm_of_mnt.entry(mnt).or_insert_with(|| self.open_shm(pid, host_shm));
+            let key = *shm_of_mnt.entry(mnt).or_insert_with(|| self.open_shm(pid));
             let Some(shm) = key.and_then(|k| self.by_shm.get_mut(&k)) else { continue };
             shm.members.push(pid);
             if !shm.selected {
+                let selectors = &self.selectors;
                 shm.selected = selectors.is_empty() || ContainerIdentity::read(pid).is_some_and(|who| selected(selectors, &who));
             }
         }
         // A container that is gone: its places live on in the producers
         // that hold them, until those are read to the end.
         self.by_shm.retain(|_, shm| !shm.members.is_empty());
+        let selected = self.by_shm.iter().filter(|(_, s)| s.selected);
+        selected.map(|(key, s)| Published { key: *key, shm: s.shm.clone(), shown: s.shown.clone(), members: s.members.clone().into() }).collect()
     }
 
     /// Opens `/dev/shm` inside the root of process `pid` and files it by
     /// its `(dev, ino)`; None for our own /dev/shm, or if there is none.
-    fn open_shm(&mut self, pid: u32, host_shm: (u64, u64)) -> Option<(u64, u64)> {
+    fn open_shm(&mut self, pid: u32) -> Option<(u64, u64)> {
         let shm = open_in_root(pid, "/dev/shm").ok()?;
         let stat = rustix::fs::fstat(&shm).ok()?;
         let key = (stat.st_dev, stat.st_ino);
-        if key == host_shm || self.by_shm.contains_key(&key) {
-            return (key != host_shm).then_some(key);
+        if key == self.host_shm || self.by_shm.contains_key(&key) {
+            return (key != self.host_shm).then_some(key);
         }
-        let shown = PathBuf::from(format!("/proc/{pid}/root/dev/shm"));
-        self.by_shm.insert(key, ContainerShm { shm, shown, members: Vec::new(), places: HashMap::new(), selected: false });
+        let shown: Arc<Path> = PathBuf::from(format!("/proc/{pid}/root/dev/shm")).into();
+        self.by_shm.insert(key, ContainerShm { shm: Arc::new(shm), shown, members: Vec::new(), selected: false });
         Some(key)
     }
 }

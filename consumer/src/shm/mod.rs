@@ -118,6 +118,10 @@ pub(crate) struct ShmSource {
     /// Registries a producer was still writing at the last scan: looked at
     /// again by the next scan, not by every read.
     unfinished: HashSet<PathBuf>,
+    /// A container's registries whose process no walk of /proc has shown
+    /// yet (one starting, or one gone), with the members of that walk:
+    /// opened again only once a newer walk is published, not at every scan.
+    awaiting_walk: HashMap<PathBuf, Arc<[u32]>>,
     /// Producers found unrecordable since the session last took them.
     pub(crate) not_recorded: Vec<NotRecorded>,
     /// Formats by descriptor: the same tracepoint in two processes is one
@@ -156,6 +160,7 @@ impl ShmSource {
             refused: HashMap::new(),
             held_elsewhere: HashMap::new(),
             unfinished: HashSet::new(),
+            awaiting_walk: HashMap::new(),
             not_recorded: Vec::new(),
             formats: HashMap::new(),
             next_id: FIRST_ID,
@@ -274,11 +279,15 @@ impl ShmSource {
 
     /// Takes the registries in `place` not seen yet; `members` are the
     /// host pids of its container's processes (none for the host's).
-    fn take_registries(&mut self, place: &Arc<Place>, members: &[u32]) {
+    fn take_registries(&mut self, place: &Arc<Place>, members: &Arc<[u32]>) {
         for name in place.names() {
             let path = place.path(&name);
             let Some((pid, _)) = parse_registry_file_name(&name) else { continue };
             if self.producers.iter().any(|p| p.path == path) || self.refused.contains_key(&path) {
+                continue;
+            }
+            if self.awaiting_walk.get(&path).is_some_and(|seen| Arc::ptr_eq(seen, members)) {
+                self.unfinished.insert(path);
                 continue;
             }
             match self.may_read(place, members, pid) {
@@ -307,8 +316,14 @@ impl ShmSource {
                     // Not looked at again: it stays outside.
                     self.refused.insert(path, "outside the selected containers".into());
                 }
-                Ok(producer) => self.producers.push(producer),
+                Ok(producer) => {
+                    self.awaiting_walk.remove(&path);
+                    self.producers.push(producer);
+                }
                 Err(Refusal::Unfinished) => {
+                    if place.in_container {
+                        self.awaiting_walk.insert(path.clone(), members.clone());
+                    }
                     self.unfinished.insert(path);
                 }
                 Err(Refusal::Held { recorder }) => {
@@ -470,7 +485,7 @@ impl ShmSource {
             for place in unknown {
                 // A container's new process is not among the members the
                 // last walk found: it is taken at the next rescan.
-                self.take_registries(&place, &[]);
+                self.take_registries(&place, &Arc::from([]));
             }
             new = self.attach_taken();
         }

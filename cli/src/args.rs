@@ -378,4 +378,18 @@ mod tests {
         assert!(matches!(parse(&["list", "a*"]), Ok(Command::List(l)) if l.pattern.as_deref() == Some("a*")));
         assert_eq!(error(&["list", "a", "b"]).exit_code(), 2);
     }
+
+    #[test]
+    fn containers_take_selectors_and_a_bad_one_is_a_usage_error_that_says_why() {
+        use usertrace_consumer::ContainerSelector;
+        let r = record(&["--containers", "pod:1b4f0d2e-7c3a-4e5b-9c2e-0a1b2c3d4e5f,cgroup:/kubepods.slice", "-e", "a"]);
+        assert_eq!(
+            r.run.containers,
+            vec![ContainerSelector::PodUid("1b4f0d2e-7c3a-4e5b-9c2e-0a1b2c3d4e5f".into()), ContainerSelector::CgroupPrefix("/kubepods.slice".into())]
+        );
+        assert!(record(&["-e", "a"]).run.containers.is_empty(), "every container by default");
+        let e = parse(&["stat", "--containers", "id:xyz", "-e", "a"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        assert!(e.to_string().contains("a container id is 12 to 64 hex digits"), "{e}");
+    }
 }

@@ -21,6 +21,9 @@
 //! max_batch_records = 4096
 //! max_batch_age_ms = 1000
 //! memory_cap_mib = 64
+//!
+//! [record]
+//! containers = ["pod:1b4f0d2e-7c3a-4e5b-9c2e-0a1b2c3d4e5f"]  # as --containers
 //! ```
 //!
 //! The file may hold secrets (an `authorization` header), so an error in
@@ -32,6 +35,7 @@ use std::path::{Path, PathBuf};
 
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde::Deserialize;
+use usertrace_consumer::{ContainerSelector, SelectorError};
 use usertrace_output::otlp::config::{
     CERTIFICATE_VAR, CLIENT_CERTIFICATE_VAR, CLIENT_KEY_VAR, COMPRESSION_VAR, ENDPOINT_VAR, HEADERS_VAR, RESOURCE_ATTRIBUTES_VAR, TIMEOUT_VAR,
 };
@@ -43,6 +47,18 @@ pub struct ConfigFile {
     /// The `[otlp]` table.
     #[serde(default)]
     pub otlp: OtlpTable,
+    /// The `[record]` table.
+    #[serde(default)]
+    pub record: RecordTable,
+}
+
+/// `[record]`: what the agent records, as `record`'s options say it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordTable {
+    /// `--containers`: the selectors, each as the option takes one.
+    #[serde(default)]
+    pub containers: Vec<String>,
 }
 
 /// `[otlp]`.
@@ -83,6 +99,12 @@ impl ConfigFile {
     pub fn read(path: &Path) -> Result<ConfigFile, ConfigFileError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigFileError { path: path.into(), why: e.to_string() })?;
         toml::from_str(&text).map_err(|e| ConfigFileError { path: path.into(), why: describe(&text, e) })
+    }
+
+    /// `[record] containers`, parsed as `--containers` parses its values
+    /// (one parser, one set of messages).
+    pub fn containers(&self) -> Result<Vec<ContainerSelector>, SelectorError> {
+        self.record.containers.iter().map(|s| s.parse()).collect()
     }
 
     /// The file's value of the standard variable `name`, written as the
@@ -199,6 +221,16 @@ mod tests {
         let file: ConfigFile = toml::from_str(&uncommented.join("\n")).unwrap();
         assert_eq!((file.otlp.command_line, file.var(CERTIFICATE_VAR).as_deref()), (Some(false), Some("/etc/usertrace/collector-ca.pem")));
         assert_eq!(file.var(CLIENT_KEY_VAR).as_deref(), Some("/etc/usertrace/client.key"));
+    }
+
+    #[test]
+    fn record_containers_are_parsed_as_the_option_parses_them() {
+        let file: ConfigFile = toml::from_str("[record]\ncontainers = [\"cgroup:/kubepods.slice\", \"id:0123456789ab\"]\n").unwrap();
+        let expected = vec![ContainerSelector::CgroupPrefix("/kubepods.slice".into()), ContainerSelector::ContainerId("0123456789ab".into())];
+        assert_eq!(file.containers(), Ok(expected));
+        let file: ConfigFile = toml::from_str("[record]\ncontainers = [\"web\"]\n").unwrap();
+        assert!(file.containers().unwrap_err().to_string().contains("expected cgroup:PATH"));
+        assert_eq!(ConfigFile::default().containers(), Ok(Vec::new()));
     }
 
     #[test]

@@ -67,9 +67,10 @@ pub struct OtlpArgs {
 
     /// A TOML file with the [otlp] endpoint, service, compression,
     /// timeout_ms, headers, resource_attributes, command_line (false to
-    /// leave it out), certificate, client_certificate, client_key and [otlp.queue]
-    /// max_batch_records, max_batch_age_ms, memory_cap_mib; the command
-    /// line wins over it, it over the OTEL_* variables
+    /// leave it out), certificate, client_certificate, client_key, [otlp.queue]
+    /// max_batch_records, max_batch_age_ms, memory_cap_mib and [record]
+    /// containers (as --containers); the command line wins over it, it
+    /// over the OTEL_* variables
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }

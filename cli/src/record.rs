@@ -21,6 +21,7 @@ use usertrace_output::jsonl::NamespacesJsonCache;
 use usertrace_output::report::ReportBuilder;
 use usertrace_output::{check_writable, AtomicFile, ClockRecord, FileError, Record};
 
+use crate::config_file::ConfigFile;
 use crate::flight::{run_flight, FlightArgs};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
 use usertrace_consumer::output_records::{to_record, write_event_line};
@@ -257,6 +258,24 @@ fn write_lines(lines: &mut Vec<u8>, at_least: usize, sink: &mut Sink, failed: &m
     lines.clear();
 }
 
+/// `args.run`, with `[record] containers` of the --config file where the
+/// command line gave no --containers (the command line wins, as it does
+/// for every key). Err: the exit status of a bad selector, said.
+fn with_configured_containers(args: &RecordArgs) -> Result<std::borrow::Cow<'_, RunArgs>, ExitCode> {
+    let Some(path) = args.otlp.config.as_deref().filter(|_| args.run.containers.is_empty()) else {
+        return Ok(std::borrow::Cow::Borrowed(&args.run));
+    };
+    let file = ConfigFile::read(path).map_err(|e| {
+        eprintln!("usertrace record: {e}");
+        ExitCode::from(2)
+    })?;
+    let containers = file.containers().map_err(|e| {
+        eprintln!("usertrace record: [record] containers in the config file {}: {e}", path.display());
+        ExitCode::from(2)
+    })?;
+    Ok(std::borrow::Cow::Owned(RunArgs { containers, ..args.run.clone() }))
+}
+
 pub fn run_record(args: &RecordArgs) -> ExitCode {
     if let (Some(_), Some(_)) = (&args.call_graph, args.flight.options()) {
         let flag = if args.flight.flight_recorder.is_some() { "--flight-recorder" } else { "--switch-output" };
@@ -375,7 +394,11 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Some(archive) => Recording::Archive(archive),
         None => Recording::Live,
     };
-    let result = run(&args.run, "record", recording, args.stacks(), |output| {
+    let run_args = match with_configured_containers(args) {
+        Ok(run_args) => run_args,
+        Err(code) => return code,
+    };
+    let result = run(&run_args, "record", recording, args.stacks(), |output| {
         // The events that still come (with -p, to count those left out)
         // are in the archive already.
         if archive_only {
@@ -773,5 +796,27 @@ mod tests {
             }
         }
         out.push('"');
+    }
+
+    #[test]
+    fn the_config_file_s_containers_apply_unless_the_command_line_gives_its_own() {
+        use clap::Parser;
+        use usertrace_consumer::ContainerSelector;
+        let path = std::env::temp_dir().join(format!("usertrace-containers-{}.toml", std::process::id()));
+        std::fs::write(&path, "[record]\ncontainers = [\"id:0123456789ab\"]\n").unwrap();
+        let args = |extra: &[&str]| -> RecordArgs {
+            let config = ["record", "-e", "a", "--config", path.to_str().unwrap()];
+            match crate::args::Cli::try_parse_from(std::iter::once("usertrace").chain(config).chain(extra.iter().copied())).unwrap().command {
+                crate::args::Command::Record(r) => r,
+                other => panic!("{other:?}"),
+            }
+        };
+        let from_file = args(&[]);
+        assert_eq!(super::with_configured_containers(&from_file).unwrap().containers, vec![ContainerSelector::ContainerId("0123456789ab".into())]);
+        let given = args(&["--containers", "cgroup:/x"]);
+        assert_eq!(super::with_configured_containers(&given).unwrap().containers, vec![ContainerSelector::CgroupPrefix("/x".into())]);
+        std::fs::write(&path, "[record]\ncontainers = [\"web\"]\n").unwrap();
+        assert!(super::with_configured_containers(&args(&[])).is_err());
+        let _ = std::fs::remove_file(&path);
     }
 }

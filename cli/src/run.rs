@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
-use usertrace_consumer::{FlightOptions, Output, Session, SessionOptions, Stacks, Stats, Window};
+use usertrace_consumer::{ContainerSelector, FlightOptions, Output, Session, SessionOptions, Stacks, Stats, Window};
 
 use crate::launch::HeldChild;
 use crate::verbosity::{detail, note};
 use usertrace_consumer::AttachRequests;
 
 /// Options common to `record` and `stat`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Events to attach: [SYSTEM:]NAME, with * and ? as wildcards, or
     /// PROVIDER:L<level>[K<keyword>] for EventHeader events (LinuxTracepoints,
@@ -64,6 +64,15 @@ pub struct RunArgs {
     #[arg(long)]
     pub sched: bool,
 
+    /// Read shared-memory producers only in the containers this selects
+    /// (repeat, or separate with commas; any one selects): cgroup:PATH
+    /// (the cgroup path in /proc/PID/cgroup, or one under it),
+    /// id:CONTAINER_ID (12 to 64 hex digits) or pod:POD_UID. A process
+    /// outside is not read and its tracepoints stay off. By default a
+    /// root recorder reads every container on the host
+    #[arg(long = "containers", value_name = "SELECTOR", value_delimiter = ',', value_parser = parse_selector)]
+    pub containers: Vec<ContainerSelector>,
+
     /// A command to run, held until recording has started, and recorded
     /// until it exits; its exit status becomes ours. Everything after it
     /// is its own arguments; `--` before it is accepted
@@ -74,6 +83,10 @@ pub struct RunArgs {
 /// `s` if it is an event pattern; kept as text, which the session parses.
 pub fn parse_pattern(s: &str) -> Result<String, String> {
     usertrace_consumer::Pattern::parse(s).map(|_| s.to_owned()).map_err(|e| e.to_string())
+}
+
+fn parse_selector(s: &str) -> Result<ContainerSelector, String> {
+    s.parse().map_err(|e: usertrace_consumer::SelectorError| e.to_string())
 }
 
 fn parse_pid(s: &str) -> Result<u32, String> {
@@ -207,6 +220,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
         wait_for_exact: held.is_some(),
         sched: args.sched,
         stacks,
+        containers: args.containers.clone(),
         ..SessionOptions::default()
     };
     // With -p, events are handed on whatever the sink, to count those
@@ -268,6 +282,10 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
                 note!("usertrace {name}: attached {}{note}", format.full_name());
             }
             // A warning, not a note: events asked for will be missing.
+            Output::NotRecorded(not) if not.file.is_some() => {
+                let file = not.file.as_deref().unwrap_or(std::path::Path::new("")).display();
+                eprintln!("usertrace {name}: refused {file}, which is not read: {}", not.reason);
+            }
             Output::NotRecorded(not) => {
                 let comm = if not.comm.is_empty() { String::new() } else { format!(" ({})", not.comm) };
                 eprintln!(

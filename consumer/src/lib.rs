@@ -24,6 +24,7 @@ mod attach;
 mod attach_requests;
 mod attribution;
 mod bytes;
+mod containers;
 mod decode;
 mod drain;
 mod error;
@@ -50,6 +51,7 @@ mod threads;
 
 pub use attach::Window;
 pub use attach_requests::AttachRequests;
+pub use containers::{ns_pids, pid_in_container, pod_uid, selected, ContainerIdentity, ContainerSelector, SelectorError};
 pub use decode::{decode, find_field, FieldValue};
 pub use error::{DecodeError, Error, EventHeaderError, FormatError, RecordError, RingError};
 pub use eventheader::{decode_eventheader, is_eventheader, Field};

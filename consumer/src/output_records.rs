@@ -23,6 +23,8 @@ pub fn to_record(output: Output) -> Option<Record> {
             executable: info.executable,
             command_line: info.command_line,
             container_id: info.container_id,
+            pod_uid: info.pod_uid,
+            pid_in_container: info.pid_in_container,
             resource: info.resource,
         })),
         Output::Exit { time_ns, pid, tid } => Some(Record::Exit(ExitRecord { time_ns, pid, tid })),

@@ -26,6 +26,13 @@ pub struct ProcessInfo {
     /// (`/proc/PID/cgroup`, read as `processes::container_id` reads it);
     /// None outside one.
     pub container_id: Option<String>,
+    /// The uid of the Kubernetes pod it runs in, from the same cgroup path
+    /// (`containers::pod_uid`); None outside one.
+    pub pod_uid: Option<String>,
+    /// Its pid inside its own PID namespace (the last of `NSpid:` in
+    /// `/proc/PID/status`), where that is not its pid here: two containers
+    /// whose programs are both pid 1 differ by their host pids.
+    pub pid_in_container: Option<u32>,
     /// The OpenTelemetry resource its environment declares
     /// (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, read by
     /// [`usertrace::resource`]'s rule from `/proc/PID/environ`); empty if
@@ -47,9 +54,18 @@ impl ProcessInfo {
             let bytes = bytes.strip_suffix(&[0]).unwrap_or(&bytes);
             bytes.split(|&b| b == 0).map(|arg| String::from_utf8_lossy(arg).into_owned()).collect()
         });
-        let container_id = std::fs::read_to_string(dir.join("cgroup")).ok().and_then(|text| container_id(&text));
+        let cgroup = std::fs::read_to_string(dir.join("cgroup")).unwrap_or_default();
+        let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+        let pid_in_container = crate::containers::pid_in_container(&status);
         let resource = read_environ(&dir).map(|block| usertrace::resource::from_environ(&block).into_iter().collect()).unwrap_or_default();
-        ProcessInfo { executable, command_line, container_id, resource }
+        ProcessInfo {
+            executable,
+            command_line,
+            container_id: container_id(&cgroup),
+            pod_uid: crate::containers::pod_uid(&cgroup),
+            pid_in_container,
+            resource,
+        }
     }
 }
 

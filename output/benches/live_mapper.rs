@@ -75,6 +75,8 @@ fn short_lived(n: u64) -> Vec<Record> {
                     command_line: Some(vec!["job".into(), format!("--n={i}")]),
                     container_id: None,
                     resource: Default::default(),
+                    pod_uid: None,
+                    pid_in_container: None,
                 }),
                 begin(t + 100, pid, pid, 1),
                 end(t + 600, pid, pid, 1),

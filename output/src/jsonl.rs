@@ -78,6 +78,8 @@
 //! | `command_line` | array   | only when known: its arguments (strings), the program's name first |
 //! | `container_id` | string  | only inside a container: its id, 64 hex digits from the cgroup path |
 //! | `resource`     | object  | only when it declares one: its OpenTelemetry resource attributes (`service.name` and the rest, from its `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`), strings by key |
+//! | `pod_uid`      | string  | only inside a Kubernetes pod: its uid, from the cgroup path |
+//! | `pid_in_container` | integer | only in another PID namespace: its pid there (`NSpid`), beside `pid`, the host's |
 //!
 //! ## `"type": "exit"`: a thread exited ([`ExitRecord`])
 //!

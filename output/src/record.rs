@@ -290,6 +290,10 @@ pub struct ProcessRecord {
     /// rest, from its `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`);
     /// empty if none.
     pub resource: BTreeMap<String, String>,
+    /// The uid of the Kubernetes pod it runs in, where its cgroup names one.
+    pub pod_uid: Option<String>,
+    /// Its pid inside its own PID namespace, where that is not `pid`.
+    pub pid_in_container: Option<u32>,
 }
 
 /// A thread exited; `tid == pid` means the whole process did.

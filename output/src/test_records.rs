@@ -83,6 +83,8 @@ pub fn process(t: u64, pid: u32, executable: &str, args: &[&str]) -> Record {
         command_line: Some(args.iter().map(|a| (*a).to_owned()).collect()),
         container_id: None,
         resource: Default::default(),
+        pod_uid: None,
+        pid_in_container: None,
     })
 }
 

@@ -154,6 +154,8 @@ pub struct Process {
     /// The OpenTelemetry resource it declares (`service.name` and the
     /// rest); empty if none.
     pub resource: BTreeMap<String, String>,
+    /// The Kubernetes pod it runs in (its uid), where known.
+    pub pod_uid: Option<String>,
     /// How many events it emitted.
     pub events: u64,
 }

@@ -63,6 +63,8 @@ fn recording() -> Vec<Record> {
             command_line: Some(vec!["server".into(), "--port=80".into()]),
             container_id: None,
             resource: Default::default(),
+            pod_uid: None,
+            pid_in_container: None,
         }),
         event(1_000, 40, 41, "request", vec![("span_begin", Value::Unsigned(1)), ("path", Value::Str("/é".into()))]),
         event(1_100, 40, 41, "parse", vec![("span_begin", Value::Unsigned(2))]),

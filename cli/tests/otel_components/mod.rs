@@ -88,6 +88,8 @@ pub fn process(t: u64, pid: u32, exe: &str, argv: &[&str], container_id: Option<
         command_line: Some(argv.iter().map(|a| (*a).to_owned()).collect()),
         container_id: container_id.map(str::to_owned),
         resource: Default::default(),
+        pod_uid: None,
+        pid_in_container: None,
     })
 }
 

@@ -39,6 +39,15 @@ mod live_timelines_and_report_are_those_convert_and_report_make_from_the_archive
 mod two_processes_continue_one_trace_through_a_traceparent;
 mod a_rust_sdk_s_spans_and_logs_arrive_exactly_as_it_exported_them;
 
+/// Containers made as runtimes make them, for the tests below.
+mod container;
+mod producers_in_two_containers_both_pid_1_are_recorded_apart_under_their_host_pids;
+mod a_symlink_planted_in_a_container_s_dev_shm_is_refused_and_never_opened;
+mod a_registry_that_lies_is_named_and_the_recorder_goes_on;
+mod a_process_outside_the_container_selector_is_neither_read_nor_enabled;
+mod a_producer_under_podman_is_recorded_with_its_container_id;
+mod a_python_producer_in_a_container_is_recorded_with_exact_values;
+
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
 /// PID" (registered, and waiting for a recorder); with its pid.
 fn ready_producer(name: &str, count: u64, pause_us: u64) -> (std::process::Child, String) {

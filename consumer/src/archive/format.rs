@@ -1,6 +1,9 @@
 //! `usertrace:process`, the tracepoint of our own that carries what
-//! perf.data has no place for: a process's executable, command line and
-//! container id (see the module above for why this form).
+//! perf.data has no place for: a process's executable, command line,
+//! container id, pod uid and pid inside its container (see the module
+//! above for why this form). A reader finds each field by its name in the
+//! format text the file holds, so an archive written before the last two
+//! existed reads as it did, without them.
 //!
 //! Its layout is a kernel tracepoint's (`trace_entry`, then the fields,
 //! the strings `__data_loc char[]`), so perf, libtraceevent and
@@ -42,12 +45,15 @@ pub(crate) fn format_text() -> String {
     format!(
         "name: {NAME}\nID: {ID}\nformat:\n{COMMON_FIELDS}\
          \tfield:u32 pid;\toffset:8;\tsize:4;\tsigned:0;\n\
-         \tfield:__data_loc char[] executable;\toffset:12;\tsize:4;\tsigned:1;\n\
-         \tfield:__data_loc char[] command_line;\toffset:16;\tsize:4;\tsigned:1;\n\
-         \tfield:__data_loc char[] container_id;\toffset:20;\tsize:4;\tsigned:1;\n\
-         \tfield:__data_loc char[] resource;\toffset:24;\tsize:4;\tsigned:1;\n\n\
-         print fmt: \"pid=%u executable=%s command_line=%s container_id=%s resource=%s\", REC->pid, \
-         __get_str(executable), __get_str(command_line), __get_str(container_id), __get_str(resource)\n"
+         \tfield:u32 pid_in_container;\toffset:12;\tsize:4;\tsigned:0;\n\
+         \tfield:__data_loc char[] executable;\toffset:16;\tsize:4;\tsigned:1;\n\
+         \tfield:__data_loc char[] command_line;\toffset:20;\tsize:4;\tsigned:1;\n\
+         \tfield:__data_loc char[] container_id;\toffset:24;\tsize:4;\tsigned:1;\n\
+         \tfield:__data_loc char[] pod_uid;\toffset:28;\tsize:4;\tsigned:1;\n\
+         \tfield:__data_loc char[] resource;\toffset:32;\tsize:4;\tsigned:1;\n\n\
+         print fmt: \"pid=%u pid_in_container=%u executable=%s command_line=%s container_id=%s pod_uid=%s resource=%s\", REC->pid, \
+         REC->pid_in_container, __get_str(executable), __get_str(command_line), __get_str(container_id), __get_str(pod_uid), \
+         __get_str(resource)\n"
     )
 }
 
@@ -56,17 +62,25 @@ pub(crate) fn format_text() -> String {
 pub(crate) fn sample(pid: u32, time: u64, cpu: u32, info: &ProcessInfo) -> Vec<u8> {
     let command_line = info.command_line.as_ref().map(|args| json_array(args)).unwrap_or_default();
     let resource = if info.resource.is_empty() { String::new() } else { serde_json::to_string(&info.resource).unwrap_or_default() };
-    let strings = [info.executable.as_deref().unwrap_or(""), &command_line, info.container_id.as_deref().unwrap_or(""), &resource];
+    let strings = [
+        info.executable.as_deref().unwrap_or(""),
+        &command_line,
+        info.container_id.as_deref().unwrap_or(""),
+        info.pod_uid.as_deref().unwrap_or(""),
+        &resource,
+    ];
     let mut raw = Vec::with_capacity(64);
     raw.extend_from_slice(&ID.to_ne_bytes());
     raw.extend_from_slice(&[0, 0]);
     raw.extend_from_slice(&(pid as i32).to_ne_bytes());
     raw.extend_from_slice(&pid.to_ne_bytes());
+    // 0: not in another PID namespace (no process is pid 0 in one).
+    raw.extend_from_slice(&info.pid_in_container.unwrap_or(0).to_ne_bytes());
     // `__data_loc`: each string's place counts from the start of the
-    // record; the strings follow the last location word, from 28. One
+    // record; the strings follow the last location word, from 36. One
     // longer than a location can say is cut to fit.
     let limit = |s: &str| s.len().min(u16::MAX as usize / (strings.len() + 1) - 1);
-    let mut start = 28usize;
+    let mut start = 36usize;
     for s in &strings {
         let len = limit(s) + 1;
         raw.extend_from_slice(&dyn_loc(start as u16, len as u16).to_ne_bytes());
@@ -133,6 +147,11 @@ pub(crate) fn read(format: &EventFormat, raw: &[u8]) -> Option<(u32, ProcessInfo
         executable: text("executable").map(Cow::into_owned),
         command_line,
         container_id: text("container_id").map(Cow::into_owned),
+        pod_uid: text("pod_uid").map(Cow::into_owned),
+        pid_in_container: match get("pid_in_container") {
+            Some(FieldValue::Unsigned(pid)) if *pid != 0 => u32::try_from(*pid).ok(),
+            _ => None,
+        },
         // Absent from files written before processes had resources.
         resource: text("resource").and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
     };
@@ -158,6 +177,8 @@ mod tests {
             executable: Some("/usr/bin/python3.12".into()),
             command_line: Some(vec!["python3".into(), "-c".into(), "print('a b')".into(), "é".into()]),
             container_id: Some("ab".repeat(32)),
+            pod_uid: Some("1b4f0d2e-7c3a-4e5b-9c2e-0a1b2c3d4e5f".into()),
+            pid_in_container: Some(1),
             resource: [("service.name", "checkout"), ("team", "a,b \"c\"")].into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
         };
         let bytes = sample(4242, 17, 1, &info);
@@ -177,6 +198,6 @@ mod tests {
     #[test]
     fn its_format_is_one_tracepoint_decode_reads() {
         let parsed = tracepoint_decode::PerfEventFormat::parse(true, SYSTEM, &format_text()).unwrap();
-        assert_eq!((parsed.name(), parsed.id(), parsed.fields().len()), (NAME, u32::from(ID), 9));
+        assert_eq!((parsed.name(), parsed.id(), parsed.fields().len()), (NAME, u32::from(ID), 11));
     }
 }

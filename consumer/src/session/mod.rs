@@ -240,7 +240,7 @@ impl Session {
             described: Described::default(),
             attached: Vec::new(),
             sched: options.sched.then(SchedScope::default),
-            shm: ShmSource::new(shm_patterns),
+            shm: ShmSource::new(shm_patterns, options.containers.clone()),
             shm_busy: false,
             count_samples: !options.yield_events,
             stacks,

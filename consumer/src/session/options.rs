@@ -49,6 +49,12 @@ pub struct SessionOptions {
     /// shared memory have none. Not with `flight`: [`Session::open`](super::Session::open)
     /// refuses it ([`Error::StacksWithFlight`](crate::Error::StacksWithFlight)).
     pub stacks: Stacks,
+    /// Which containers' producers a root recorder reads over shared
+    /// memory: every container on the host when empty (as `perf record
+    /// -a` sees every process); else only processes that one of these
+    /// selects. A process outside them is not read and its enable words
+    /// are not written.
+    pub containers: Vec<crate::ContainerSelector>,
 }
 
 impl Default for SessionOptions {
@@ -65,6 +71,7 @@ impl Default for SessionOptions {
             sched: false,
             yield_events: true,
             stacks: Stacks::None,
+            containers: Vec::new(),
         }
     }
 }

@@ -22,21 +22,27 @@
 //! recorder is read before it fills the ring.
 
 mod clock;
+mod containers;
+mod list;
+mod place;
 mod producer;
 mod ring;
 mod wake;
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use usertrace::shm_layout::{in_another_pid_namespace, parse_registry_file_name, parse_ring_file_name, records, DIRECTORY_PREFIX};
 use usertrace::Pattern;
 
+use crate::containers::{selected, ContainerIdentity, ContainerSelector};
 use crate::format::EventFormat;
 use crate::archive::write_sample;
 use crate::record::PERF_RECORD_LOST;
 use crate::sys;
+use place::Place;
+pub use list::{shared_tracepoints, SharedTracepoint};
 use producer::{KnownSlot, Producer, Refusal};
 use clock::TscClock;
 use ring::ShmRing;
@@ -71,12 +77,15 @@ pub(crate) struct NewFormat {
 pub struct NotRecorded {
     /// When it was found so.
     pub time_ns: u64,
-    /// The process.
+    /// The process (its host pid); 0 where a refused file is all we know.
     pub pid: u32,
     /// Its name (`/proc/PID/comm`), if it could be read.
     pub comm: String,
     /// Why, for a person: "recorded by another usertrace (pid 12)".
     pub reason: String,
+    /// The file refused, when a file is why (a symlink, a registry that
+    /// lies): as the recorder reached it, e.g. through `/proc/PID/root`.
+    pub file: Option<PathBuf>,
 }
 
 /// Something read from the rings, in ring order.
@@ -93,8 +102,13 @@ pub(crate) struct ShmSource {
     recorder: u32,
     /// The session's patterns: which tracepoints to attach.
     patterns: Vec<Pattern>,
-    /// Directories to look in: ours, or every user's when we are root.
+    /// Directories to look in: ours, or every user's when we are root,
+    /// in the host's /dev/shm and in every container's.
     all_users: bool,
+    /// The containers a root recorder serves: every one when empty.
+    selectors: Vec<ContainerSelector>,
+    /// Every container's /dev/shm, found through /proc.
+    containers: containers::Containers,
     producers: Vec<Producer>,
     /// Registries looked at and not taken, by path, with why; not retried.
     refused: HashMap<PathBuf, String>,
@@ -104,6 +118,10 @@ pub(crate) struct ShmSource {
     /// Registries a producer was still writing at the last scan: looked at
     /// again by the next scan, not by every read.
     unfinished: HashSet<PathBuf>,
+    /// A container's registries whose process no walk of /proc has shown
+    /// yet (one starting, or one gone), with the members of that walk:
+    /// opened again only once a newer walk is published, not at every scan.
+    awaiting_walk: HashMap<PathBuf, Arc<[u32]>>,
     /// Producers found unrecordable since the session last took them.
     pub(crate) not_recorded: Vec<NotRecorded>,
     /// Formats by descriptor: the same tracepoint in two processes is one
@@ -131,15 +149,18 @@ pub(crate) struct ShmSource {
 }
 
 impl ShmSource {
-    pub(crate) fn new(patterns: Vec<Pattern>) -> ShmSource {
+    pub(crate) fn new(patterns: Vec<Pattern>, selectors: Vec<ContainerSelector>) -> ShmSource {
         ShmSource {
             recorder: std::process::id(),
             patterns,
             all_users: sys::effective_uid() == 0,
+            selectors,
+            containers: containers::Containers::default(),
             producers: Vec::new(),
             refused: HashMap::new(),
             held_elsewhere: HashMap::new(),
             unfinished: HashSet::new(),
+            awaiting_walk: HashMap::new(),
             not_recorded: Vec::new(),
             formats: HashMap::new(),
             next_id: FIRST_ID,
@@ -188,7 +209,11 @@ impl ShmSource {
             self.wake_tried = true;
             self.wake = WakeSocket::bind(self.recorder);
         }
-        if let (Some(wake), Some(dir)) = (self.wake.as_mut(), self.producers[index].path.parent()) {
+        // Not into a container's directory: a link is made by path, and
+        // a path into a container is what we never follow. Its producers
+        // are read at the poll interval.
+        let producer = &self.producers[index];
+        if let (Some(wake), Some(dir), false) = (self.wake.as_mut(), producer.path.parent(), producer.place.in_container) {
             wake.reach_from(dir);
         }
     }
@@ -198,13 +223,47 @@ impl ShmSource {
         self.formats.values().map(|a| &a.format)
     }
 
-    fn directories(&self) -> Vec<PathBuf> {
-        if !self.all_users {
-            return vec![usertrace::shm_layout::directory(sys::effective_uid())];
+    /// The directories to look in, open, each with the host pids of the
+    /// processes that share it (a container's; none for the host's).
+    fn places(&mut self) -> Vec<(Arc<Place>, Arc<[u32]>)> {
+        let host: Vec<PathBuf> = if self.all_users {
+            let (parent, prefix) = DIRECTORY_PREFIX.rsplit_once('/').expect("an absolute prefix");
+            let Ok(entries) = std::fs::read_dir(parent) else { return Vec::new() };
+            entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with(prefix)).map(|e| e.path()).collect()
+        } else {
+            vec![usertrace::shm_layout::directory(sys::effective_uid())]
+        };
+        let none: Arc<[u32]> = Arc::new([]);
+        let mut places: Vec<_> = host.iter().filter_map(|dir| Place::open_host(dir).ok()).map(|p| (Arc::new(p), none.clone())).collect();
+        // Other containers' are read by a recorder that may read every
+        // process's: root, as `perf record -a`.
+        if self.all_users {
+            let found = self.containers.scan(containers::host_shm(), &self.selectors);
+            places.extend(found.into_iter().map(|f| (f.place, f.members)));
         }
-        let (parent, prefix) = DIRECTORY_PREFIX.rsplit_once('/').expect("an absolute prefix");
-        let Ok(entries) = std::fs::read_dir(parent) else { return Vec::new() };
-        entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with(prefix)).map(|e| e.path()).collect()
+        places
+    }
+
+    /// Whether the registry of (in-place) pid `pid` in `place` may be read
+    /// at all: with selectors, only if a selected process could have made
+    /// it. One outside them is never opened. None: cannot tell yet (its
+    /// process is not among those the last walk of /proc found).
+    fn may_read(&self, place: &Place, members: &[u32], pid: u32) -> Option<bool> {
+        if self.selectors.is_empty() {
+            return Some(true);
+        }
+        if place.in_container {
+            containers::any_selected(members, pid, &self.selectors)
+        } else {
+            Some(ContainerIdentity::read(pid).is_some_and(|who| selected(&self.selectors, &who)))
+        }
+    }
+
+    /// Tells the session of a file refused, once.
+    fn refuse_file(&mut self, path: PathBuf, reason: String) {
+        if self.refused.insert(path.clone(), reason.clone()).is_none() {
+            self.not_recorded.push(NotRecorded { time_ns: sys::monotonic_ns(), pid: 0, comm: String::new(), reason, file: Some(path) });
+        }
     }
 
     /// Takes registries that appeared, drops producers that are gone, and
@@ -212,38 +271,72 @@ impl ShmSource {
     /// made for the first time.
     pub(crate) fn attach_new(&mut self) -> Vec<NewFormat> {
         self.unfinished.clear();
-        for dir in self.directories() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if entry.file_name().to_str().and_then(parse_registry_file_name).is_none()
-                    || self.producers.iter().any(|p| p.path == path)
-                    || self.refused.contains_key(&path)
-                {
+        for (place, members) in self.places() {
+            self.take_registries(&place, &members);
+        }
+        self.attach_taken()
+    }
+
+    /// Takes the registries in `place` not seen yet; `members` are the
+    /// host pids of its container's processes (none for the host's).
+    fn take_registries(&mut self, place: &Arc<Place>, members: &Arc<[u32]>) {
+        for name in place.names() {
+            let path = place.path(&name);
+            let Some((pid, _)) = parse_registry_file_name(&name) else { continue };
+            if self.producers.iter().any(|p| p.path == path) || self.refused.contains_key(&path) {
+                continue;
+            }
+            if self.awaiting_walk.get(&path).is_some_and(|seen| Arc::ptr_eq(seen, members)) {
+                self.unfinished.insert(path);
+                continue;
+            }
+            match self.may_read(place, members, pid) {
+                Some(true) => {}
+                // Remembered, so that neither a rescan nor a read asks again.
+                Some(false) => {
+                    self.refused.insert(path, "outside the selected containers".into());
                     continue;
                 }
-                // Taken again once the recorder that held it is gone.
-                match self.held_elsewhere.get(&path) {
-                    Some(&holder) if sys::process_exists(holder) => continue,
-                    Some(_) => {
-                        self.held_elsewhere.remove(&path);
-                    }
-                    None => {}
-                }
-                match Producer::open(&path) {
-                    Ok(producer) => self.producers.push(producer),
-                    Err(Refusal::Unfinished) => {
-                        self.unfinished.insert(path);
-                    }
-                    Err(Refusal::Held { recorder }) => {
-                        self.held_elsewhere.insert(path, recorder);
-                    }
-                    Err(Refusal::Malformed(why)) => {
-                        self.refused.insert(path, why);
-                    }
+                None => {
+                    self.unfinished.insert(path);
+                    continue;
                 }
             }
+            // Taken again once the recorder that held it is gone.
+            match self.held_elsewhere.get(&path) {
+                Some(&holder) if sys::process_exists(holder) => continue,
+                Some(_) => {
+                    self.held_elsewhere.remove(&path);
+                }
+                None => {}
+            }
+            match Producer::open(place, &name, members) {
+                // Its host pid now known: its own container must be selected.
+                Ok(producer) if !self.selectors.is_empty() && !ContainerIdentity::read(producer.host_pid).is_some_and(|w| selected(&self.selectors, &w)) => {
+                    // Not looked at again: it stays outside.
+                    self.refused.insert(path, "outside the selected containers".into());
+                }
+                Ok(producer) => {
+                    self.awaiting_walk.remove(&path);
+                    self.producers.push(producer);
+                }
+                Err(Refusal::Unfinished) => {
+                    if place.in_container {
+                        self.awaiting_walk.insert(path.clone(), members.clone());
+                    }
+                    self.unfinished.insert(path);
+                }
+                Err(Refusal::Held { recorder }) => {
+                    self.held_elsewhere.insert(path, recorder);
+                }
+                Err(Refusal::Malformed(why)) => self.refuse_file(path, format!("not a registry the recorder reads: {why}")),
+            }
         }
+    }
+
+    /// Attaches the slots of the producers just taken; marks the others'
+    /// as due for `read`.
+    fn attach_taken(&mut self) -> Vec<NewFormat> {
         // A new producer's slots are read at once: its rings may already
         // hold records (a fork child that wrote before we looked). A known
         // one's are read after its rings, in `read`: records written before
@@ -271,14 +364,14 @@ impl ShmSource {
     /// so once; it is looked at again when that recorder is gone.
     fn held_by(&mut self, index: usize, holder: u32) {
         let gone = self.producers.swap_remove(index);
-        self.not_recorded(gone.pid, format!("recorded by another usertrace (pid {holder})"));
+        self.not_recorded(gone.host_pid, format!("recorded by another usertrace (pid {holder})"));
         self.held_elsewhere.insert(gone.path, holder);
     }
 
     /// Tells the session of a producer it cannot record.
     fn not_recorded(&mut self, pid: u32, reason: String) {
         let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|c| c.trim_end().to_owned()).unwrap_or_default();
-        self.not_recorded.push(NotRecorded { time_ns: sys::monotonic_ns(), pid, comm, reason });
+        self.not_recorded.push(NotRecorded { time_ns: sys::monotonic_ns(), pid, comm, reason, file: None });
     }
 
     /// Attaches the changed slots of producer `index` that match; takes
@@ -298,7 +391,10 @@ impl ShmSource {
             };
             let matches = self.patterns.iter().any(|p| p.matches(SYSTEM, &name));
             let theirs = self.producers[index].pid_namespace;
-            if matches && in_another_pid_namespace(theirs, self.pid_namespace) {
+            // In a container's own /dev/shm its pid was translated; in
+            // ours (a container that shares it) it cannot be.
+            let untranslated = !self.producers[index].place.in_container;
+            if matches && untranslated && in_another_pid_namespace(theirs, self.pid_namespace) {
                 // Its pid is its own namespace's: here it names another
                 // process, or none, which is neither written nor asked its
                 // name. It stays off.
@@ -309,7 +405,7 @@ impl ShmSource {
                      or run the producer in this one"
                 );
                 if self.refused.insert(path, reason.clone()).is_none() {
-                    self.not_recorded.push(NotRecorded { time_ns: sys::monotonic_ns(), pid, comm: String::new(), reason });
+                    self.not_recorded.push(NotRecorded { time_ns: sys::monotonic_ns(), pid, comm: String::new(), reason, file: None });
                 }
                 return Ok(());
             }
@@ -324,7 +420,7 @@ impl ShmSource {
                 // A recorder that died may have left it on: off, so the
                 // producer does not fill a ring that nobody reads. (Only
                 // in a producer we hold: another recorder's are its own.)
-                if producer.held && sys::read_process_word(producer.pid, slot.enable_address).is_ok_and(|w| w & 1 != 0) {
+                if producer.held && sys::read_process_word(producer.host_pid, slot.enable_address).is_ok_and(|w| w & 1 != 0) {
                     let _ = producer.write_enable(slot_index, slot.enable_address, 0);
                 }
                 self.producers[index].slots[slot_index] = Some(KnownSlot { slot, attached: None, enabled: false });
@@ -336,7 +432,7 @@ impl ShmSource {
             // owner-only mode is then the rule.)
             let alive = producer.is_alive();
             if let Err(errno) = if alive { producer.check_rights(slot.enable_address) } else { Ok(()) } {
-                let (pid, path) = (producer.pid, producer.path.clone());
+                let (pid, path) = (producer.host_pid, producer.path.clone());
                 if self.refused.insert(path, format!("its memory is not ours to write ({errno})")).is_none() {
                     self.not_recorded(
                         pid,
@@ -381,7 +477,18 @@ impl ShmSource {
         // the next rescan: a fork child that wrote and exited in between
         // has its EXIT in the perf rings just read, and its events must
         // reach the same round to be ordered before it.
-        let mut new = if self.map_new_rings() { self.attach_new() } else { Vec::new() };
+        // Only the directories that showed one are looked in: a full scan
+        // (every user's, every container's) is the rescan's, not every read's.
+        let unknown = self.map_new_rings();
+        let mut new = Vec::new();
+        if !unknown.is_empty() {
+            for place in unknown {
+                // A container's new process is not among the members the
+                // last walk found: it is taken at the next rescan.
+                self.take_registries(&place, &Arc::from([]));
+            }
+            new = self.attach_taken();
+        }
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut record = std::mem::take(&mut self.record);
         // Before the rings are read: every TSC stamp in them is older.
@@ -389,7 +496,7 @@ impl ShmSource {
             self.clock.refresh();
         }
         for producer in self.producers.iter_mut().filter(|p| p.held) {
-            let pid = producer.pid;
+            let pid = producer.host_pid;
             let mut finished = Vec::new();
             for (ring_index, ring) in producer.rings.iter_mut().enumerate() {
                 // Closed is read before the records: whatever the thread wrote
@@ -414,16 +521,16 @@ impl ShmSource {
                         continue;
                     }
                     ring.last_cpu = header.cpu;
-                    sample(&mut record, attached, pid, ring.tid, time_ns, header.cpu, payload);
+                    sample(&mut record, attached, pid, ring.host_tid, time_ns, header.cpu, payload);
                     each(Item::Record(&record));
                 }
                 let lost = ring.new_losses();
                 if lost > 0 {
                     let perf_id = self.formats.values().next().map_or(FIRST_PERF_ID, |a| a.perf_id);
-                    lost_record(&mut record, perf_id, pid, ring.tid, sys::monotonic_ns(), ring.last_cpu, lost);
+                    lost_record(&mut record, perf_id, pid, ring.host_tid, sys::monotonic_ns(), ring.last_cpu, lost);
                     each(Item::Record(&record));
                 }
-                each(Item::EndOfRing { cpu: ring.last_cpu, tid: ring.tid });
+                each(Item::EndOfRing { cpu: ring.last_cpu, tid: ring.host_tid });
                 if closed {
                     finished.push(ring_index);
                 }
@@ -442,8 +549,10 @@ impl ShmSource {
                 index += 1;
                 continue;
             }
-            // One from another PID namespace is not judged by its pid here.
-            if !producer.is_alive() && !in_another_pid_namespace(producer.pid_namespace, self.pid_namespace) {
+            // One from another PID namespace is not judged by its pid here,
+            // unless it was translated (a container's own /dev/shm).
+            let judged = producer.place.in_container || !in_another_pid_namespace(producer.pid_namespace, self.pid_namespace);
+            if judged && !producer.is_alive() {
                 // Its threads may have made rings after this round listed
                 // the directory; now that it is gone the listing is final.
                 // Only once that finds nothing new, and everything it wrote
@@ -452,9 +561,13 @@ impl ShmSource {
                 if found == 0 && self.drained(index) {
                     let gone = self.producers.swap_remove(index);
                     // Another recorder that holds it may not have read it
-                    // yet: then its files are that recorder's to remove.
-                    if gone.held || gone.recorder().is_none_or(|r| !sys::process_exists(r)) {
-                        gone.remove_files();
+                    // yet: then its files are that recorder's to remove,
+                    // and not ours to open again until it is gone.
+                    match gone.recorder().filter(|&r| !gone.held && sys::process_exists(r)) {
+                        Some(holder) => {
+                            self.held_elsewhere.insert(gone.path.clone(), holder);
+                        }
+                        None => gone.remove_files(),
                     }
                     continue;
                 }
@@ -469,50 +582,53 @@ impl ShmSource {
     }
 
     /// Maps the rings of held producers that appeared since the last read;
-    /// says whether the same listing showed a registry not taken yet.
-    fn map_new_rings(&mut self) -> bool {
+    /// returns the directories whose listing showed a registry not taken yet.
+    fn map_new_rings(&mut self) -> Vec<Arc<Place>> {
+        let mut unknown = Vec::new();
         if self.producers.is_empty() {
-            return false;
+            return unknown;
         }
-        let mut unknown_registry = false;
-        let mut dirs: Vec<PathBuf> = self.producers.iter().filter(|p| p.held).filter_map(|p| p.path.parent().map(Path::to_owned)).collect();
-        dirs.sort();
-        dirs.dedup();
-        for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            for entry in entries.flatten() {
-                let name = entry.file_name();
-                let Some(name) = name.to_str() else { continue };
-                if parse_registry_file_name(name).is_some() {
-                    let path = entry.path();
-                    unknown_registry |= !self.producers.iter().any(|p| p.path == path)
+        let mut places: Vec<Arc<Place>> = Vec::new();
+        for producer in self.producers.iter().filter(|p| p.held) {
+            if !places.iter().any(|p| Arc::ptr_eq(p, &producer.place)) {
+                places.push(producer.place.clone());
+            }
+        }
+        for place in places {
+            for name in place.names() {
+                if parse_registry_file_name(&name).is_some() {
+                    let path = place.path(&name);
+                    let new = !self.producers.iter().any(|p| p.path == path)
                         && !self.refused.contains_key(&path)
                         && !self.held_elsewhere.contains_key(&path)
                         && !self.unfinished.contains(&path);
+                    if new && !unknown.iter().any(|p| Arc::ptr_eq(p, &place)) {
+                        unknown.push(place.clone());
+                    }
                     continue;
                 }
-                let Some((pid, instance, _tid)) = parse_ring_file_name(name) else { continue };
+                let Some((pid, instance, _tid)) = parse_ring_file_name(&name) else { continue };
                 let Some(producer) =
-                    self.producers.iter_mut().find(|p| p.held && p.pid == pid && p.instance == instance && p.path.parent() == Some(dir.as_path()))
+                    self.producers.iter_mut().find(|p| p.held && p.pid == pid && p.instance == instance && Arc::ptr_eq(&p.place, &place))
                 else {
                     continue;
                 };
-                map_ring(producer, entry.path());
+                if let Err(why) = map_ring(producer, &name) {
+                    self.refuse_file(place.path(&name), why);
+                }
             }
         }
-        unknown_registry
+        unknown
     }
 
     /// Maps the rings of one producer that appeared since the last read;
-    /// returns how many.
+    /// returns how many. (A ring refused here was refused, and said so,
+    /// by `map_new_rings` while the producer lived.)
     fn map_rings_of(producer: &mut Producer) -> usize {
-        let Some(dir) = producer.path.parent() else { return 0 };
-        let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
         let mut found = 0;
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some((pid, instance, _tid)) = name.to_str().and_then(parse_ring_file_name) else { continue };
-            if pid == producer.pid && instance == producer.instance && map_ring(producer, entry.path()) {
+        for name in producer.place.clone().names() {
+            let Some((pid, instance, _tid)) = parse_ring_file_name(&name) else { continue };
+            if pid == producer.pid && instance == producer.instance && map_ring(producer, &name) == Ok(true) {
                 found += 1;
             }
         }
@@ -554,81 +670,44 @@ impl Drop for ShmSource {
     }
 }
 
-/// A tracepoint registered through shared memory, as `usertrace list`
-/// shows it.
-#[derive(Debug, Clone)]
-pub struct SharedTracepoint {
-    /// Its layout, as user_events would show it (id 0: it has none).
-    pub format: EventFormat,
-    /// The processes that have it registered.
-    pub pids: Vec<u32>,
-    /// The pids of the recorders that hold those processes.
-    pub recorders: Vec<u32>,
-}
+/// The most rings mapped for one producer: one a thread, far beyond what
+/// a program runs, and a bound on what a producer that makes files
+/// without end can have us map (each up to `MAX_RING_DATA_LEN`).
+const MAX_RINGS_PER_PRODUCER: usize = 4096;
 
-/// Every tracepoint that live producers have registered through shared
-/// memory and this user may see (every user's, for root); each once, with
-/// the processes that have it. Read only: nothing is taken or written.
-pub fn shared_tracepoints() -> Vec<SharedTracepoint> {
-    let source = ShmSource::new(Vec::new());
-    let mut found: Vec<(String, SharedTracepoint)> = Vec::new();
-    for dir in source.directories() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            if entry.file_name().to_str().and_then(parse_registry_file_name).is_none() {
-                continue;
-            }
-            let Ok(mut producer) = Producer::open(&entry.path()) else { continue };
-            if !producer.is_alive() {
-                continue;
-            }
-            let recorder = producer.recorder().filter(|&r| sys::process_exists(r));
-            for (_, slot) in producer.changed_slots() {
-                let Ok(slot) = slot else { continue };
-                let Ok((name, fields)) = usertrace::descriptor::parse_descriptor(&slot.descriptor) else { continue };
-                let at = match found.iter().position(|(d, _)| *d == slot.descriptor) {
-                    Some(at) => at,
-                    None => {
-                        let text = usertrace::descriptor::tracefs_format(SYSTEM, &name, 0, &fields);
-                        let Ok(format) = EventFormat::parse(SYSTEM, &text) else { continue };
-                        found.push((slot.descriptor.clone(), SharedTracepoint { format, pids: Vec::new(), recorders: Vec::new() }));
-                        found.len() - 1
-                    }
-                };
-                let listed = &mut found[at].1;
-                if !listed.pids.contains(&producer.pid) {
-                    listed.pids.push(producer.pid);
-                }
-                if let Some(r) = recorder.filter(|r| !listed.recorders.contains(r)) {
-                    listed.recorders.push(r);
-                }
-            }
-        }
-    }
-    let mut listed: Vec<SharedTracepoint> = found.into_iter().map(|(_, t)| t).collect();
-    listed.sort_by(|a, b| a.format.name.cmp(&b.format.name));
-    for t in &mut listed {
-        t.pids.sort_unstable();
-        t.recorders.sort_unstable();
-    }
-    listed
-}
-
-/// Maps the ring at `path` into `producer` unless it is mapped already;
-/// whether it was mapped now.
-fn map_ring(producer: &mut Producer, path: PathBuf) -> bool {
+/// Maps the ring `name` of `producer`'s place unless it is mapped already;
+/// whether it was mapped now. Err: why it is refused for good (a symlink,
+/// not a regular file, one ring too many).
+fn map_ring(producer: &mut Producer, name: &str) -> Result<bool, String> {
+    let path = producer.place.path(name);
     if producer.rings.iter().any(|r| r.path == path) {
-        return false;
+        return Ok(false);
     }
-    let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { return false };
+    if producer.rings.len() >= MAX_RINGS_PER_PRODUCER {
+        return Err(format!("its process already has {MAX_RINGS_PER_PRODUCER} rings mapped, the most the recorder maps for one"));
+    }
+    let file = match producer.place.open_file(name) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(place::refusal(&e)),
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err("it is not a regular file (a producer's ring is one)".into());
+    }
+    let host_pid = producer.host_pid;
+    let in_container = producer.place.in_container;
+    // A thread that has exited has no host tid left to find: its events
+    // go under its process's pid, never under a number of another
+    // namespace's.
+    let host_tid = |tid| if in_container { containers::host_tid(host_pid, tid).unwrap_or(host_pid) } else { tid };
     // One that does not check out may be half made (its length is written
     // last): looked at again next time, not counted.
-    match ShmRing::map(&file, &path, producer.pid) {
+    match ShmRing::map(&file, &producer.place, name, producer.pid, host_tid) {
         Ok(ring) => {
             producer.rings.push(ring);
-            true
+            Ok(true)
         }
-        Err(_) => false,
+        Err(_) => Ok(false),
     }
 }
 

@@ -18,15 +18,16 @@
 //! mapping, and its bytes are copied out before they are parsed.
 #![allow(unsafe_code)]
 
-use std::fs::File;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 use memmap2::{MmapMut, MmapOptions};
 use usertrace::shm_layout::{registry, slot, RegistryHeader, Slot, REGISTRY_HEADER_LEN, REGISTRY_LEN, SLOTS, SLOT_LEN};
 use usertrace::Errno;
 
+use super::place::{refusal, Place};
 use crate::sys;
 
 /// A slot the recorder has looked at.
@@ -40,7 +41,16 @@ pub(crate) struct KnownSlot {
 
 /// A producer the recorder holds.
 pub(crate) struct Producer {
+    /// Its pid as it knows it (its registry's and its files' names say
+    /// it): in a container, its pid there.
     pub(crate) pid: u32,
+    /// Its pid here, under which /proc shows it and its events go: `pid`
+    /// translated through `NSpid` for a container's (`containers.rs`).
+    pub(crate) host_pid: u32,
+    /// The directory its files are in, held open.
+    pub(crate) place: Arc<Place>,
+    /// Its registry's file name there.
+    pub(crate) name: String,
     /// Its registry's instance: its rings' names carry it.
     pub(crate) instance: u32,
     start_time: u64,
@@ -68,19 +78,21 @@ pub(crate) struct Producer {
 pub(crate) enum Refusal {
     /// Not a file we accept (owner, mode, length) or not our layout.
     Malformed(String),
-    /// Not finished yet (no magic, or not yet its full length): a
-    /// producer is making it; looked at again at the next scan.
+    /// Not finished yet (no magic, or not yet its full length), or its
+    /// process not yet among the container's: a producer is making it;
+    /// looked at again at the next scan.
     Unfinished,
     /// Another recorder holds it.
     Held { recorder: u32 },
 }
 
 impl Producer {
-    /// Opens and checks the registry at `path`; [`claim`](Self::claim)
+    /// Opens and checks the registry `name` in `place`; [`claim`](Self::claim)
     /// takes it. The inode is kept so that the file is removed only if
-    /// it is still this one.
-    pub(crate) fn open(path: &Path) -> Result<Producer, Refusal> {
-        let file = open_no_follow(path).map_err(|e| Refusal::Malformed(format!("cannot open it: {e}")))?;
+    /// it is still this one. In a container's place, its pid is looked
+    /// for among `members`, the host pids of the container's processes.
+    pub(crate) fn open(place: &Arc<Place>, name: &str, members: &[u32]) -> Result<Producer, Refusal> {
+        let file = place.open_file(name).map_err(|e| Refusal::Malformed(refusal(&e)))?;
         let meta = file.metadata().map_err(|e| Refusal::Malformed(format!("cannot stat it: {e}")))?;
         let euid = sys::effective_uid();
         if meta.file_type().is_file() && meta.len() < REGISTRY_LEN as u64 {
@@ -105,17 +117,28 @@ impl Producer {
             return Err(Refusal::Unfinished);
         }
         let header = RegistryHeader::parse(&header_bytes).map_err(|e| Refusal::Malformed(e.to_string()))?;
-        let named = path.file_name().and_then(|n| n.to_str()).and_then(usertrace::shm_layout::parse_registry_file_name);
+        let named = usertrace::shm_layout::parse_registry_file_name(name);
         if named != Some((header.pid, header.instance)) {
             return Err(Refusal::Malformed(format!("its header says pid {} instance {}, not what its name says", header.pid, header.instance)));
         }
+        let host_pid = if place.in_container {
+            // Not (yet) among the processes the scan saw: one that started
+            // since, looked at again; or one gone, whose events no host
+            // pid could carry.
+            super::containers::host_pid(members, header.pid, header.pid_namespace).ok_or(Refusal::Unfinished)?
+        } else {
+            header.pid
+        };
         let producer = Producer {
             pid: header.pid,
+            host_pid,
+            place: place.clone(),
+            name: name.to_owned(),
             pid_namespace: header.pid_namespace,
             instance: header.instance,
             start_time: header.start_time,
             inode: meta.ino(),
-            path: path.to_owned(),
+            path: place.path(name),
             map,
             generation: None,
             slots: (0..SLOTS).map(|_| None).collect(),
@@ -177,15 +200,13 @@ impl Producer {
         for ring in &self.rings {
             ring.remove_file();
         }
-        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.ino() == self.inode) {
-            let _ = std::fs::remove_file(&self.path);
-        }
+        self.place.remove_if(&self.name, self.inode);
     }
 
     /// Whether the process that made the registry still runs it: the same
     /// start time, and the registry still mapped (an exec unmaps it).
     pub(crate) fn is_alive(&self) -> bool {
-        start_time_of(self.pid) == Some(self.start_time) && maps_inode(self.pid, self.inode)
+        start_time_of(self.host_pid) == Some(self.start_time) && maps_inode(self.host_pid, self.inode)
     }
 
     /// Whether the slots were read at least once.
@@ -245,7 +266,7 @@ impl Producer {
         } else if !self.is_alive() {
             Err(Errno(libc::ESRCH))
         } else {
-            sys::write_process_word(self.pid, address, value)
+            sys::write_process_word(self.host_pid, address, value)
         };
         // Back to LIVE unless the producer took the slot (it may, only if it
         // believed us dead).
@@ -256,13 +277,8 @@ impl Producer {
     /// Whether the kernel lets us read the producer's memory: the rights
     /// that writing its enable words needs.
     pub(crate) fn check_rights(&self, address: u64) -> Result<(), Errno> {
-        sys::read_process_word(self.pid, address).map(drop)
+        sys::read_process_word(self.host_pid, address).map(drop)
     }
-}
-
-fn open_no_follow(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path)
 }
 
 /// Copies `out.len()` bytes of the mapping from `at`.

@@ -17,20 +17,26 @@
 #![allow(unsafe_code)]
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use memmap2::{MmapMut, MmapOptions};
 use usertrace::shm_layout::{ring, LayoutError, RingClock, RingHeader, RING_HEADER_LEN};
 
+use super::place::Place;
 use crate::ring::published_ranges;
 
 /// A mapped ring and what the recorder remembers of it.
 pub(crate) struct ShmRing {
     map: MmapMut,
     pub(crate) path: PathBuf,
+    place: Arc<Place>,
+    name: String,
     inode: u64,
-    pub(crate) tid: u32,
+    /// The thread as this host numbers it, under which its events go (its
+    /// file and header number it in its own PID namespace).
+    pub(crate) host_tid: u32,
     data_len: usize,
     /// The producer's `lost` when last read: losses are reported as they grow.
     lost_seen: u64,
@@ -41,10 +47,15 @@ pub(crate) struct ShmRing {
 }
 
 impl ShmRing {
-    /// Maps the ring file at `path`, open as `file`, checking its header
-    /// against the file's length and the pid it should belong to.
-    pub(crate) fn map(file: &File, path: &Path, pid: u32) -> Result<ShmRing, LayoutError> {
-        let file_len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    /// Maps the ring file `name` of `place`, open as `file`, checking its
+    /// header against the file's length and the pid it should belong to.
+    /// `host_tid` translates its thread's tid (identity on the host).
+    pub(crate) fn map(file: &File, place: &Arc<Place>, name: &str, pid: u32, host_tid: impl Fn(u32) -> u32) -> Result<ShmRing, LayoutError> {
+        let meta = file.metadata().map_err(|_| LayoutError::Truncated { what: "ring file", need: RING_HEADER_LEN, have: 0 })?;
+        if !meta.is_file() {
+            return Err(LayoutError::BadMagic { what: "ring (not a regular file)" });
+        }
+        let file_len = meta.len();
         if file_len < RING_HEADER_LEN as u64 {
             return Err(LayoutError::Truncated { what: "ring file", need: RING_HEADER_LEN, have: file_len as usize });
         }
@@ -65,7 +76,8 @@ impl ShmRing {
             .map_err(|_| LayoutError::Truncated { what: "ring mapping", need: RING_HEADER_LEN + parsed.data_len, have: 0 })?;
         let inode = std::os::unix::fs::MetadataExt::ino(&file.metadata().map_err(|_| LayoutError::Truncated { what: "ring file", need: 0, have: 0 })?);
         let tsc = parsed.clock == RingClock::Tsc;
-        Ok(ShmRing { map, path: path.to_owned(), inode, tid: parsed.tid, data_len: parsed.data_len, lost_seen: 0, last_cpu: 0, tsc })
+        let (path, place, name) = (place.path(name), place.clone(), name.to_owned());
+        Ok(ShmRing { map, path, place, name, inode, host_tid: host_tid(parsed.tid), data_len: parsed.data_len, lost_seen: 0, last_cpu: 0, tsc })
     }
 
     fn word64(&self, offset: usize) -> &AtomicU64 {
@@ -81,9 +93,7 @@ impl ShmRing {
 
     /// Removes the ring's file if it is still the one we mapped.
     pub(crate) fn remove_file(&self) {
-        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| std::os::unix::fs::MetadataExt::ino(&m) == self.inode) {
-            let _ = std::fs::remove_file(&self.path);
-        }
+        self.place.remove_if(&self.name, self.inode);
     }
 
     /// Whether the thread has exited (it sets this as its last write).

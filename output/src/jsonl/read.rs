@@ -233,6 +233,8 @@ struct AnyLine {
     container_id: Option<String>,
     #[serde(default)]
     resource: BTreeMap<String, String>,
+    pod_uid: Option<String>,
+    pid_in_container: Option<u32>,
     count: Option<u64>,
     unix_ns: Option<u64>,
     sideband: Option<bool>,
@@ -295,6 +297,8 @@ fn parse_line(bytes: &[u8], line: u64, complete: bool) -> Result<Option<Record>,
             command_line: parsed.command_line,
             container_id: parsed.container_id,
             resource: parsed.resource,
+            pod_uid: parsed.pod_uid,
+            pid_in_container: parsed.pid_in_container,
         }),
         "exit" => Record::Exit(ExitRecord {
             time_ns: parsed.time_ns.ok_or_else(|| missing("exit", "time_ns"))?,

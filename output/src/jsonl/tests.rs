@@ -41,7 +41,7 @@ fn as_read(v: &Value) -> Value {
 fn every_line_kind_round_trips() {
     let mut records = mixed();
     records.push(Record::Lost(crate::record::LostRecord { time_ns: 80, cpu: 2, count: 1, sideband: true }));
-    records.push(Record::Process(crate::record::ProcessRecord { time_ns: 90, pid: 5, executable: None, command_line: None, container_id: Some("ab".repeat(32)), resource: Default::default() }));
+    records.push(Record::Process(crate::record::ProcessRecord { time_ns: 90, pid: 5, executable: None, command_line: None, container_id: Some("ab".repeat(32)), pod_uid: None, pid_in_container: None, resource: Default::default() }));
     let back = read(&lines(&records)).unwrap();
     let expected: Vec<Record> = records
         .iter()

@@ -288,6 +288,10 @@ struct ProcessLine<'a> {
     container_id: Option<&'a str>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     resource: &'a BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pod_uid: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pid_in_container: Option<u32>,
 }
 
 impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
@@ -300,6 +304,8 @@ impl<'a> From<&'a ProcessRecord> for ProcessLine<'a> {
             command_line: p.command_line.as_deref(),
             container_id: p.container_id.as_deref(),
             resource: &p.resource,
+            pod_uid: p.pod_uid.as_deref(),
+            pid_in_container: p.pid_in_container,
         }
     }
 }

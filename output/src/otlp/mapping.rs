@@ -459,6 +459,9 @@ fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Nam
     if let Some(id) = process.and_then(|p| p.container_id.as_deref()) {
         attributes.push(key_value("container.id", string(id)));
     }
+    if let Some(uid) = process.and_then(|p| p.pod_uid.as_deref()) {
+        attributes.push(key_value("k8s.pod.uid", string(uid)));
+    }
     if let Some(ns) = namespaces {
         let kinds = [("net", ns.net), ("uts", ns.uts), ("ipc", ns.ipc), ("pid", ns.pid), ("user", ns.user), ("mnt", ns.mnt), ("cgroup", ns.cgroup)];
         for (kind, inode) in kinds.into_iter().filter(|&(_, inode)| inode != 0) {

@@ -224,6 +224,7 @@ fn each_process_is_a_resource_with_its_identity() {
     let mut api_server = process(1, 1, "/usr/bin/api-server", &["api-server", "--port", "80"]);
     if let Record::Process(p) = &mut api_server {
         p.container_id = Some("c0ffee".repeat(10) + "c0de");
+        p.pod_uid = Some("1b4f0d2e-7c3a-4e5b-9c2e-0a1b2c3d4e5f".into());
     }
     let records = [api_server, event(10, 1, 1, "tick", &[]), with_ns];
     let o = map_records(&records, &settings(), CLOCK);
@@ -240,6 +241,7 @@ fn each_process_is_a_resource_with_its_identity() {
             "process.executable.path",
             "process.command_line",
             "container.id",
+            "k8s.pod.uid",
             "deployment.environment"
         ]
     );
@@ -254,7 +256,9 @@ fn each_process_is_a_resource_with_its_identity() {
     assert_eq!(attr(b, "linux.namespace.pid"), Some(Any::IntValue(4026531836)));
     assert_eq!(attr(b, "linux.namespace.mnt"), Some(Any::IntValue(4026531841)));
     assert_eq!(attr(b, "linux.namespace.net"), None, "unknown namespaces are left out");
+    assert_eq!(attr(a, "k8s.pod.uid"), Some(Any::StringValue("1b4f0d2e-7c3a-4e5b-9c2e-0a1b2c3d4e5f".into())));
     assert_eq!(attr(b, "container.id"), None, "not in a container");
+    assert_eq!(attr(b, "k8s.pod.uid"), None, "not in a pod");
 
     let named_service = ResourceSettings { service_name: Some("checkout".into()), ..settings() };
     let o = map_records(&records, &named_service, CLOCK);

@@ -208,6 +208,7 @@ pub fn approx_bytes(record: &Record) -> usize {
                     + p.command_line.as_ref().map_or(0, |c| c.iter().map(|a| a.capacity() + size_of::<String>()).sum())
                     + p.container_id.as_ref().map_or(0, String::capacity)
                     + p.resource.iter().map(|(k, v)| k.capacity() + v.capacity() + 3 * size_of::<usize>()).sum::<usize>()
+                    + p.pod_uid.as_ref().map_or(0, String::capacity)
             }
             Record::Exit(_) | Record::Lost(_) | Record::Clock(_) => 0,
         }

@@ -87,6 +87,9 @@ impl TimelineBuilder {
                 if !p.resource.is_empty() {
                     info.resource.clone_from(&p.resource);
                 }
+                if p.pod_uid.is_some() {
+                    info.pod_uid.clone_from(&p.pod_uid);
+                }
                 // A new program: its name, not the old one's.
                 if p.executable.is_some() || p.command_line.is_some() {
                     info.event_name = None;
@@ -219,6 +222,7 @@ struct ProcessInfo {
     command_line: Option<Vec<String>>,
     container_id: Option<String>,
     resource: BTreeMap<String, String>,
+    pod_uid: Option<String>,
     /// The `process` name of its latest event since the last exec seen.
     event_name: Option<String>,
     events: u64,
@@ -511,6 +515,7 @@ impl Builder {
                     command_line: info.command_line,
                     container_id: info.container_id,
                     resource: info.resource,
+                    pod_uid: info.pod_uid,
                     events: info.events,
                 };
                 (pid, process)

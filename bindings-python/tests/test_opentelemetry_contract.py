@@ -5,7 +5,6 @@ sampler drops what nobody would record while passing the context on."""
 from __future__ import annotations
 
 import logging
-from importlib.metadata import entry_points
 
 import pytest
 
@@ -15,6 +14,9 @@ from opentelemetry import trace  # noqa: E402
 from opentelemetry.sdk.trace.export import SpanExportResult  # noqa: E402
 from opentelemetry.sdk.trace.sampling import Decision  # noqa: E402
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState  # noqa: E402
+# The SDK's own look-up of its entry points (the standard library's takes
+# `group=` only from Python 3.10): found by name as the SDK finds them.
+from opentelemetry.util._importlib_metadata import entry_points  # noqa: E402
 
 import usertrace  # noqa: E402
 from usertrace import opentelemetry as ut_otel  # noqa: E402

@@ -69,6 +69,20 @@ impl ProcessInfo {
     }
 }
 
+impl ProcessInfo {
+    /// Takes from `now` (read later, of the same program) what this lacks.
+    fn fill_in(&mut self, now: ProcessInfo) {
+        self.executable = self.executable.take().or(now.executable);
+        self.command_line = self.command_line.take().or(now.command_line);
+        self.container_id = self.container_id.take().or(now.container_id);
+        self.pod_uid = self.pod_uid.take().or(now.pod_uid);
+        self.pid_in_container = self.pid_in_container.or(now.pid_in_container);
+        if self.resource.is_empty() {
+            self.resource = now.resource;
+        }
+    }
+}
+
 /// The first [`ENVIRON_LIMIT`] bytes of `dir/environ`.
 fn read_environ(dir: &Path) -> Option<Vec<u8>> {
     let mut block = Vec::new();
@@ -141,12 +155,10 @@ impl Descriptions {
         match self.read_at_exec.remove(&pid) {
             // An exec told before its program was known (a `perf record`
             // file maps it later), or read while the kernel was still
-            // laying out the new program's environment: what is known now
-            // fills it in.
-            Some(mut info) if info.executable.is_none() || info.resource.is_empty() => {
-                let now = read();
-                info.executable = info.executable.or(now.executable);
-                info.resource = now.resource;
+            // laying out the new program (its arguments and environment
+            // come after its name): what is known now fills it in.
+            Some(mut info) if info.executable.is_none() || info.command_line.is_none() || info.resource.is_empty() => {
+                info.fill_in(read());
                 Describe::Process(info)
             }
             Some(info) => Describe::Process(info),
@@ -196,6 +208,10 @@ mod tests {
         assert_eq!(d.exec(7, at_exec), Describe::Nothing);
         let now = ProcessInfo { executable: Some("/elsewhere".into()), ..info("/bin/worker") };
         assert_eq!(d.event(7, || now), Describe::Process(info("/bin/worker")), "the exec's program, the resource read now");
+        // Read before its arguments were laid out: they are read now.
+        let at_exec = ProcessInfo { command_line: None, ..info("/bin/worker") };
+        assert_eq!(d.exec(8, at_exec), Describe::Nothing);
+        assert_eq!(d.event(8, || info("/bin/worker")), Describe::Process(info("/bin/worker")));
     }
 
     #[test]

@@ -178,22 +178,37 @@ def get(port: int, path: str) -> str:
         return str(reply.read().decode())
 
 
+# How long an app may take to listen: under the guest's emulation, Python
+# 3.9 importing Flask and the SDK under opentelemetry-instrument took over
+# a minute.
+APP_START_S = 300
+
+
+def wait_for_app(port: int, process: "subprocess.Popen[str]") -> None:
+    """Waits until the app listens on `port`; if it does not, stops it
+    first, so that no process of this test outlives it."""
+    deadline = time.monotonic() + APP_START_S
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if process.poll() is not None:
+                raise AssertionError(f"the app exited: {process.communicate()}")
+            if time.monotonic() > deadline:
+                process.kill()
+                raise AssertionError(f"the app did not listen in {APP_START_S} s: {process.communicate()}")
+            time.sleep(0.1)
+
+
 def serve(port: int, process: "subprocess.Popen[str]", requests: int) -> List[str]:
     """Waits for the app (run by `process`, a recorder), sends `requests`
     to /front, then stops it as Ctrl-C would (so the SDK flushes at exit);
     returns the replies."""
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "the app did not listen in 60 s"
-            time.sleep(0.1)
+    wait_for_app(port, process)
     replies = [get(port, "/front") for _ in range(requests)]
     os.kill(app_pid(process.pid), signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = process.communicate(timeout=APP_START_S)
     assert process.returncode == 0, stderr
     return replies
 
@@ -255,20 +270,12 @@ def test_with_the_sampler_and_no_recorder_nothing_is_recorded_and_traceparent_st
     )
     process = instrumented_app(env, None)
     incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+    wait_for_app(port, process)
     root = urllib.request.urlopen(f"http://127.0.0.1:{port}/front", timeout=30).read().decode()
     request = urllib.request.Request(f"http://127.0.0.1:{port}/front", headers={"traceparent": incoming})
     continued = urllib.request.urlopen(request, timeout=30).read().decode()
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
+    _, stderr = process.communicate(timeout=APP_START_S)
     assert process.returncode == 0, stderr
     assert seen_by_the_sdk(tmp_path / "memory.pb") == [], "no span recorded while nobody listens"
     # /back saw a traceparent from urllib's non-recording span: a new

@@ -22,6 +22,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod batch;
 mod log_exporter;
 mod sampler;
 mod span_exporter;

@@ -67,19 +67,7 @@ impl LogExporter for UsertraceLogExporter {
         if !self.enabled() {
             return Ok(());
         }
-        let mut failed = 0u64;
-        let mut last_error = None;
-        for (record, scope) in batch.iter() {
-            if let Err(e) = self.write(OtlpLogRecord::from(record), scope) {
-                failed += 1;
-                last_error = Some(e);
-            }
-        }
-        self.dropped.fetch_add(failed, Ordering::Relaxed);
-        match last_error {
-            None => Ok(()),
-            Some(e) => Err(OTelSdkError::InternalFailure(format!("usertrace: {failed} log records of the batch were not written, the last because: {e}"))),
-        }
+        crate::batch::write_all(batch.iter(), "log records", &self.dropped, |(record, scope)| self.write(OtlpLogRecord::from(record), scope))
     }
 
     /// While nobody records, the SDK need not build the record at all.

@@ -80,19 +80,7 @@ impl SpanExporter for UsertraceSpanExporter {
         if !self.enabled() {
             return Ok(());
         }
-        let mut failed = 0u64;
-        let mut last_error = None;
-        for span in batch {
-            if let Err(e) = self.write(span) {
-                failed += 1;
-                last_error = Some(e);
-            }
-        }
-        self.dropped.fetch_add(failed, Ordering::Relaxed);
-        match last_error {
-            None => Ok(()),
-            Some(e) => Err(OTelSdkError::InternalFailure(format!("usertrace: {failed} spans of the batch were not written, the last because: {e}"))),
-        }
+        crate::batch::write_all(batch, "spans", &self.dropped, |span| self.write(span))
     }
 
     /// Later exports fail, as the SDK's contract says; nothing is buffered

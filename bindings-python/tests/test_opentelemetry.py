@@ -48,8 +48,15 @@ def free_port() -> int:
 
 
 def collector_binary() -> Path:
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    binary = cache / "usertrace" / "bin" / "otelcol"
+    """The Collector harness/build-otel-components built; if it is not
+    there yet, that script builds it, or waits for the build test-all
+    runs beside this suite."""
+    cache = Path(os.environ.get("USERTRACE_CACHE") or Path.home() / ".cache" / "usertrace")
+    binary = cache / "bin" / "otelcol"
+    if not binary.is_file():
+        build = Path(__file__).resolve().parents[2] / "harness" / "build-otel-components"
+        made = subprocess.run([str(build)], capture_output=True, text=True, timeout=3600)
+        assert made.returncode == 0, f"harness/build-otel-components failed:\n{made.stderr}"
     assert binary.is_file(), f"build the Collector with harness/build-otel-components: no {binary}"
     return binary
 

@@ -8,6 +8,12 @@
 //! the disk, names the files as `perf record --switch-output` does, and
 //! writes them on a thread of their own, so that recording never waits for
 //! the disk.
+//!
+//! # Safety
+//!
+//! Two calls into libc, each in a function of its own: `sigaction` for
+//! SIGUSR2 (the handler only stores to an atomic, which is
+//! async-signal-safe) and `mallopt` (an allocator parameter).
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};

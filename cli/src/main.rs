@@ -1,14 +1,24 @@
 //! `usertrace`: inspect, record and count user_events.
 //!
-//! One file per subcommand (`status`, `list`, `record`, `stat`, `convert`,
-//! `export`, `report`, `completions`, `man_pages`), each with its clap
-//! options; `args` ties them into the command line, `verbosity` is what
-//! `-q` and `-v` allow on stderr, `run` is what `record` and `stat` share, `records` turns
-//! what a session yields into `usertrace_output` records, `text` and
-//! `trace_format` are the formats a recording is written in, and `json`
-//! holds every other `--format json` line and documents them as a public
-//! contract; `otlp_args` holds the OTLP options `export` and `record`
-//! share, and `config_file` their TOML file.
+//! One file per subcommand (`status`, `list`, `record`, `stat`, `dump`,
+//! `convert`, `export`, `report`, `completions`, `man_pages`), each with
+//! its clap options; `args` ties them into the command line. Beside them:
+//!
+//! - `run` is what `record` and `stat` share: the session, the command
+//!   they start (`launch`, held until the session is attached) and the
+//!   recording's clock (`clock`);
+//! - `flight`, `trigger` and `control_socket` are the flight recorder
+//!   (`record --flight-recorder`), what asks it for a dump, and the socket
+//!   `dump` reaches it through;
+//! - `recording` is a file given to `convert`, `report` or `export`, and
+//!   `progress` the bar shown while one is read;
+//! - `text` and `trace_format` are the formats a recording is written in,
+//!   and `json` holds every other `--format json` line and documents them
+//!   as a public contract;
+//! - `otlp_args` holds the OTLP options `export` and `record` share, and
+//!   `config_file` their TOML file;
+//! - `verbosity` is what `-q` and `-v` allow on stderr, and `stdout` how
+//!   every command prints.
 //!
 //! # Exit status
 //!
@@ -30,8 +40,8 @@
 //! A command that exits 1 or 2 itself is thus not told apart from our own
 //! errors by the status alone; stderr lines of ours start `usertrace`.
 
-// Unsafe is opt-in per module (clock, launch, run), each with a
-// `//! # Safety` paragraph.
+// Unsafe is opt-in per module (clock, control_socket, flight, launch, run),
+// each with a `//! # Safety` paragraph.
 #![deny(unsafe_code)]
 
 // The options' doc comments are clap's --help text, written for a terminal

@@ -5,13 +5,35 @@
 //! usertrace-consumer: record user_events with perf, in time order, each
 //! event attributed to the thread and process that emitted it.
 //!
-//! Layers, bottom up: `sys` (perf syscalls) → `ring` (mmap protocol) →
-//! `record` (one perf record) → `format`/`decode` (tracepoint payloads) →
-//! `threads`/`procfs`/`namespaces` (who was who, when) → `mappings`/`symbolize`
-//! (naming the frames of a recorded stack) → `order` (merging CPUs) →
-//! `attach` (no loss when a tracepoint is first enabled) → `attribution`
-//! (who emitted each record, in time order) → `session`; `archive` writes
-//! and reads perf.data, the rings' records as perf keeps them.
+//! The modules, in the order data flows through them:
+//!
+//! 1. **Choosing** what to record: `select` (tracefs events that `-e`
+//!    patterns name), `format` (their field layouts), `attach` (enabling
+//!    one on every CPU without losing its first events), `attach_requests`
+//!    (the socket `record -- CMD`'s producers announce their events on),
+//!    `sched_scope` and `stack_scope` (which threads get scheduler context,
+//!    which tracepoints a stack), `containers` (which containers a
+//!    recorder serves).
+//! 2. **Sources**: `ring` (perf's mmap ring protocol, over `sys`'s
+//!    perf_event_open) and `shm` (producers on a kernel without
+//!    user_events: their registries and rings in each `/dev/shm`).
+//! 3. **The round**: `drain`, the thread that owns both kinds of ring,
+//!    reads them in rounds and hands each round's records on as the kernel
+//!    wrote them; `bytes` reads integers out of them.
+//! 4. **Keeping them**: `archive` (perf.data, perf's own format) and
+//!    `flight` (the flight recorder's window of the last seconds).
+//! 5. **Ordering and naming**: `order` (merging CPUs into one time order),
+//!    `record` (one perf record), `threads`/`procfs`/`processes`/
+//!    `namespaces` (who was who, when, in which container), `attribution`
+//!    (who emitted each record), `mappings`/`symbolize` (naming a stack's
+//!    frames).
+//! 6. **Decoding**: `decode` (tracefs payloads) and `eventheader`
+//!    (self-describing EventHeader payloads), into `output_records` (the
+//!    neutral records every output takes, with the `output` feature).
+//!
+//! `session` puts them together: it opens the perf events and the shared
+//! memory, starts the drain, and yields [`Event`]s in time order. `error`
+//! types what can go wrong along the way.
 //!
 //! Start at [`Session`]; [`decode()`] and [`EventFormat`] also serve readers
 //! of tracepoint payloads from elsewhere (a `perf record` file, tracefs).

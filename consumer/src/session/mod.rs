@@ -18,10 +18,12 @@
 //! attribution, is reported as such. The price is one more mapping per CPU;
 //! both rings are merged by timestamp.
 //!
-//! Afterwards [`Session::poll`] reads all rings in rounds, orders records
+//! Afterwards the drain thread (`crate::drain`) reads every ring, perf's
+//! and shared memory's, in rounds, and attaches tracepoints registered
+//! later (glob patterns, and exact ones when asked, re-checked against
+//! tracefs). [`Session::poll`] takes those rounds, orders records
 //! (`order.rs`), replays sideband into the thread table and yields
-//! [`Output`]s. Glob patterns, and exact ones when asked, are re-checked
-//! against tracefs so tracepoints registered later are attached too.
+//! [`Output`]s.
 //!
 //! Here is the session itself: opening, polling, following, flushing. What
 //! it is asked for is `options.rs`, what it yields `output.rs`, its dummy

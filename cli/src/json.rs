@@ -48,7 +48,10 @@
 //! (string), `"offset"` (in `module`, of an unnamed frame) and `"address"`
 //! (of an unnamed frame with no module) that are known, stacks told apart
 //! by these, not by address; and `begins_from_other_stacks` (integer: the
-//! begins whose stack is not listed); `processes`: `{"pid", "name",
+//! begins whose stack is not listed); `traces`: whole requests, `{"root",
+//! "process", "count", "unfinished"}` by root span name and process (shown
+//! name), with `duration` (`{"p50_ns", "p90_ns", "p99_ns", "max_ns",
+//! "total_ns"}`) when a root finished; `processes`: `{"pid", "name",
 //! "events", "spans"}` by pid; `lost_events`, `lost_task_records`,
 //! `orphan_ends` (integers).
 //!

@@ -151,3 +151,11 @@ def test_the_report_says_where_each_language_s_span_spent_its_time(demo):
         for state in ("on-CPU", "runnable", "blocked"):
             assert re.search(rf"^  {state} +p50 ", lines, re.M), f"{begin_event} has no {state} line:\n{lines}"
     assert (OUT / "demo.pftrace").stat().st_size > 0
+
+
+def test_the_report_counts_each_request_once_from_the_front_s_root_span(demo):
+    # One trace per request, begun by the front's span, whatever the other
+    # three languages did inside it.
+    run, _ = demo
+    requests = re.findall(r"^  (\S+) in (.+): (\d+) finished;", run.stdout, re.M)
+    assert requests == [("demo_request", "demo-front", str(REQUESTS))], run.stdout

@@ -18,6 +18,12 @@
 //! most often began at, each with its count ([`SpanStats::begin_stacks`],
 //! the `stacks` module).
 //!
+//! A recording whose spans carry trace context also gives whole requests
+//! ([`Report::traces`]): each trace's root span (one begun with no parent,
+//! in any process) stands for the request, and its durations are counted
+//! by root span name and process, whatever other processes the request
+//! went through.
+//!
 //! A [`ReportBuilder`] folds a recording one record at a time and keeps
 //! only the figures (a duration per finished span); [`Report::new`] and
 //! [`Report::with_timeline`] fold a slice and a built timeline the same way.
@@ -47,6 +53,8 @@ pub struct Report {
     pub events: Vec<EventStats>,
     /// Every span, by name.
     pub spans: Vec<SpanStats>,
+    /// Whole requests: traces by their root span's name and process.
+    pub traces: Vec<TraceStats>,
     /// Every process that emitted events, by pid.
     pub processes: Vec<ProcessStats>,
     /// Events lost because a ring was full.
@@ -116,6 +124,28 @@ pub struct SpanStats {
     /// name was full; present exactly when `begin_stacks` is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub begins_from_other_stacks: Option<u64>,
+}
+
+/// How long one kind of request took: the traces begun by root spans of
+/// one name in one process (by its shown name, so replicas of a service
+/// count together).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceStats {
+    /// The root span's name.
+    pub root: String,
+    /// The process it began in, by the name timelines show it under (see
+    /// [`crate::timeline::Process::shown_name`]): its service and program.
+    pub process: String,
+    /// Traces whose root span finished.
+    pub count: u64,
+    /// Traces whose root span was closed by an exit or the end of the
+    /// recording, not counted in `duration`.
+    pub unfinished: u64,
+    /// The finished root spans' durations: each a whole request's, from
+    /// its first begin to its last end in the root's process; absent when
+    /// none finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration: Option<TimeStats>,
 }
 
 /// Percentiles of one share of a kind of span's time (by the rule of the
@@ -291,6 +321,7 @@ impl fmt::Display for Report {
             let others = s.begins_from_other_stacks.unwrap_or(0);
             stacks::begin_stack_lines(f, &s.begin_stacks, others, s.count + s.unfinished)?;
         }
+        trace_lines(f, &self.traces)?;
         if !self.processes.is_empty() {
             writeln!(f, "\n{:>8}  {:<16}  {:>10}  {:>10}", "pid", "process", "events", "spans")?;
             for p in &self.processes {
@@ -299,6 +330,30 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// Whole requests, one line per kind:
+///
+/// ```text
+/// requests (traces, by their root span):
+///   request in demo-front (front): 100 finished; p50 1.20 ms, p90 2.00 ms, p99 2.10 ms, max 2.10 ms
+/// ```
+fn trace_lines(f: &mut fmt::Formatter<'_>, traces: &[TraceStats]) -> fmt::Result {
+    if traces.is_empty() {
+        return Ok(());
+    }
+    writeln!(f, "\nrequests (traces, by their root span):")?;
+    for t in traces {
+        write!(f, "  {} in {}: {} finished", t.root, t.process, t.count)?;
+        if t.unfinished > 0 {
+            write!(f, ", {} unfinished", t.unfinished)?;
+        }
+        if let Some(d) = &t.duration {
+            write!(f, "; p50 {}, p90 {}, p99 {}, max {}", human(d.p50_ns), human(d.p90_ns), human(d.p99_ns), human(d.max_ns))?;
+        }
+        writeln!(f)?;
+    }
+    Ok(())
 }
 
 /// Where a kind of span's time went, under its durations:

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::stacks::StackCounts;
-use super::{span_stats, EventStats, ProcessStats, Report};
+use super::{span_stats, EventStats, ProcessStats, Report, TimeStats, TraceStats};
 use crate::record::{EventRecord, Record};
 use crate::timeline::sched::add_wakers;
 use crate::timeline::{event_name, Span, Timeline, TimelineBuilder, Waker};
@@ -93,6 +93,9 @@ pub(super) struct Tally {
     spans: BTreeMap<String, SpanFigures>,
     /// Per pid, how many spans.
     spans_of: BTreeMap<u32, u64>,
+    /// Per root span name and pid, its traces' figures: the durations of
+    /// finished roots, and how many were unfinished.
+    roots: BTreeMap<(String, u32), (Vec<u64>, u64)>,
     lost_events: u64,
     lost_task_records: u64,
 }
@@ -129,6 +132,13 @@ impl Tally {
             }
         }
         *self.spans_of.entry(span.pid).or_default() += 1;
+        if span.trace.is_some_and(|t| t.is_said() && t.parent_span_id == 0) {
+            let (durations, unfinished) = self.roots.entry((span.name.clone(), span.pid)).or_default();
+            match span.unfinished {
+                Some(_) => *unfinished += 1,
+                None => durations.push(span.duration_ns()),
+            }
+        }
     }
 
     pub(super) fn lost(&mut self, count: u64, sideband: bool) {
@@ -150,6 +160,7 @@ impl Tally {
             .map(|(name, count)| EventStats { name, count, rate_per_s: (duration_ns > 0).then(|| count as f64 / seconds) })
             .collect();
         let spans = self.spans.into_iter().map(|(name, figures)| span_stats(name, figures)).collect();
+        let traces = trace_stats(self.roots, timeline);
         let processes = timeline
             .processes
             .values()
@@ -159,10 +170,34 @@ impl Tally {
             duration_ns,
             events,
             spans,
+            traces,
             processes,
             lost_events: self.lost_events,
             lost_task_records: self.lost_task_records,
             orphan_ends: timeline.orphan_ends,
         }
     }
+}
+
+/// The traces' figures by root span name and process name: the roots of
+/// one name in processes of one name (a service's replicas) count
+/// together.
+fn trace_stats(roots: BTreeMap<(String, u32), (Vec<u64>, u64)>, timeline: &Timeline) -> Vec<TraceStats> {
+    let mut by_process_name: BTreeMap<(String, String), (Vec<u64>, u64)> = BTreeMap::new();
+    for ((root, pid), (durations, unfinished)) in roots {
+        let process = timeline.processes.get(&pid).map_or_else(|| pid.to_string(), |p| p.shown_name().into_owned());
+        let (all, all_unfinished) = by_process_name.entry((root, process)).or_default();
+        all.extend(durations);
+        *all_unfinished += unfinished;
+    }
+    by_process_name
+        .into_iter()
+        .map(|((root, process), (durations, unfinished))| TraceStats {
+            root,
+            process,
+            count: durations.len() as u64,
+            unfinished,
+            duration: TimeStats::of(durations),
+        })
+        .collect()
 }

@@ -83,7 +83,7 @@ fn the_text_names_every_part_and_json_has_every_field() {
         assert!(text.contains(needle), "{needle}:\n{text}");
     }
     let json = serde_json::to_value(&report).unwrap();
-    for key in ["duration_ns", "events", "spans", "processes", "lost_events", "lost_task_records", "orphan_ends"] {
+    for key in ["duration_ns", "events", "spans", "traces", "processes", "lost_events", "lost_task_records", "orphan_ends"] {
         assert!(json.get(key).is_some(), "{key}");
     }
     assert_eq!((&json["spans"][0]["name"], &json["spans"][0]["histogram"][0]["from_ns"]), (&serde_json::Value::from("gc"), &serde_json::Value::from(2)));
@@ -305,4 +305,59 @@ fn the_text_leaves_out_usertraces_own_frames_and_starts_at_its_caller() {
     let theirs = vec![named("writev"), named("a"), named("b"), named("usertrace::x")];
     let frames = Report::new(&[with_stack(begin(1, 1, 1, "req", 1), theirs)]).spans[0].begin_stacks[0].frames.clone();
     assert_eq!(stacks::emit_frames(&frames), 0);
+}
+
+/// Requests that cross two processes: `front` (pid 1, service
+/// `checkout`) begins each trace with a root span, `worker` (pid 2)
+/// continues it under a remote parent. Durations 100, 200, ... 1000 ns.
+fn two_process_requests() -> Vec<Record> {
+    let mut records = vec![process(0, 1, "/usr/bin/front", &["front"]), process(0, 2, "/usr/bin/worker", &["worker"])];
+    if let Record::Process(p) = &mut records[0] {
+        p.resource.insert("service.name".into(), "checkout".into());
+    }
+    let mut t = 1_000;
+    for i in 1..=10u64 {
+        let trace = 0xabc0_0000_0000_0000_0000_0000_0000_0000 | u128::from(i);
+        let d = 100 * i;
+        records.push(traced_begin(t, 1, 1, "request", i, (trace, 0), &[]));
+        records.push(traced_begin(t + 10, 2, 2, "lookup", 100 + i, (trace, i), &[]));
+        records.push(end(t + 20, 2, 2, "lookup", 100 + i));
+        records.push(end(t + d, 1, 1, "request", i));
+        t += d + 1;
+    }
+    records.push(traced_begin(t, 1, 1, "request", 11, (0xabc, 0), &[]));
+    records
+}
+
+#[test]
+fn requests_are_counted_once_per_trace_by_their_root_span_and_its_service() {
+    let report = Report::new(&two_process_requests());
+    // The worker's spans have a parent: they are part of a request, not one.
+    assert_eq!(report.traces.len(), 1, "{:?}", report.traces);
+    let t = &report.traces[0];
+    assert_eq!((t.root.as_str(), t.process.as_str(), t.count, t.unfinished), ("request", "checkout (front)", 10, 1));
+    let d = t.duration.expect("finished roots");
+    assert_eq!((d.p50_ns, d.p90_ns, d.p99_ns, d.max_ns), (500, 900, 1000, 1000));
+    let text = report.to_string();
+    let line = "  request in checkout (front): 10 finished, 1 unfinished; p50 500 ns, p90 900 ns, p99 1.00 µs, max 1.00 µs";
+    assert!(text.contains("requests (traces, by their root span):\n") && text.contains(line), "{text}");
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["traces"][0]["duration"]["p99_ns"], 1000);
+}
+
+#[test]
+fn spans_without_trace_context_make_no_requests() {
+    let report = Report::new(&spans("req", &[1, 2, 3]));
+    assert!(report.traces.is_empty());
+    assert!(!report.to_string().contains("requests"));
+}
+
+#[test]
+fn a_report_folded_record_by_record_counts_the_same_requests() {
+    let records = two_process_requests();
+    let mut builder = ReportBuilder::new();
+    for r in &records {
+        builder.push(r);
+    }
+    assert_eq!(builder.finish().traces, Report::new(&records).traces);
 }

@@ -2,6 +2,7 @@ package dev.usertrace.opentelemetry;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.logs.Severity;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -13,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The end-to-end test's application: the SDK autoconfigured from its system
- * properties ({@code otel.traces.exporter=usertrace,seen}), a request's spans
+ * properties ({@code otel.traces.exporter=usertrace,seen}, the same for logs), a
+ * request's spans and a log record in it
  * across two scopes, with attributes, an event, a link, an error status, and
  * one span too large for one event. Waits for the recorder first, as an
  * application started under {@code usertrace record} may run before it listens.
@@ -40,6 +42,8 @@ public final class AutoconfiguredApp {
             query.addEvent("rows read", Attributes.of(AttributeKey.longKey("n"), 3L));
             query.setStatus(StatusCode.ERROR, "deadlock");
             query.end();
+            sdk.getLogsBridge().get("shop.web").logRecordBuilder().setSeverity(Severity.WARN).setSeverityText("WARN")
+                    .setBody("cart 42 locked").setAttribute(AttributeKey.longKey("cart.id"), 42L).emit();
             Span big = web.spanBuilder("render").setAttribute("html", "x".repeat(20_000)).startSpan();
             big.end();
         }

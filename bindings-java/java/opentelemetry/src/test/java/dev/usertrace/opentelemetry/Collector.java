@@ -12,17 +12,19 @@ import java.util.List;
 
 /**
  * A real OpenTelemetry Collector (OTLP/HTTP in, the file exporter out, as
- * length-prefixed protobuf), the one harness/build-otel-components builds.
+ * length-prefixed protobuf: traces.pb and logs.pb), the one harness/build-otel-components builds.
  */
 final class Collector implements AutoCloseable {
     final String endpoint;
     final Path traces;
+    final Path logs;
     private final Path log;
     private final Process process;
 
-    private Collector(String endpoint, Path traces, Path log, Process process) {
+    private Collector(String endpoint, Path traces, Path logs, Path log, Process process) {
         this.endpoint = endpoint;
         this.traces = traces;
+        this.logs = logs;
         this.log = log;
         this.process = process;
     }
@@ -39,15 +41,18 @@ final class Collector implements AutoCloseable {
         Path binary = binary();
         int port = freePort();
         Path traces = dir.resolve("traces.pb");
+        Path logs = dir.resolve("logs.pb");
         Path config = dir.resolve("otelcol.yaml");
         Files.writeString(config, "receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:" + port + "\n"
                 + "exporters:\n  file:\n    path: " + traces + "\n    format: proto\n    flush_interval: 100ms\n"
+                + "  file/logs:\n    path: " + logs + "\n    format: proto\n    flush_interval: 100ms\n"
                 + "service:\n  telemetry:\n    metrics:\n      level: none\n"
-                + "  pipelines:\n    traces:\n      receivers: [otlp]\n      exporters: [file]\n");
+                + "  pipelines:\n    traces:\n      receivers: [otlp]\n      exporters: [file]\n"
+                + "    logs:\n      receivers: [otlp]\n      exporters: [file/logs]\n");
         Path log = dir.resolve("otelcol.log");
         Process p = new ProcessBuilder(binary.toString(), "--config", "file:" + config)
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        Collector c = new Collector("http://127.0.0.1:" + port, traces, log, p);
+        Collector c = new Collector("http://127.0.0.1:" + port, traces, logs, log, p);
         try {
             c.waitListening(port);
         } catch (Exception | AssertionError e) {
@@ -59,9 +64,18 @@ final class Collector implements AutoCloseable {
 
     /** The spans written so far, once there are at least {@code count} (or 30 s passed). */
     List<OtlpFile.Arrived> spans(int count) throws Exception {
+        return arrived(traces, count);
+    }
+
+    /** The log records written so far, as {@link #spans(int)}. */
+    List<OtlpFile.Arrived> logs(int count) throws Exception {
+        return arrived(logs, count);
+    }
+
+    private static List<OtlpFile.Arrived> arrived(Path file, int count) throws Exception {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (true) {
-            List<OtlpFile.Arrived> spans = OtlpFile.spans(traces);
+            List<OtlpFile.Arrived> spans = OtlpFile.spans(file);
             if (spans.size() >= count || System.nanoTime() > deadline) {
                 return spans;
             }

@@ -12,7 +12,9 @@ import java.util.List;
  * A file of OTLP trace messages, each after its 4-byte big-endian length: what
  * the Collector's file exporter writes with {@code format: proto}, and what
  * {@link SeenSpanExporterProvider} writes of the requests the SDK made. Read
- * back span by span, with the scope each came under.
+ * back span by span, with the scope each came under. Log files nest the same
+ * way (resource_logs 1 → scope_logs 2 → scope 1, log_records 2), so they are
+ * read alike, a {@code LogRecord} message in place of each {@code Span}.
  */
 final class OtlpFile {
     private OtlpFile() {}

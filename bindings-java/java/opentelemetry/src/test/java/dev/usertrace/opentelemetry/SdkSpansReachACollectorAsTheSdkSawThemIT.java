@@ -14,8 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An application on the SDK's autoconfiguration with
  * {@code otel.traces.exporter=usertrace,seen}, run under {@code usertrace
- * record --otlp} to a real Collector: every span the SDK exported arrives, byte
- * for byte the {@code Span} message its OTLP exporter makes, under its scope.
+ * record --otlp} to a real Collector: every span the SDK exported arrives as
+ * the {@code Span} message its OTLP exporter makes, field for field (the
+ * Collector re-encodes it: {@link Canonical}), under its scope;
+ * and so does a log record ({@code otel.logs.exporter=usertrace,seen}).
  *
  * <p>Over shared memory (USERTRACE_TRANSPORT=shm for the recorder and the
  * application), so it runs on a host without user_events; the guest's
@@ -27,14 +29,15 @@ class SdkSpansReachACollectorAsTheSdkSawThemIT {
     Path dir;
 
     @Test
-    void every_span_the_sdk_exported_arrives_exactly_under_its_scope() throws Exception {
+    void every_span_and_log_record_the_sdk_exported_arrives_exactly_under_its_scope() throws Exception {
         String provider = "jotel" + ProcessHandle.current().pid();
         Path seen = dir.resolve("seen.pb");
+        Path seenLogs = dir.resolve("seen-logs.pb");
         try (Collector collector = Collector.start(dir)) {
             String console = Recorded.run(provider, collector.endpoint, dir, List.of(Cli.java(),
                     "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
-                    "-Dotel.traces.exporter=usertrace,seen", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
-                    "-Dotel.service.name=shop", "-Dseen.file=" + seen,
+                    "-Dotel.traces.exporter=usertrace,seen", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=usertrace,seen",
+                    "-Dotel.service.name=shop", "-Dseen.file=" + seen, "-Dseen.logs.file=" + seenLogs,
                     "-cp", System.getProperty("java.class.path"), AutoconfiguredApp.class.getName()));
             List<OtlpFile.Arrived> sdk = sorted(OtlpFile.spans(seen));
             assertEquals(3, sdk.size(), "the SDK exported " + sdk + "\n" + console);
@@ -54,6 +57,15 @@ class SdkSpansReachACollectorAsTheSdkSawThemIT {
             assertEquals(0, root.parentSpanId());
             assertEquals(root.spanId(), byName(arrived, "SELECT cart").parentSpanId());
             assertEquals(root.spanId(), byName(arrived, "render").parentSpanId());
+
+            // The log record, emitted in the request's span, likewise.
+            List<OtlpFile.Arrived> sdkLogs = OtlpFile.spans(seenLogs);
+            assertEquals(1, sdkLogs.size(), "the SDK exported " + sdkLogs + "\n" + console);
+            assertEquals(sdkLogs, collector.logs(1), "console:\n" + console + "\ncollector:\n" + collector.log());
+            OtlpLogs.Log log = OtlpLogs.log(sdkLogs.get(0).span(), "shop.web", "");
+            assertEquals("cart 42 locked", log.body());
+            assertEquals(root.spanId(), log.spanId());
+            assertEquals(root.traceIdLo(), log.traceIdLo());
         }
     }
 

@@ -12,9 +12,14 @@
 #
 # Each prints its runners' summaries, then one line `java: N passed, M failed`,
 # and exits non-zero if a test failed or could not run.
+#
+# `host` also runs java/opentelemetry's end-to-end tests, which need the
+# Collector harness/build-otel-components builds (~/.cache/usertrace/bin/otelcol)
+# and fetch the OpenTelemetry Java agent through Maven; they fail, never skip,
+# without either.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-modules=(java/usertrace java/agent java/logback java/log4j2)
+modules=(java/usertrace java/agent java/logback java/log4j2 java/opentelemetry)
 agent_jar=$here/java/agent/target/usertrace-agent.jar
 launcher=$here/java/agent/target/junit-platform-console-standalone.jar
 # The usertrace CLI, which a kernel test records with (`cargo build -p usertrace-cli`).
@@ -62,7 +67,7 @@ agent_jar_starts_alone() {
 
 # What `mvn deploy` would upload to Maven Central, deployed into a directory
 # instead and signed with a throwaway key: the parent pom, the API, the
-# agent and the Logback and Log4j2 appenders, each with its pom, sources and
+# agent, the Logback and Log4j2 appenders and the OpenTelemetry exporters, each with its pom, sources and
 # javadoc jars, every file with a signature that gpg verifies; and neither
 # the benchmarks nor the appenders' test support. Without a key, the same
 # deploy signs nothing (Central would refuse it; a local one needs none).
@@ -83,7 +88,9 @@ release_deploys_signed_api_and_agent_and_no_benchmarks_or_test_support() {
       usertrace/$version/usertrace-$version.{pom,jar} usertrace/$version/usertrace-$version-{sources,javadoc}.jar \
       usertrace-agent/$version/usertrace-agent-$version.{pom,jar} usertrace-agent/$version/usertrace-agent-$version-{sources,javadoc}.jar \
       usertrace-logback/$version/usertrace-logback-$version.{pom,jar} usertrace-logback/$version/usertrace-logback-$version-{sources,javadoc}.jar \
-      usertrace-log4j2/$version/usertrace-log4j2-$version.{pom,jar} usertrace-log4j2/$version/usertrace-log4j2-$version-{sources,javadoc}.jar; do
+      usertrace-log4j2/$version/usertrace-log4j2-$version.{pom,jar} usertrace-log4j2/$version/usertrace-log4j2-$version-{sources,javadoc}.jar \
+      usertrace-opentelemetry/$version/usertrace-opentelemetry-$version.{pom,jar} \
+      usertrace-opentelemetry/$version/usertrace-opentelemetry-$version-{sources,javadoc}.jar; do
       [ -f "$repo/$f" ] && gpg --batch --verify "$repo/$f.asc" "$repo/$f" 2>/dev/null || missing="$missing $f(.asc)"
     done
     [ -z "$missing" ] || { rc=1; out="missing or unverified:$missing"; }
@@ -382,7 +389,7 @@ guest() {
 # The tests that need only `usertrace record` (tagged `recorder`), natively:
 # on a host without user_events the emitters take shared memory.
 recorder_over_shm() {
-  java_props="-Dusertrace.shm=true" tags="--include-tag recorder" launch java/usertrace
+  java_props="-Dusertrace.shm=true" tags="--include-tag recorder" launch java/usertrace java/opentelemetry
 }
 
 bench() {

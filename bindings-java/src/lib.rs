@@ -15,6 +15,7 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 mod boundary;
+mod otel_span;
 mod span;
 mod status;
 mod tables;
@@ -25,4 +26,4 @@ mod values;
 
 /// Bumped whenever a native signature or the value encoding changes, so a
 /// jar never runs against a library built for another version of it.
-pub const ABI_VERSION: i32 = 4;
+pub const ABI_VERSION: i32 = 5;

@@ -30,7 +30,7 @@ fn every_package_and_the_changelog_name_one_version() {
 
     let parent = fs::read_to_string(repo().join("bindings-java/pom.xml")).unwrap();
     assert_eq!(first_element(&parent, "  ", "version").as_deref(), Some(version), "bindings-java/pom.xml");
-    for module in ["usertrace", "agent", "logback", "log4j2", "bench", "testing"] {
+    for module in ["usertrace", "agent", "logback", "log4j2", "opentelemetry", "bench", "testing"] {
         let path = repo().join(format!("bindings-java/java/{module}/pom.xml"));
         let pom = fs::read_to_string(&path).unwrap();
         assert_eq!(first_element(&pom, "    ", "version").as_deref(), Some(version), "the parent version in {}", path.display());

@@ -45,7 +45,8 @@ public final class Tracepoint implements AutoCloseable {
     /** Most fields one event may have: the native library's limit (a test holds it to it). */
     public static final int MAX_FIELDS = 32;
 
-    private static final Cleaner CLEANER = Cleaner.create(r -> {
+    // Package-private: OtelSpans and OtelLogs free their handles on the same thread.
+    static final Cleaner CLEANER = Cleaner.create(r -> {
         Thread t = new Thread(r, "usertrace-cleaner");
         t.setDaemon(true);
         return t;

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  */
 public final class Native {
     /** Must equal the library's {@code ABI_VERSION}; checked at load. */
-    static final int ABI_VERSION = 4;
+    static final int ABI_VERSION = 5;
 
     private static final Throwable LOAD_ERROR = NativeLoader.load();
 
@@ -113,4 +113,33 @@ public final class Native {
 
     /** The core's availabilities: {@code "<code>\t<name>"}, in code order. */
     public static native String[] availabilities0();
+
+    /**
+     * Declares and registers {@code <provider>_otel_span} and its part event
+     * (the core's {@code usertrace::otel_span}); throws {@code UsertraceException}
+     * where usertrace cannot. Returns the handle, freed by {@link #otelSpansFree0(long)}.
+     */
+    public static native long otelSpans0(String provider);
+
+    public static native boolean otelSpansEnabled0(long handle);
+
+    /**
+     * Writes one finished span, its OTLP {@code Span} protobuf in {@code otlp}, in
+     * parts if large; ids are unsigned. Returns how many events were written.
+     */
+    public static native int otelSpanEmit0(long handle, long startNs, long durationNs, long traceIdHi, long traceIdLo,
+            long spanId, long parentSpanId, String name, String scopeName, String scopeVersion, byte[] otlp);
+
+    public static native void otelSpansFree0(long handle);
+
+    /** As {@link #otelSpans0(String)}, for {@code <provider>_otel_log}. */
+    public static native long otelLogs0(String provider);
+
+    public static native boolean otelLogsEnabled0(long handle);
+
+    /** Writes one log record, its OTLP {@code LogRecord} protobuf in {@code otlp}; returns how many events. */
+    public static native int otelLogEmit0(long handle, long traceIdHi, long traceIdLo, long spanId, int severityNumber,
+            String body, String scopeName, String scopeVersion, byte[] otlp);
+
+    public static native void otelLogsFree0(long handle);
 }

@@ -1,0 +1,44 @@
+package dev.usertrace.opentelemetry;
+
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The recorded application of {@link ExporterEventsAreRecordedTest}: the SDK
+ * with the exporter set in code, a span and a child too large for one event.
+ * Prints the ids, CLOCK_MONOTONIC before and after, and the exporter's drops.
+ */
+public final class ExporterApp {
+    public static void main(String[] args) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Registration.spans().isEnabled()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no recorder listened to " + Registration.provider() + "_otel_span in 60 s");
+            }
+            Thread.sleep(20);
+        }
+        UsertraceSpanExporter exporter = new UsertraceSpanExporter();
+        SdkTracerProvider provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
+        Tracer tracer = provider.get("shop.web", "2.1");
+        long before = System.nanoTime();
+        Span outer = tracer.spanBuilder("GET /cart").startSpan();
+        Span inner;
+        try (Scope s = outer.makeCurrent()) {
+            inner = tracer.spanBuilder("render").setAttribute("html", "x".repeat(20_000)).startSpan();
+            inner.end();
+        }
+        outer.end();
+        long after = System.nanoTime();
+        provider.close();
+        System.out.println("trace=" + outer.getSpanContext().getTraceId());
+        System.out.println("outer=" + outer.getSpanContext().getSpanId());
+        System.out.println("inner=" + inner.getSpanContext().getSpanId());
+        System.out.println("before=" + before);
+        System.out.println("after=" + after);
+        System.out.println("dropped=" + exporter.dropped());
+    }
+}

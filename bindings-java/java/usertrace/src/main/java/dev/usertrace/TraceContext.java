@@ -99,14 +99,16 @@ public final class TraceContext {
         return Native.traceparent0(words);
     }
 
-    /** The trace id: 32 lowercase hex digits. */
+    /** The trace id: 32 lowercase hex digits (as in {@link #traceparent()}). */
     public String traceId() {
-        return hex(words[0]) + hex(words[1]);
+        // "00-" trace id "-" span id "-" flags: the core's spelling, read
+        // back rather than written a second time here.
+        return traceparent().substring(3, 35);
     }
 
-    /** The span id: 16 lowercase hex digits. */
+    /** The span id: 16 lowercase hex digits (as in {@link #traceparent()}). */
     public String spanId() {
-        return hex(words[2]);
+        return traceparent().substring(36, 52);
     }
 
     /** Whether the caller records the trace (flag bit 0). */
@@ -122,11 +124,6 @@ public final class TraceContext {
     /** A copy of the words, for a span begun under this context to overwrite with its own. */
     long[] words() {
         return words.clone();
-    }
-
-    private static String hex(long word) {
-        String digits = Long.toHexString(word);
-        return "0".repeat(16 - digits.length()) + digits;
     }
 
     /**

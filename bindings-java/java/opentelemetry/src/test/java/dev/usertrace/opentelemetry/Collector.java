@@ -29,12 +29,34 @@ final class Collector implements AutoCloseable {
         this.process = process;
     }
 
-    static Path binary() {
-        String cache = System.getenv("XDG_CACHE_HOME");
-        Path base = cache == null || cache.isEmpty() ? Path.of(System.getProperty("user.home"), ".cache") : Path.of(cache);
-        Path binary = base.resolve("usertrace/bin/otelcol");
+    /**
+     * The Collector harness/build-otel-components built; if it is not there
+     * yet, that script builds it, or waits for the build test-all runs
+     * beside the bindings' suites.
+     */
+    static Path binary() throws IOException, InterruptedException {
+        String cache = System.getenv("USERTRACE_CACHE");
+        Path base = cache == null || cache.isEmpty() ? Path.of(System.getProperty("user.home"), ".cache", "usertrace") : Path.of(cache);
+        Path binary = base.resolve("bin/otelcol");
+        if (!Files.isExecutable(binary)) {
+            Path build = buildScript();
+            Process made = new ProcessBuilder(build.toString()).redirectErrorStream(true).start();
+            String output = new String(made.getInputStream().readAllBytes());
+            assertTrue(made.waitFor() == 0, "harness/build-otel-components failed:\n" + output);
+        }
         assertTrue(Files.isExecutable(binary), "build the Collector with harness/build-otel-components: no " + binary);
         return binary;
+    }
+
+    /** harness/build-otel-components, found above the working directory. */
+    private static Path buildScript() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path script = dir.resolve("harness/build-otel-components");
+            if (Files.isExecutable(script)) {
+                return script;
+            }
+        }
+        throw new AssertionError("no harness/build-otel-components above " + Path.of("").toAbsolutePath());
     }
 
     static Collector start(Path dir) throws Exception {

@@ -165,7 +165,17 @@ def instrumented_app(env: Dict[str, str], record: Optional[List[str]]) -> "subpr
     """The Flask app under `opentelemetry-instrument`, under `record` if given."""
     instrument = str(Path(sys.executable).parent / "opentelemetry-instrument")
     command = [instrument, sys.executable, str(APPS / "flask_app.py")]
-    return subprocess.Popen((record or []) + command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A session of its own: `stop_all` then ends the app and its recorder
+    # together, whatever state a failed test left them in.
+    return subprocess.Popen((record or []) + command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def stop_all(process: "subprocess.Popen[str]") -> None:
+    """Kills `process` and everything it started (its session)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def app_pid(parent: int) -> int:
@@ -203,7 +213,7 @@ def wait_for_app(port: int, process: "subprocess.Popen[str]") -> None:
             if process.poll() is not None:
                 raise AssertionError(f"the app exited: {process.communicate()}")
             if time.monotonic() > deadline:
-                process.kill()
+                stop_all(process)
                 raise AssertionError(f"the app did not listen in {APP_START_S} s: {process.communicate()}")
             time.sleep(0.1)
 
@@ -212,10 +222,14 @@ def serve(port: int, process: "subprocess.Popen[str]", requests: int) -> List[st
     """Waits for the app (run by `process`, a recorder), sends `requests`
     to /front, then stops it as Ctrl-C would (so the SDK flushes at exit);
     returns the replies."""
-    wait_for_app(port, process)
-    replies = [get(port, "/front") for _ in range(requests)]
-    os.kill(app_pid(process.pid), signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=APP_START_S)
+    try:
+        wait_for_app(port, process)
+        replies = [get(port, "/front") for _ in range(requests)]
+        os.kill(app_pid(process.pid), signal.SIGINT)
+        _, stderr = process.communicate(timeout=APP_START_S)
+    except BaseException:
+        stop_all(process)
+        raise
     assert process.returncode == 0, stderr
     return replies
 
@@ -277,12 +291,16 @@ def test_with_the_sampler_and_no_recorder_nothing_is_recorded_and_traceparent_st
     )
     process = instrumented_app(env, None)
     incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"
-    wait_for_app(port, process)
-    root = urllib.request.urlopen(f"http://127.0.0.1:{port}/front", timeout=30).read().decode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/front", headers={"traceparent": incoming})
-    continued = urllib.request.urlopen(request, timeout=30).read().decode()
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=APP_START_S)
+    try:
+        wait_for_app(port, process)
+        root = urllib.request.urlopen(f"http://127.0.0.1:{port}/front", timeout=30).read().decode()
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/front", headers={"traceparent": incoming})
+        continued = urllib.request.urlopen(request, timeout=30).read().decode()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=APP_START_S)
+    except BaseException:
+        stop_all(process)
+        raise
     assert process.returncode == 0, stderr
     assert seen_by_the_sdk(tmp_path / "memory.pb") == [], "no span recorded while nobody listens"
     # /back saw a traceparent from urllib's non-recording span: a new

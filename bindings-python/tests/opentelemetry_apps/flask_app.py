@@ -4,6 +4,7 @@ calls `/back` over HTTP with urllib; `/back` answers with the
 propagate."""
 
 import os
+import signal
 import urllib.request
 
 from flask import Flask, request
@@ -24,4 +25,9 @@ def back() -> str:
 
 
 if __name__ == "__main__":
+    # The tests stop it with SIGINT, as Ctrl-C would, so that the SDK
+    # flushes at exit. A process started with SIGINT ignored (every
+    # background job of a non-interactive shell is) would never stop:
+    # Python installs its handler only where SIGINT is not ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     app.run(host="127.0.0.1", port=PORT, threaded=True)

@@ -43,8 +43,10 @@ pub fn run(args: &ListArgs) -> ExitCode {
     // Producers on a kernel without user_events register in shared memory;
     // they are listed after the kernel's events, and alone where there is
     // no tracefs.
+    let listing = shared_tracepoints();
+    say_refused(&listing.refused);
     let shared: Vec<SharedTracepoint> =
-        shared_tracepoints().into_iter().filter(|t| pattern.matches(&t.format.system, &t.format.name)).collect();
+        listing.tracepoints.into_iter().filter(|t| pattern.matches(&t.format.system, &t.format.name)).collect();
     let (mut shown, mut unreadable) = (0, 0);
     match find_tracefs() {
         Ok(tracefs) => match list_tracefs(args, &pattern, &tracefs) {
@@ -81,6 +83,21 @@ pub fn run(args: &ListArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The most refused registries named one by one: a hostile container can
+/// plant thousands.
+const REFUSALS_NAMED: usize = 5;
+
+/// Says which producers' registries were refused and why: whatever they
+/// registered is missing from the listing.
+fn say_refused(refused: &[(std::path::PathBuf, String)]) {
+    for (path, why) in refused.iter().take(REFUSALS_NAMED) {
+        eprintln!("usertrace list: {} is not read, so what its process registered is not listed: {why}", path.display());
+    }
+    if refused.len() > REFUSALS_NAMED {
+        eprintln!("usertrace list: and {} more registries not read", refused.len() - REFUSALS_NAMED);
+    }
 }
 
 /// A tracepoint registered through shared memory: who has it, and whether

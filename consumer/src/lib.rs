@@ -86,7 +86,7 @@ pub use ring::{published_ranges, RawRecord, Records};
 pub use sched_scope::SCHED_PATTERNS;
 pub use stack_scope::Stacks;
 pub use select::{load, scan, Candidate};
-pub use shm::{shared_tracepoints, NotRecorded, SharedTracepoint};
+pub use shm::{shared_tracepoints, NotRecorded, SharedListing, SharedTracepoint};
 pub use usertrace::{glob, Pattern, PatternError, USER_SYSTEMS};
 pub use session::{find_tracefs, Event, Output, Session, SessionOptions, Stats};
 pub use symbolize::Frame;

@@ -5,7 +5,9 @@
 
 use usertrace::shm_layout::parse_registry_file_name;
 
-use super::producer::Producer;
+use std::path::PathBuf;
+
+use super::producer::{Producer, Refusal};
 use super::{ShmSource, SYSTEM};
 use crate::format::EventFormat;
 use crate::sys;
@@ -22,18 +24,39 @@ pub struct SharedTracepoint {
     pub recorders: Vec<u32>,
 }
 
+/// What `usertrace list` finds in shared memory.
+#[derive(Debug, Clone, Default)]
+pub struct SharedListing {
+    /// Every tracepoint that live producers have registered, each once.
+    pub tracepoints: Vec<SharedTracepoint>,
+    /// The registries that were refused, each with why (a permission the
+    /// recorder lacks, a planted link, a file that is not a registry): an
+    /// operator checking that a program is seen needs to know. A registry
+    /// still being made, or held by a recorder, is not among them.
+    pub refused: Vec<(PathBuf, String)>,
+}
+
 /// Every tracepoint that live producers have registered through shared
 /// memory and this user may see (every user's, for root); each once, with
-/// the processes that have it. Read only: nothing is taken or written.
-pub fn shared_tracepoints() -> Vec<SharedTracepoint> {
+/// the processes that have it; and the registries refused. Nothing is
+/// taken or written.
+pub fn shared_tracepoints() -> SharedListing {
     let mut source = ShmSource::new(Vec::new(), Vec::new());
     let mut found: Vec<(String, SharedTracepoint)> = Vec::new();
+    let mut refused = Vec::new();
     for (place, members) in source.places() {
         for name in place.names() {
             if parse_registry_file_name(&name).is_none() {
                 continue;
             }
-            let Ok(mut producer) = Producer::open(&place, &name, &members) else { continue };
+            let mut producer = match Producer::open(&place, &name, &members) {
+                Ok(producer) => producer,
+                Err(Refusal::Malformed(why)) => {
+                    refused.push((place.path(&name), why));
+                    continue;
+                }
+                Err(Refusal::Unfinished | Refusal::Held { .. }) => continue,
+            };
             if !producer.is_alive() {
                 continue;
             }
@@ -66,5 +89,5 @@ pub fn shared_tracepoints() -> Vec<SharedTracepoint> {
         t.pids.sort_unstable();
         t.recorders.sort_unstable();
     }
-    listed
+    SharedListing { tracepoints: listed, refused }
 }

@@ -42,7 +42,7 @@ use crate::archive::write_sample;
 use crate::record::PERF_RECORD_LOST;
 use crate::sys;
 use place::Place;
-pub use list::{shared_tracepoints, SharedTracepoint};
+pub use list::{shared_tracepoints, SharedListing, SharedTracepoint};
 use producer::{KnownSlot, Producer, Refusal};
 use clock::TscClock;
 use ring::ShmRing;

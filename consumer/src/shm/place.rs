@@ -101,6 +101,12 @@ pub(crate) fn refusal(error: &std::io::Error) -> String {
     match error.raw_os_error() {
         Some(libc::ELOOP) => "it is a symbolic link, which the recorder never follows (a producer makes regular files)".into(),
         Some(libc::EXDEV) => "it is another file system mounted over a producer's name".into(),
+        // A producer's files are its user's alone (0600), as they should
+        // be; what is missing is the recorder's right to write them.
+        Some(libc::EACCES | libc::EPERM) => "the recorder may not open it for writing, which it needs to take the producer's \
+             rings (a producer's files are its user's alone, mode 0600): run the recorder as root with CAP_DAC_OVERRIDE \
+             (and CAP_SYS_PTRACE for another user's or container's processes), or as the producer's user"
+            .into(),
         _ => format!("cannot open it: {error}"),
     }
 }

@@ -41,12 +41,15 @@ mod a_rust_sdk_s_spans_and_logs_arrive_exactly_as_it_exported_them;
 
 /// Containers made as runtimes make them, for the tests below.
 mod container;
+/// Debian's podman, for the tests that run a real container runtime.
+mod podman;
 mod producers_in_two_containers_both_pid_1_are_recorded_apart_under_their_host_pids;
 mod a_symlink_planted_in_a_container_s_dev_shm_is_refused_and_never_opened;
 mod a_registry_that_lies_is_named_and_the_recorder_goes_on;
 mod a_process_outside_the_container_selector_is_neither_read_nor_enabled;
 mod a_producer_under_podman_is_recorded_with_its_container_id;
 mod a_python_producer_in_a_container_is_recorded_with_exact_values;
+mod a_restricted_pod_is_recorded_by_the_node_agent_as_their_manifests_say;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
 /// PID" (registered, and waiting for a recorder); with its pid.

@@ -37,7 +37,9 @@ class SampledSpansAreRecordedOnlyWhileARecorderListensIT {
         assertEquals("false", Recorded.printed(console, "recording"), console);
         String trace = Recorded.printed(console, "trace");
         String query = Recorded.printed(console, "query");
-        assertEquals("00-" + trace + "-" + query + "-00", Recorded.printed(console, "traceparent"), console);
+        Traceparent sent = Traceparent.parse(Recorded.printed(console, "traceparent"));
+        assertEquals(new Traceparent(trace, query, sent.flags()), sent, console);
+        assertFalse(sent.sampled(), console);
         assertEquals(List.of(), OtlpFile.spans(seen), console);
         // Over shared memory usertrace registers: nothing to say.
         assertFalse(console.contains("will not be recorded"), console);
@@ -58,7 +60,9 @@ class SampledSpansAreRecordedOnlyWhileARecorderListensIT {
             String trace = Recorded.printed(console, "trace");
             String request = Recorded.printed(console, "request");
             String query = Recorded.printed(console, "query");
-            assertEquals("00-" + trace + "-" + query + "-01", Recorded.printed(console, "traceparent"), console);
+            Traceparent sent = Traceparent.parse(Recorded.printed(console, "traceparent"));
+            assertEquals(new Traceparent(trace, query, sent.flags()), sent, console);
+            assertTrue(sent.sampled(), console);
             OtlpSpans.Span get = SdkSpansReachACollectorAsTheSdkSawThemIT.byName(arrived, "GET /cart");
             OtlpSpans.Span select = SdkSpansReachACollectorAsTheSdkSawThemIT.byName(arrived, "SELECT cart");
             for (OtlpSpans.Span s : List.of(get, select)) {

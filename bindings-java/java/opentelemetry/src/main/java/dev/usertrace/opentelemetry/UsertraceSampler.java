@@ -22,7 +22,7 @@ import java.util.List;
  * or {@code parentbased_usertrace} for {@link #parentBased()}.
  */
 public final class UsertraceSampler implements Sampler {
-    static final String DESCRIPTION = "UsertraceSampler";
+    private static final String DESCRIPTION = "UsertraceSampler";
 
     /** Null where usertrace cannot register them: then nothing is ever sampled. */
     private final OtelSpans events;
@@ -49,7 +49,7 @@ public final class UsertraceSampler implements Sampler {
     }
 
     /** Whether a recorder listens to the span events now. */
-    boolean listened() {
+    private boolean listened() {
         return events != null && events.isEnabled();
     }
 

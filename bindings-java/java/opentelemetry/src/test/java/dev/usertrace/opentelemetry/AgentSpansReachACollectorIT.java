@@ -3,13 +3,8 @@ package dev.usertrace.opentelemetry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,10 +25,10 @@ class AgentSpansReachACollectorIT {
 
     @Test
     void the_agents_http_spans_arrive_exactly_with_the_context_the_call_carried() throws Exception {
-        Path agent = existing("opentelemetry.javaagent.jar",
+        Path agent = Built.file("opentelemetry.javaagent.jar",
                 "the OpenTelemetry Java agent (mvn verify fetches it into target/opentelemetry-javaagent.jar)");
-        Path extension = existing("usertrace.opentelemetry.jar", "this module's jar (mvn package)");
-        Path seenJar = seenExtension();
+        Path extension = Built.file("usertrace.opentelemetry.jar", "this module's jar (mvn package)");
+        Path seenJar = SeenExtensionJar.write(dir);
         String provider = "jagent" + ProcessHandle.current().pid();
         Path seen = dir.resolve("seen.pb");
         Path classes = Path.of(AgentApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
@@ -66,56 +61,6 @@ class AgentSpansReachACollectorIT {
             assertEquals(c.spanId(), sv.parentSpanId(), "the server span is the client's child");
             assertEquals(c.traceIdLo(), sv.traceIdLo());
             assertEquals(c.traceIdHi(), sv.traceIdHi());
-        }
-    }
-
-    private static Path existing(String property, String what) {
-        String path = System.getProperty(property);
-        assertTrue(path != null && Files.isRegularFile(Path.of(path)), "no " + what + ": -D" + property + "=" + path);
-        return Path.of(path);
-    }
-
-    /**
-     * The test's second exporter as an agent extension of its own: the agent
-     * loads exporters from extensions, not from the application's class path.
-     */
-    private Path seenExtension() throws IOException {
-        Path jar = dir.resolve("seen-exporter.jar");
-        Path classes;
-        try {
-            classes = Path.of(SeenSpanExporterProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IOException(e);
-        }
-        String pkg = "dev/usertrace/opentelemetry/";
-        String service = "META-INF/services/io.opentelemetry.sdk.autoconfigure.spi.traces.ConfigurableSpanExporterProvider";
-        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-            for (String name : List.of("SeenSpanExporterProvider.class", "SeenSpanExporterProvider$1.class")) {
-                copy(out, classes.resolve(pkg + name), pkg + name);
-            }
-            copy(out, classes.resolve(service), service);
-        }
-        return jar;
-    }
-
-    private static void copy(JarOutputStream out, Path file, String name) throws IOException {
-        assertTrue(Files.isRegularFile(file), "no " + file + " (mvn test-compile)");
-        out.putNextEntry(new JarEntry(name));
-        try (OutputStream entry = new NonClosing(out)) {
-            Files.copy(file, entry);
-        }
-        out.closeEntry();
-    }
-
-    /** Lets Files.copy write into a jar entry without closing the jar. */
-    private static final class NonClosing extends java.io.FilterOutputStream {
-        NonClosing(OutputStream out) {
-            super(out);
-        }
-
-        @Override
-        public void close() throws IOException {
-            flush();
         }
     }
 }

@@ -10,7 +10,6 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The end-to-end test's application: the SDK autoconfigured from its system
@@ -22,13 +21,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class AutoconfiguredApp {
     public static void main(String[] args) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Registration.spans().isEnabled()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no recorder listened to " + Registration.provider() + "_otel_span in 60 s");
-            }
-            Thread.sleep(20);
-        }
+        RecorderListening.await();
         OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.initialize().getOpenTelemetrySdk();
         Tracer web = sdk.getTracer("shop.web", "2.1");
         Tracer db = sdk.getTracer("shop.db");

@@ -49,6 +49,7 @@ mod a_registry_that_lies_is_named_and_the_recorder_goes_on;
 mod a_process_outside_the_container_selector_is_neither_read_nor_enabled;
 mod a_producer_under_podman_is_recorded_with_its_container_id;
 mod a_python_producer_in_a_container_is_recorded_with_exact_values;
+mod c_and_java_producers_in_a_container_are_recorded_with_exact_values;
 mod a_restricted_pod_is_recorded_by_the_node_agent_as_their_manifests_say;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready

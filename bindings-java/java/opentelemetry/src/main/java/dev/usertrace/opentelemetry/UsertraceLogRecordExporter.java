@@ -7,8 +7,6 @@ import io.opentelemetry.sdk.logs.data.LogRecordData;
 import io.opentelemetry.sdk.logs.export.LogRecordExporter;
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -21,8 +19,7 @@ public final class UsertraceLogRecordExporter implements LogRecordExporter {
     private static final Logger LOG = Logger.getLogger(UsertraceLogRecordExporter.class.getName());
 
     private final AtomicBoolean shutdown = new AtomicBoolean();
-    private final AtomicLong dropped = new AtomicLong();
-    private final AtomicBoolean saidDropped = new AtomicBoolean();
+    private final Drops drops = new Drops(LOG, "a log record", "UsertraceLogRecordExporter.dropped()");
 
     @Override
     public CompletableResultCode export(Collection<LogRecordData> batch) {
@@ -43,19 +40,15 @@ public final class UsertraceLogRecordExporter implements LogRecordExporter {
                         log.scopeName(), log.scopeVersion(), log.otlp());
             } catch (UsertraceException | IllegalArgumentException e) {
                 failed++;
-                if (saidDropped.compareAndSet(false, true)) {
-                    LOG.log(Level.WARNING, "usertrace: a log record could not be written (counted in dropped()): "
-                            + e.getMessage());
-                }
+                drops.add(e);
             }
         }
-        dropped.addAndGet(failed);
         return failed == 0 ? CompletableResultCode.ofSuccess() : CompletableResultCode.ofFailure();
     }
 
     /** How many log records could not be written. */
     public long dropped() {
-        return dropped.get();
+        return drops.count();
     }
 
     /** Done at once: every record is written when it is exported. */

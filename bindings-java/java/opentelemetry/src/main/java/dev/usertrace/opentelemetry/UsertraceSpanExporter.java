@@ -7,8 +7,6 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -25,8 +23,7 @@ public final class UsertraceSpanExporter implements SpanExporter {
     private static final Logger LOG = Logger.getLogger(UsertraceSpanExporter.class.getName());
 
     private final AtomicBoolean shutdown = new AtomicBoolean();
-    private final AtomicLong dropped = new AtomicLong();
-    private final AtomicBoolean saidDropped = new AtomicBoolean();
+    private final Drops drops = new Drops(LOG, "a span", "UsertraceSpanExporter.dropped()");
 
     @Override
     public CompletableResultCode export(Collection<SpanData> batch) {
@@ -52,23 +49,15 @@ public final class UsertraceSpanExporter implements SpanExporter {
                         span.otlp());
             } catch (UsertraceException | IllegalArgumentException e) {
                 failed++;
-                sayDropped(e);
+                drops.add(e);
             }
         }
-        dropped.addAndGet(failed);
         return failed == 0 ? CompletableResultCode.ofSuccess() : CompletableResultCode.ofFailure();
     }
 
     /** How many spans could not be written. */
     public long dropped() {
-        return dropped.get();
-    }
-
-    private void sayDropped(RuntimeException e) {
-        if (saidDropped.compareAndSet(false, true)) {
-            LOG.log(Level.WARNING, "usertrace: a span could not be written (counted in UsertraceSpanExporter.dropped()): "
-                    + e.getMessage());
-        }
+        return drops.count();
     }
 
     /** Done at once: every span is written when it is exported. */

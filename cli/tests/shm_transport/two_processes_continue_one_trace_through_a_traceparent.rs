@@ -8,7 +8,9 @@
 //! under its own id. Each process is the service its environment names:
 //! the client `ut-trace-client` (`OTEL_SERVICE_NAME`), the server
 //! `ut-trace-server` with its `OTEL_RESOURCE_ATTRIBUTES`. JSON lines show
-//! each begin's trace fields, and each process's resource.
+//! each begin's trace fields, and each process's resource. Split into two
+//! recordings with different clocks, as two machines make them, and
+//! exported apart, it is still one trace.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -158,4 +160,74 @@ fn json_lines_show_each_begins_trace_fields() {
             None => assert_eq!((trace.as_str(), f["parent_span_id"].as_u64()), ("0".repeat(32).as_str(), Some(0)), "{name} said nothing"),
         }
     }
+}
+
+/// Two machines, as two recordings: the client's records and the server's
+/// apart, each file with its own clock line, the server's on a machine
+/// booted a day earlier (CLOCK_MONOTONIC a day ahead, the same wall
+/// clock). Each is exported on its own, as each node's agent would; Jaeger
+/// shows one trace of five spans across both, parent by parent, and the
+/// server's spans inside the client's call in wall time, each recording's
+/// times read by its own clock.
+#[test]
+fn two_machines_recordings_each_with_its_own_clock_export_one_trace() {
+    const A_DAY_NS: u64 = 86_400 * 1_000_000_000;
+    let dir = std::env::temp_dir().join(format!("usertrace-two-machines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("both.jsonl");
+    let (stdout, _) = record(&["--format", "json", "-o", file.to_str().unwrap()]);
+    let ids = printed(&stdout);
+    // Lines kept as they are (a span begin's fields are read in their
+    // order), but for the time of the server's.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let parsed: Vec<(&str, Json)> = text.lines().map(|l| (l, serde_json::from_str(l).unwrap())).collect();
+    let server_pid = parsed
+        .iter()
+        .find(|(_, r)| r["type"] == "process" && r["command_line"][1] == "trace-server")
+        .map(|(_, r)| r["pid"].clone())
+        .expect("the server's process record");
+    let a_day_later = |line: &str, record: &Json| {
+        let time = record["time_ns"].as_u64().unwrap();
+        line.replacen(&format!("\"time_ns\":{time},"), &format!("\"time_ns\":{},", time + A_DAY_NS), 1)
+    };
+    let (mut client, mut server) = (String::new(), String::new());
+    for (line, record) in &parsed {
+        if record["type"] == "clock" {
+            client += &format!("{line}\n");
+            server += &format!("{}\n", a_day_later(line, record));
+        } else if record["pid"] == server_pid {
+            server += &format!("{}\n", a_day_later(line, record));
+        } else {
+            client += &format!("{line}\n");
+        }
+    }
+    assert!(server.lines().all(|l| !text.contains(l)), "every server line moved a day on");
+    let binary = component("jaeger").expect("build jaeger with harness/build-otel-components");
+    let jaeger = Jaeger::start(&binary, "two_machines", None);
+    for (name, lines) in [("client.jsonl", &client), ("server.jsonl", &server)] {
+        let path = dir.join(name);
+        std::fs::write(&path, lines).unwrap();
+        let out = Command::new(usertrace())
+            .args(["export", path.to_str().unwrap(), "--otlp", &format!("http://127.0.0.1:{}", jaeger.otlp_http)])
+            .env_remove("OTEL_SERVICE_NAME")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "export {name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let spans = jaeger.spans_named("ut_trace", 5);
+    assert_eq!(spans.len(), 5, "{spans:#?}");
+    let span = |name: &str| spans.iter().map(|s| &s.0).find(|s| s["operationName"] == name).unwrap_or_else(|| panic!("no {name}: {spans:#?}"));
+    assert!(spans.iter().all(|(s, _)| s["traceID"] == UPSTREAM_TRACE), "one trace: {spans:#?}");
+    let services: std::collections::BTreeSet<&str> = spans.iter().map(|(_, p)| p["serviceName"].as_str().unwrap()).collect();
+    assert_eq!(services, ["ut-trace-client", "ut-trace-server"].into());
+    let (call, handle) = (span("ut_trace_client_call"), span("ut_trace_server_handle"));
+    assert_eq!(parent(handle), Some(ids["ut_trace_client_call"].span.clone()), "across the machines");
+    assert_eq!(parent(span("ut_trace_server_query")), Some(ids["ut_trace_server_handle"].span.clone()));
+    // Microseconds of wall time: the server's handling lies inside the
+    // client's call, as it did.
+    let times = |s: &Json| (s["startTime"].as_u64().unwrap(), s["duration"].as_u64().unwrap());
+    let ((call_start, call_len), (handle_start, handle_len)) = (times(call), times(handle));
+    assert!(call_start <= handle_start && handle_start + handle_len <= call_start + call_len, "{call:#}\n{handle:#}");
 }

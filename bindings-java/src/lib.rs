@@ -26,4 +26,4 @@ mod values;
 
 /// Bumped whenever a native signature or the value encoding changes, so a
 /// jar never runs against a library built for another version of it.
-pub const ABI_VERSION: i32 = 5;
+pub const ABI_VERSION: i32 = 6;

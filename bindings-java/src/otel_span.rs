@@ -94,6 +94,7 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_otelSpanEmit0<'caller>
     name: JString<'caller>,
     scope_name: JString<'caller>,
     scope_version: JString<'caller>,
+    status_code: jint,
     otlp: JByteArray<'caller>,
 ) -> jint {
     env.with_env(|env| -> Result<jint> {
@@ -109,6 +110,7 @@ pub extern "system" fn Java_dev_usertrace_internal_Native_otelSpanEmit0<'caller>
             name: &name,
             scope_name: &scope_name,
             scope_version: &scope_version,
+            status_code: status_code as u32,
             otlp: &otlp,
         };
         // SAFETY: see the module docs.

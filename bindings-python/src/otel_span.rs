@@ -30,7 +30,7 @@ impl OtelSpans {
 
     /// Writes one finished span (its OTLP `Span` protobuf in `otlp`), in
     /// parts if it is large; returns how many events were written.
-    #[pyo3(signature = (start_ns, duration_ns, trace_id, span_id, parent_span_id, name, scope_name, scope_version, otlp))]
+    #[pyo3(signature = (start_ns, duration_ns, trace_id, span_id, parent_span_id, name, scope_name, scope_version, status_code, otlp))]
     #[allow(clippy::too_many_arguments)]
     fn emit(
         &self,
@@ -43,9 +43,10 @@ impl OtelSpans {
         name: &str,
         scope_name: &str,
         scope_version: &str,
+        status_code: u32,
         otlp: &[u8],
     ) -> PyResult<usize> {
-        let span = OtelSpan { start_ns, duration_ns, trace_id, span_id, parent_span_id, name, scope_name, scope_version, otlp };
+        let span = OtelSpan { start_ns, duration_ns, trace_id, span_id, parent_span_id, name, scope_name, scope_version, status_code, otlp };
         self.inner.emit(&span).map_err(|e| to_pyerr(py, &e))
     }
 }

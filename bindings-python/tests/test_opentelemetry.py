@@ -309,3 +309,29 @@ def test_with_the_sampler_and_no_recorder_nothing_is_recorded_and_traceparent_st
     assert (version, len(trace)) == ("00", 32) and trace != "0" * 32, root
     assert int(flags, 16) & 1 == 0, f"not sampled: {root}"
     assert continued.split("-")[1] == "4bf92f3577b34da6a3ce929d0e0e4736", continued
+
+
+def dump_events(dump: Path) -> List[Dict[str, Any]]:
+    """The events of a flight recorder's dump, as `usertrace convert` reads them."""
+    converted = subprocess.run([usertrace_cli(), "convert", str(dump), "-", "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert converted.returncode == 0, converted.stderr
+    lines = [json.loads(line) for line in converted.stdout.splitlines()]
+    return [e for e in lines if e.get("type") == "event"]
+
+
+def test_a_failed_span_triggers_the_flight_recorder_and_the_dump_holds_it(tmp_path: Path) -> None:
+    provider = f"pyotelfail{os.getpid()}"
+    out = tmp_path / "dumps"
+    out.mkdir()
+    record = [
+        usertrace_cli(), "record", "--flight-recorder=5s", "--after", "200ms",
+        "--trigger", f"{provider}_otel_span:status_code==2", "-e", f"{provider}_*", "-o", str(out / "flight.data"),
+        "--", sys.executable, str(APPS / "failing_span.py"),
+    ]
+    run = subprocess.run(record, env=environment(tmp_path, provider), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    dumps = sorted(out.glob("flight.*.data"))
+    assert len(dumps) == 1, f"{dumps}\n{run.stderr}"
+    spans = [e for e in dump_events(dumps[0]) if e["event"] == f"{provider}_otel_span"]
+    status = {e["fields"]["name"]: e["fields"]["status_code"] for e in spans}
+    assert status == {"ok 0": 1, "ok 1": 1, "ok 2": 1, "charge card": 2}, spans

@@ -5,6 +5,7 @@ sampler drops what nobody would record while passing the context on."""
 from __future__ import annotations
 
 import logging
+from typing import Any, List, Tuple
 
 import pytest
 
@@ -61,3 +62,35 @@ def test_the_sampler_drops_what_nobody_records_and_keeps_the_parents_tracestate(
     assert result.decision is Decision.DROP
     assert result.trace_state == state
     assert ut_otel.UsertraceSampler().get_description() == "UsertraceSampler"
+
+
+class RecordingTracepoints:
+    """Stands for the native span events: listening, keeping each emit's arguments."""
+
+    enabled = True
+
+    def __init__(self) -> None:
+        self.emitted: List[Tuple[Any, ...]] = []
+
+    def emit(self, *args: Any) -> int:
+        self.emitted.append(args)
+        return 1
+
+
+def test_the_readable_status_code_is_the_sdks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import Status, StatusCode
+
+    provider, memory = TracerProvider(), InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("status.test")
+    for code in (StatusCode.UNSET, StatusCode.OK, StatusCode.ERROR):
+        with tracer.start_as_current_span(code.name) as span:
+            span.set_status(Status(code))
+    native = RecordingTracepoints()
+    monkeypatch.setattr(ut_otel, "_tracepoints", lambda: native)
+    assert ut_otel.UsertraceSpanExporter().export(memory.get_finished_spans()) is SpanExportResult.SUCCESS
+    # emit(start, duration, trace, span, parent, name, scope, version, status_code, otlp)
+    assert [(args[5], args[8]) for args in native.emitted] == [("UNSET", 0), ("OK", 1), ("ERROR", 2)]

@@ -66,10 +66,17 @@ impl UsertraceSpanExporter {
             name: &otlp.name,
             scope_name: &scope_name,
             scope_version: scope_version.as_deref().unwrap_or(""),
+            status_code: status_code(&otlp),
             otlp: &otlp.encode_to_vec(),
         };
         self.tracepoints.emit(&carried).map(drop)
     }
+}
+
+/// The readable `status_code` of a span: the protobuf's own code (OTLP's
+/// numbers, 0 unset, 1 ok, 2 error), so the two cannot disagree.
+fn status_code(otlp: &OtlpSpan) -> u32 {
+    otlp.status.as_ref().map_or(0, |s| u32::try_from(s.code).unwrap_or(0))
 }
 
 impl SpanExporter for UsertraceSpanExporter {

@@ -160,6 +160,7 @@ class OtelSpans:
         name: str,
         scope_name: str,
         scope_version: str,
+        status_code: int,
         otlp: bytes,
     ) -> int: ...
 

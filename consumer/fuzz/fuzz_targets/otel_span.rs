@@ -4,13 +4,14 @@
 //! panic, and export exactly one span per head: whole, or marked.
 //!
 //! Input: a list of events, each a kind byte (even: a part, odd: a head),
-//! then the span id, part index and part count (one byte each), a length
+//! then the span id, part index (a head's status code) and part count (one byte each), a length
 //! byte and that many bytes of protobuf.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use usertrace::otel_span::{
     OTLP_PARTS_FIELD, OTLP_PART_FIELD, OTLP_SPAN_FIELD, OTLP_SPAN_PART_FIELD, SCOPE_NAME_FIELD, SCOPE_VERSION_FIELD, SPAN_ID_FIELD,
+    STATUS_CODE_FIELD,
 };
 use usertrace_output::otlp::{map_records, Clock, ResourceSettings};
 use usertrace_output::record::{EventRecord, Record, Value};
@@ -60,6 +61,8 @@ fuzz_target!(|data: &[u8]| {
                 ("name", Value::Str("s".into())),
                 (SCOPE_NAME_FIELD, Value::Str("scope".into())),
                 (SCOPE_VERSION_FIELD, Value::Str(String::new())),
+                // A head's index byte is its status: any code, valid or not.
+                (STATUS_CODE_FIELD, Value::Unsigned(u64::from(*index))),
                 (OTLP_PARTS_FIELD, Value::Unsigned(u64::from(*parts))),
                 (OTLP_SPAN_FIELD, Value::Bytes(bytes.to_vec())),
             ])

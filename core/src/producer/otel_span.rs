@@ -13,7 +13,7 @@
 //!
 //! | event | fields |
 //! |-------|--------|
-//! | `<provider>_otel_span` | `u64 span_start_ns`, `u64 span_duration_ns` (CLOCK_MONOTONIC, the completed-span convention), `u64 trace_id_hi`, `u64 trace_id_lo`, `u64 span_id`, `u64 parent_span_id` (0: a root), `name`, `scope_name`, `scope_version` (strings: the instrumentation scope, so the recorder rebuilds `ScopeSpans`), `u32 otlp_parts`, `otlp_span` (bytes: part 0 of the protobuf) |
+//! | `<provider>_otel_span` | `u64 span_start_ns`, `u64 span_duration_ns` (CLOCK_MONOTONIC, the completed-span convention), `u64 trace_id_hi`, `u64 trace_id_lo`, `u64 span_id`, `u64 parent_span_id` (0: a root), `name`, `scope_name`, `scope_version` (strings: the instrumentation scope, so the recorder rebuilds `ScopeSpans`), `u32 status_code` (OTLP's `Status.StatusCode`: 0 unset, 1 ok, 2 error; readable so that a trigger can fire on a failed span), `u32 otlp_parts`, `otlp_span` (bytes: part 0 of the protobuf) |
 //! | `<provider>_otel_span_part` | `u64 otlp_span_part` (the span's id), `u32 otlp_part` (1 …), `u32 otlp_parts`, `otlp_span` (bytes: that part) |
 //! | `<provider>_otel_log` | `u64 trace_id_hi`, `u64 trace_id_lo`, `u64 span_id` (0: in no span), `u32 severity_number`, `body` (string), `scope_name`, `scope_version`, `u64 log_id` (random: the key of its parts), `u32 otlp_parts`, `otlp_log` (bytes: part 0 of the OTLP `LogRecord`) |
 //! | `<provider>_otel_log_part` | `u64 otlp_log_part` (the log's `log_id`), `u32 otlp_part`, `u32 otlp_parts`, `otlp_log` (bytes: that part) |
@@ -54,6 +54,11 @@ pub const SPAN_ID_FIELD: &str = "span_id";
 pub const SCOPE_NAME_FIELD: &str = "scope_name";
 /// See [`SCOPE_NAME_FIELD`].
 pub const SCOPE_VERSION_FIELD: &str = "scope_version";
+/// The head's field with the span's status (OTLP's `Status.StatusCode`).
+pub const STATUS_CODE_FIELD: &str = "status_code";
+/// OTLP's `StatusCode` of a span that failed: what a flight recorder's
+/// trigger `<provider>_otel_span:status_code==2` waits for.
+pub const STATUS_CODE_ERROR: u32 = 2;
 /// How many parts the protobuf was cut into (1: it is whole in the head).
 pub const OTLP_PARTS_FIELD: &str = "otlp_parts";
 /// The protobuf bytes of the part an event carries.
@@ -87,7 +92,7 @@ pub const MAX_LABEL_LEN: usize = 256;
 pub const MAX_PARTS: usize = 1024;
 
 /// The fields of `<provider>_otel_span`, in order.
-pub static OTEL_SPAN_FIELDS: [Field; 11] = [
+pub static OTEL_SPAN_FIELDS: [Field; 12] = [
     Field::new(super::span::SPAN_START_NS_FIELD, FieldType::U64),
     Field::new(super::span::SPAN_DURATION_NS_FIELD, FieldType::U64),
     Field::new(super::span::TRACE_ID_HI_FIELD, FieldType::U64),
@@ -97,6 +102,7 @@ pub static OTEL_SPAN_FIELDS: [Field; 11] = [
     Field::new("name", FieldType::Str),
     Field::new(SCOPE_NAME_FIELD, FieldType::Str),
     Field::new(SCOPE_VERSION_FIELD, FieldType::Str),
+    Field::new(STATUS_CODE_FIELD, FieldType::U32),
     Field::new(OTLP_PARTS_FIELD, FieldType::U32),
     Field::new(OTLP_SPAN_FIELD, FieldType::Bytes),
 ];
@@ -169,6 +175,9 @@ pub struct OtelSpan<'a> {
     pub scope_name: &'a str,
     /// Its instrumentation scope's version ("" if none).
     pub scope_version: &'a str,
+    /// Its status, OTLP's `Status.StatusCode` (0 unset, 1 ok, 2 error):
+    /// the same as in `otlp`, readable for triggers and filters.
+    pub status_code: u32,
     /// The span as an OTLP protobuf `Span` message.
     pub otlp: &'a [u8],
 }
@@ -229,6 +238,7 @@ impl OtelSpanTracepoints {
             Value::Str(label(span.name)),
             Value::Str(label(span.scope_name)),
             Value::Str(label(span.scope_version)),
+            Value::U32(span.status_code),
             Value::U32(parts),
             Value::Bytes(chunks[0]),
         ])?;

@@ -61,3 +61,11 @@ fn a_bad_provider_name_is_the_cores_named_error() {
     let err = UsertraceSpanExporter::new("no spaces allowed").unwrap_err();
     assert_eq!(err.kind(), usertrace::ErrorKind::InvalidName, "{err}");
 }
+
+#[test]
+fn the_readable_status_code_is_the_sdks_in_otlp_numbers() {
+    let code = |status: Status| status_code(&OtlpSpan::from(SpanData { status, ..span() }));
+    assert_eq!(code(Status::Unset), 0);
+    assert_eq!(code(Status::Ok), 1);
+    assert_eq!(code(Status::error("card declined")), 2);
+}

@@ -22,12 +22,12 @@ use std::collections::VecDeque;
 
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
 use opentelemetry_proto::tonic::logs::v1::LogRecord;
-use opentelemetry_proto::tonic::trace::v1::Span;
+use opentelemetry_proto::tonic::trace::v1::{Span, Status};
 use prost::Message;
 use rustc_hash::FxHashMap;
 use usertrace::otel_span::{
-    Assembly, LOG_ID_FIELD, OTLP_LOG_FIELD, OTLP_LOG_PART_FIELD, OTLP_PARTS_FIELD, OTLP_SPAN_FIELD, OTLP_SPAN_PART_FIELD, SCOPE_NAME_FIELD,
-    SCOPE_VERSION_FIELD, SEVERITY_NUMBER_FIELD, SPAN_ID_FIELD,
+    Assembly, LOG_ID_FIELD, OTEL_LOG_FIELDS, OTEL_SPAN_FIELDS, OTLP_LOG_FIELD, OTLP_LOG_PART_FIELD, OTLP_PARTS_FIELD, OTLP_SPAN_FIELD,
+    OTLP_SPAN_PART_FIELD, SCOPE_NAME_FIELD, SCOPE_VERSION_FIELD, SEVERITY_NUMBER_FIELD, SPAN_ID_FIELD, STATUS_CODE_FIELD,
 };
 use usertrace::span::{PARENT_SPAN_ID_FIELD, TRACE_ID_HI_FIELD, TRACE_ID_LO_FIELD};
 
@@ -176,14 +176,24 @@ fn part_of(e: &EventRecord) -> Option<Carried> {
 /// What a head event (`otel_span`, `otel_log`) carries, and its key.
 fn head_of(e: &EventRecord) -> Option<(Carried, u64)> {
     let fields = e.fields.as_slice();
-    let named = |i: usize, name: &str| fields.get(i).is_some_and(|(n, _)| n == name);
-    if named(4, SPAN_ID_FIELD) && named(10, OTLP_SPAN_FIELD) {
-        return Some((Carried::Span, fields[4].1.as_u64()?));
+    // Positions from the core's field lists, so a field added there moves
+    // them here too.
+    let named = |i: Option<usize>, name: &str| i.and_then(|i| fields.get(i)).is_some_and(|(n, _)| n == name);
+    let key = |i: Option<usize>| i.and_then(|i| fields.get(i)).and_then(|(_, v)| v.as_u64());
+    let (span_id, span_otlp) = (position(&OTEL_SPAN_FIELDS, SPAN_ID_FIELD), position(&OTEL_SPAN_FIELDS, OTLP_SPAN_FIELD));
+    if named(span_id, SPAN_ID_FIELD) && named(span_otlp, OTLP_SPAN_FIELD) {
+        return Some((Carried::Span, key(span_id)?));
     }
-    if named(7, LOG_ID_FIELD) && named(9, OTLP_LOG_FIELD) {
-        return Some((Carried::Log, fields[7].1.as_u64()?));
+    let (log_id, log_otlp) = (position(&OTEL_LOG_FIELDS, LOG_ID_FIELD), position(&OTEL_LOG_FIELDS, OTLP_LOG_FIELD));
+    if named(log_id, LOG_ID_FIELD) && named(log_otlp, OTLP_LOG_FIELD) {
+        return Some((Carried::Log, key(log_id)?));
     }
     None
+}
+
+/// Where `name` is in a head's `fields`.
+fn position(fields: &[usertrace::Field], name: &str) -> Option<usize> {
+    fields.iter().position(|f| f.name == name)
 }
 
 fn field<'a>(e: &'a EventRecord, name: &str) -> Option<&'a Value> {
@@ -295,8 +305,16 @@ fn readable_span(s: &timeline::Span, clock: Clock, error: &CarriedSpanError) -> 
         start_time_unix_nano: clock.unix_ns(s.start_ns),
         end_time_unix_nano: clock.unix_ns(s.end_ns),
         attributes: vec![KeyValue { key: LOSS_ATTRIBUTE.into(), value: Some(loss), ..Default::default() }],
+        status: readable_status(u64_arg(STATUS_CODE_FIELD)),
         ..Default::default()
     }
+}
+
+/// The status of a span exported from its readable fields: its code only
+/// (the message is in the lost protobuf); none for unset, as the SDK sends.
+fn readable_status(code: u64) -> Option<Status> {
+    let code = i32::try_from(code).ok().filter(|&c| c != 0)?;
+    Some(Status { code, ..Default::default() })
 }
 
 #[cfg(test)]

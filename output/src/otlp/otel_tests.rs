@@ -65,6 +65,7 @@ fn head(span_id: u64, parts: u64, first: &[u8]) -> Record {
         ("name", Value::Str("GET /users".into())),
         (SCOPE_NAME_FIELD, Value::Str("opentelemetry.instrumentation.flask".into())),
         (SCOPE_VERSION_FIELD, Value::Str("0.50b0".into())),
+        (STATUS_CODE_FIELD, Value::Unsigned(u64::from(usertrace::otel_span::STATUS_CODE_ERROR))),
         (OTLP_PARTS_FIELD, Value::Unsigned(parts)),
         (OTLP_SPAN_FIELD, Value::Bytes(first.to_vec())),
     ];
@@ -128,6 +129,13 @@ fn a_missing_part_exports_the_span_from_its_fields_marked_with_the_loss() {
     assert_eq!(span.parent_span_id, 7u64.to_be_bytes());
     assert_eq!((span.name.as_str(), span.start_time_unix_nano, span.end_time_unix_nano), ("GET /users", CLOCK.unix_ns(1_000), CLOCK.unix_ns(1_500)));
     assert_eq!(loss(span).unwrap().split(';').next(), Some("1 of 4 parts of the OTLP span were lost"));
+    assert_eq!(span.status.as_ref().map(|s| s.code), Some(status::StatusCode::Error as i32), "the readable status_code");
+}
+
+#[test]
+fn a_span_lost_with_an_unset_status_is_exported_with_none() {
+    assert_eq!(readable_status(0), None);
+    assert_eq!(readable_status(1).map(|s| s.code), Some(status::StatusCode::Ok as i32));
 }
 
 #[test]

@@ -138,6 +138,9 @@ class UsertraceSpanExporter(SpanExporter):
                             span.name,
                             scope.name,
                             scope.version,
+                            # The encoder's copy of the SDK's status_code.value, so
+                            # the readable field says what the protobuf says.
+                            span.status.code,
                             span.SerializeToString(),
                         )
                     except (UsertraceError, ValueError) as e:

@@ -138,3 +138,11 @@ fn a_unix_time_becomes_the_monotonic_time_of_that_moment() {
     assert!(got + 1_000_000 >= before && got <= after + 1_000_000, "{before} <= {got} <= {after}");
     assert_eq!(monotonic_from_unix_ns(0), 0, "before boot");
 }
+
+#[test]
+fn the_status_code_is_a_readable_u32_before_the_protobuf() {
+    let names: Vec<&str> = OTEL_SPAN_FIELDS.iter().map(|f| f.name.as_ref()).collect();
+    let status = names.iter().position(|&n| n == STATUS_CODE_FIELD).expect("a status_code field");
+    assert_eq!(OTEL_SPAN_FIELDS[status].ty, FieldType::U32);
+    assert_eq!(&names[status + 1..], [OTLP_PARTS_FIELD, OTLP_SPAN_FIELD], "readable fields first, the protobuf last");
+}

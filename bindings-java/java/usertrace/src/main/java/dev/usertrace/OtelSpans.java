@@ -55,7 +55,10 @@ public final class OtelSpans {
      * message, the rest its readable fields. Ids are unsigned in the bits of
      * a {@code long}; the trace id is its big-endian halves; a root has
      * {@code parentSpanId} 0. {@code startNs} is CLOCK_MONOTONIC (as
-     * {@link System#nanoTime()} on Linux).
+     * {@link System#nanoTime()} on Linux). {@code statusCode} is OTLP's
+     * {@code Status.StatusCode} (0 unset, 1 ok, 2 error), the same as in
+     * {@code otlp}: readable so that a flight recorder's trigger can fire on
+     * a failed span.
      *
      * @return how many events were written: 0 while nobody listens, more than
      *     1 for a span cut in parts
@@ -63,11 +66,12 @@ public final class OtelSpans {
      *     the kernel refused)
      */
     public int emit(long startNs, long durationNs, long traceIdHi, long traceIdLo, long spanId, long parentSpanId,
-            String name, String scopeName, String scopeVersion, byte[] otlp) {
+            String name, String scopeName, String scopeVersion, int statusCode, byte[] otlp) {
         try {
             return Native.otelSpanEmit0(handle, startNs, durationNs, traceIdHi, traceIdLo, spanId, parentSpanId,
                     Objects.requireNonNull(name, "name"), Objects.requireNonNull(scopeName, "scopeName"),
-                    Objects.requireNonNull(scopeVersion, "scopeVersion"), Objects.requireNonNull(otlp, "otlp"));
+                    Objects.requireNonNull(scopeVersion, "scopeVersion"), statusCode,
+                    Objects.requireNonNull(otlp, "otlp"));
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -20,7 +20,7 @@ final class OtlpSpans {
 
     /** One span of the request: its readable fields and its {@code Span} message. */
     record Span(long startUnixNs, long endUnixNs, long traceIdHi, long traceIdLo, long spanId, long parentSpanId,
-            String name, String scopeName, String scopeVersion, byte[] otlp) {}
+            String name, String scopeName, String scopeVersion, int statusCode, byte[] otlp) {}
 
     static List<Span> of(Collection<SpanData> batch) {
         List<Span> spans = new ArrayList<>(batch.size());
@@ -60,6 +60,7 @@ final class OtlpSpans {
     /** The readable fields of a {@code Span} message (see opentelemetry/proto/trace/v1/trace.proto). */
     static Span span(byte[] message, String scopeName, String scopeVersion) {
         long start = 0, end = 0, hi = 0, lo = 0, id = 0, parent = 0;
+        int status = 0;
         String name = "";
         Protobuf p = new Protobuf(message);
         while (p.next()) {
@@ -70,10 +71,26 @@ final class OtlpSpans {
                 case 5 -> name = p.string();
                 case 7 -> start = p.number();
                 case 8 -> end = p.number();
+                case 15 -> status = p.wireType() == Protobuf.LEN ? statusCode(p.message()) : status;
                 default -> { }
             }
         }
-        return new Span(start, end, hi, lo, id, parent, name, scopeName, scopeVersion, message);
+        return new Span(start, end, hi, lo, id, parent, name, scopeName, scopeVersion, status, message);
+    }
+
+    /**
+     * A {@code Status} message's {@code code} (3): OTLP's numbers (0 unset, 1
+     * ok, 2 error) as the SDK's marshaler wrote them from {@code StatusCode},
+     * so the readable field cannot disagree with the protobuf.
+     */
+    private static int statusCode(Protobuf status) {
+        int code = 0;
+        while (status.next()) {
+            if (status.field() == 3 && status.wireType() == Protobuf.VARINT) {
+                code = (int) status.number();
+            }
+        }
+        return code;
     }
 
     private static byte[] marshal(Collection<SpanData> batch) {

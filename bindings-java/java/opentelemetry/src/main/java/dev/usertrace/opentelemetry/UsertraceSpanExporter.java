@@ -46,7 +46,7 @@ public final class UsertraceSpanExporter implements SpanExporter {
                 events.emit(Math.max(0, span.startUnixNs() + monotonicMinusUnix),
                         Math.max(0, span.endUnixNs() - span.startUnixNs()), span.traceIdHi(), span.traceIdLo(),
                         span.spanId(), span.parentSpanId(), span.name(), span.scopeName(), span.scopeVersion(),
-                        span.otlp());
+                        span.statusCode(), span.otlp());
             } catch (UsertraceException | IllegalArgumentException e) {
                 failed++;
                 drops.add(e);

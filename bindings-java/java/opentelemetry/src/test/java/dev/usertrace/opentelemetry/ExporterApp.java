@@ -1,6 +1,7 @@
 package dev.usertrace.opentelemetry;
 
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -9,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The recorded application of {@link ExporterEventsAreRecordedTest}: the SDK
- * with the exporter set in code, a span and a child too large for one event.
+ * with the exporter set in code, a failed span and a child too large for one event.
  * Prints the ids, CLOCK_MONOTONIC before and after, and the exporter's drops.
  */
 public final class ExporterApp {
@@ -31,6 +32,7 @@ public final class ExporterApp {
             inner = tracer.spanBuilder("render").setAttribute("html", "x".repeat(20_000)).startSpan();
             inner.end();
         }
+        outer.setStatus(StatusCode.ERROR, "card declined");
         outer.end();
         long after = System.nanoTime();
         provider.close();

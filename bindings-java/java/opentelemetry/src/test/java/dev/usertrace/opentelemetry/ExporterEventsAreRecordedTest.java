@@ -82,6 +82,9 @@ class ExporterEventsAreRecordedTest {
         assertEquals(outer, field(get, "span_id"), get);
         assertEquals("0", field(get, "parent_span_id"), get);
         assertEquals("1", field(get, "otlp_parts"), get);
+        // OTLP's numbers, readable: the failed span 2 (ERROR), its child 0 (UNSET).
+        assertEquals("2", field(get, "status_code"), get);
+        assertEquals("0", field(render, "status_code"), render);
         int renderParts = Integer.parseInt(field(render, "otlp_parts"));
         assertTrue(renderParts >= 4, "20 000 bytes in parts of 6 KiB: " + render);
         assertEquals(renderParts - 1, parts.size(), parts.toString());

@@ -9,6 +9,7 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.logs.Severity;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.TraceFlags;
 import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.exporter.internal.otlp.logs.LogsRequestMarshaler;
@@ -88,6 +89,21 @@ class OtlpMappingTest {
         assertEquals(-1L, m.traceIdHi());
         assertEquals(0x8000000000000001L, m.traceIdLo());
         assertEquals(Long.MIN_VALUE, m.spanId());
+    }
+
+    @Test
+    void the_readable_status_code_is_the_sdks_in_otlp_numbers() {
+        assertEquals(0, statusCodeOf(StatusData.unset()));
+        assertEquals(1, statusCodeOf(StatusData.ok()));
+        assertEquals(2, statusCodeOf(StatusData.create(StatusCode.ERROR, "card declined")));
+    }
+
+    private static int statusCodeOf(StatusData status) {
+        SpanData s = TestSpanData.builder()
+                .setSpanContext(SpanContext.create(TRACE, "00f067aa0ba902b7", TraceFlags.getSampled(), TraceState.getDefault()))
+                .setName("charge").setKind(SpanKind.INTERNAL).setStartEpochNanos(1).setEndEpochNanos(2)
+                .setStatus(status).setHasEnded(true).build();
+        return OtlpSpans.of(List.of(s)).get(0).statusCode();
     }
 
     @Test

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  */
 public final class Native {
     /** Must equal the library's {@code ABI_VERSION}; checked at load. */
-    static final int ABI_VERSION = 5;
+    static final int ABI_VERSION = 6;
 
     private static final Throwable LOAD_ERROR = NativeLoader.load();
 
@@ -128,7 +128,8 @@ public final class Native {
      * parts if large; ids are unsigned. Returns how many events were written.
      */
     public static native int otelSpanEmit0(long handle, long startNs, long durationNs, long traceIdHi, long traceIdLo,
-            long spanId, long parentSpanId, String name, String scopeName, String scopeVersion, byte[] otlp);
+            long spanId, long parentSpanId, String name, String scopeName, String scopeVersion, int statusCode,
+            byte[] otlp);
 
     public static native void otelSpansFree0(long handle);
 

@@ -34,7 +34,7 @@ use usertrace_consumer::output_records::to_record;
 use crate::record::open_archive;
 use crate::run::{print_summary, run, Recording, RunArgs};
 use crate::trigger::Trigger;
-use crate::verbosity::note;
+use crate::verbosity::{note, say};
 
 /// The flight recorder's options, in `record`'s help.
 #[derive(Debug, Args)]
@@ -310,7 +310,7 @@ impl Askers<'_> {
     fn ask(&mut self, reason: String, time_ns: u64) -> Asked {
         match self.gate.admit(time_ns) {
             Admit::Start(token) => {
-                eprintln!("usertrace record: dump asked for by {reason}");
+                say!("usertrace record: dump asked for by {reason}");
                 Asked::Start(DumpRequest { reason, time_ns, token })
             }
             Admit::Join(token) => {
@@ -369,7 +369,7 @@ fn round_ms(d: Duration) -> Duration {
 /// ends or Ctrl-C, writing a dump for each trigger let through.
 pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options: FlightOptions) -> ExitCode {
     if let Err(e) = usertrace_output::check_writable(&dump_path(archive, chrono::Local::now())) {
-        eprintln!("usertrace record: {e}");
+        say!("usertrace record: {e}");
         return ExitCode::from(1);
     }
     catch_sigusr2();
@@ -377,7 +377,7 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options
     let socket = match ControlSocket::bind() {
         Ok(socket) => Some(socket),
         Err(e) => {
-            eprintln!("usertrace record: `usertrace dump` cannot reach this recorder ({e}); SIGUSR2 still dumps");
+            say!("usertrace record: `usertrace dump` cannot reach this recorder ({e}); SIGUSR2 still dumps");
             None
         }
     };
@@ -459,7 +459,7 @@ pub fn run_flight(run_args: &RunArgs, args: &FlightArgs, archive: &Path, options
     let why = if writer_ended { "the recording ended before this dump was written" } else { "the dump writer failed" };
     waiting.answer_all(&format!("error: {why}"));
     let askers = askers.borrow();
-    eprintln!("usertrace record: {}", closing_summary(switching, askers.gate.started, &counts, askers.gate.ignored));
+    say!("usertrace record: {}", closing_summary(switching, askers.gate.started, &counts, askers.gate.ignored));
     summary.exit
 }
 
@@ -507,13 +507,13 @@ fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, c
                     None => "no events".into(),
                 };
                 let lost = if summary.lost > 0 { format!(", {} lost by the rings inside it", summary.lost) } else { String::new() };
-                eprintln!("usertrace record: wrote {} for {}: {window}, {} events{lost}", path.display(), request.reason, summary.events);
+                say!("usertrace record: wrote {} for {}: {window}, {} events{lost}", path.display(), request.reason, summary.events);
                 files.push_back(path.clone());
                 while max_files.is_some_and(|max| files.len() > max) {
                     let Some(oldest) = files.pop_front() else { break };
                     match std::fs::remove_file(&oldest) {
                         Ok(()) => note!("usertrace record: removed {} (--max-files)", oldest.display()),
-                        Err(e) => eprintln!("usertrace record: removing {} (--max-files): {e}", oldest.display()),
+                        Err(e) => say!("usertrace record: removing {} (--max-files): {e}", oldest.display()),
                     }
                 }
                 path.display().to_string()
@@ -521,7 +521,7 @@ fn write_dumps(dumps: Receiver<FlightDump>, archive: &Path, waiting: &Waiting, c
             Err(message) => {
                 // ATOMICS: see DumpCounts::written.
                 counts.failed.fetch_add(1, Ordering::Relaxed);
-                eprintln!("usertrace record: dump for {} failed: {message}", request.reason);
+                say!("usertrace record: dump for {} failed: {message}", request.reason);
                 format!("error: {message}")
             }
         };

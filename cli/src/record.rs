@@ -24,6 +24,7 @@ use usertrace_output::{check_writable, AtomicFile, ClockRecord, FileError, Recor
 use crate::config_file::ConfigFile;
 use crate::flight::{run_flight, FlightArgs};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
+use crate::verbosity::say;
 use usertrace_consumer::output_records::{to_record, write_event_line};
 use crate::run::{print_summary, run, Recording, RunArgs};
 use crate::stdout::{out, reader_gone};
@@ -266,11 +267,11 @@ fn with_configured_containers(args: &RecordArgs) -> Result<std::borrow::Cow<'_, 
         return Ok(std::borrow::Cow::Borrowed(&args.run));
     };
     let file = ConfigFile::read(path).map_err(|e| {
-        eprintln!("usertrace record: {e}");
+        say!("usertrace record: {e}");
         ExitCode::from(2)
     })?;
     let containers = file.containers().map_err(|e| {
-        eprintln!("usertrace record: [record] containers in the config file {}: {e}", path.display());
+        say!("usertrace record: [record] containers in the config file {}: {e}", path.display());
         ExitCode::from(2)
     })?;
     Ok(std::borrow::Cow::Owned(RunArgs { containers, ..args.run.clone() }))
@@ -279,7 +280,7 @@ fn with_configured_containers(args: &RecordArgs) -> Result<std::borrow::Cow<'_, 
 pub fn run_record(args: &RecordArgs) -> ExitCode {
     if let (Some(_), Some(_)) = (&args.call_graph, args.flight.options()) {
         let flag = if args.flight.flight_recorder.is_some() { "--flight-recorder" } else { "--switch-output" };
-        eprintln!("usertrace record: --call-graph is not available with {flag} yet: record stacks into -o FILE.data instead");
+        say!("usertrace record: --call-graph is not available with {flag} yet: record stacks into -o FILE.data instead");
         return ExitCode::from(2);
     }
     if let Some(options) = args.flight.options() {
@@ -289,7 +290,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
             }
             _ => {
                 let flag = if args.flight.flight_recorder.is_some() { "--flight-recorder" } else { "--switch-output" };
-                eprintln!(
+                say!(
                     "usertrace record: {flag} writes perf.data files named after -o PATH.data, \
                      and nothing else: give one -o PATH.data, without other outputs, --otlp or --report"
                 );
@@ -306,7 +307,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     let outputs = match args.outputs() {
         Ok(outputs) => outputs,
         Err(message) => {
-            eprintln!("usertrace record: {message}");
+            say!("usertrace record: {message}");
             return ExitCode::from(2);
         }
     };
@@ -314,18 +315,18 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     // With --otlp alone, the events go there rather than to the terminal.
     let prints = exporter.is_none() || !args.output.is_empty() || args.format.is_some();
     if format == TraceFormat::Perfetto && output.is_none() {
-        eprintln!("usertrace record: a Perfetto trace is a binary file: give it a name with -o FILE.pftrace");
+        say!("usertrace record: a Perfetto trace is a binary file: give it a name with -o FILE.pftrace");
         return ExitCode::from(2);
     }
     let unnamed_archive = format == TraceFormat::PerfData && outputs.archive.is_none();
     if unnamed_archive || outputs.archive.is_some_and(|p| p.as_os_str() == "-") {
-        eprintln!("usertrace record: perf.data is a binary file that is written out of order: give it a name with -o FILE.data");
+        say!("usertrace record: perf.data is a binary file that is written out of order: give it a name with -o FILE.data");
         return ExitCode::from(2);
     }
     for path in &args.output {
         // Refused now, not after a recording that could not be saved.
         if let Err(e) = check_writable(path) {
-            eprintln!("usertrace record: {e}");
+            say!("usertrace record: {e}");
             return ExitCode::from(1);
         }
     }
@@ -338,7 +339,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Some(path) => match open_archive(path, &clock) {
             Ok((file, options)) => (Some(file), Some(options)),
             Err(message) => {
-                eprintln!("usertrace record: {message}");
+                say!("usertrace record: {message}");
                 return ExitCode::from(1);
             }
         },
@@ -351,7 +352,7 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Some(path) => match AtomicFile::create(path) {
             Ok(file) => Sink::File(file),
             Err(e) => {
-                eprintln!("usertrace record: {e}");
+                say!("usertrace record: {e}");
                 return ExitCode::from(1);
             }
         },
@@ -439,32 +440,32 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
     write_lines(&mut line, 0, &mut sink, &mut write_failed);
     print_summary("record", &summary);
     if undecodable > 0 {
-        eprintln!("usertrace record: {undecodable} events could not be decoded; each is written with its error, an EventHeader one with its payload as `raw`");
+        say!("usertrace record: {undecodable} events could not be decoded; each is written with its error, an EventHeader one with its payload as `raw`");
     }
     if let Some(exporter) = exporter {
-        eprintln!("usertrace record: {}", exporter.finish(RECORD_GRACE));
+        say!("usertrace record: {}", exporter.finish(RECORD_GRACE));
     }
     // A reader of standard output that has gone (`record ... | head`) ends
     // the printing, quietly, as it does for every command; the recording's
     // status is still the command's.
     let to_stdout = output.is_none_or(|p| p.as_os_str() == "-");
     if let Some(e) = write_failed.filter(|e| !(to_stdout && reader_gone(e))) {
-        eprintln!("usertrace record: writing events failed: {e}");
+        say!("usertrace record: writing events failed: {e}");
         return ExitCode::from(1);
     }
     if let Some(file) = archive_file {
         if let Err(e) = file.commit() {
-            eprintln!("usertrace record: {e}");
+            say!("usertrace record: {e}");
             return ExitCode::from(1);
         }
     }
     if let Some(e) = timeline_failed {
-        eprintln!("usertrace record: {e}");
+        say!("usertrace record: {e}");
         return ExitCode::from(1);
     }
     if let Err(e) = finish(sink, timeline, output) {
         if !(to_stdout && e.reader_gone) {
-            eprintln!("usertrace record: {}", e.message);
+            say!("usertrace record: {}", e.message);
             return ExitCode::from(1);
         }
     }

@@ -17,7 +17,7 @@ use usertrace_consumer::archive::ArchiveOptions;
 use usertrace_consumer::{ContainerSelector, FlightOptions, Output, Session, SessionOptions, Stacks, Stats, Window};
 
 use crate::launch::HeldChild;
-use crate::verbosity::{detail, note};
+use crate::verbosity::{detail, note, say};
 use usertrace_consumer::AttachRequests;
 
 /// Options common to `record` and `stat`.
@@ -196,7 +196,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
     catch_interrupts();
     for pid in &args.pids {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
-            eprintln!("usertrace {name}: no process {pid} is running now; its events will show if one starts with that pid");
+            say!("usertrace {name}: no process {pid} is running now; its events will show if one starts with that pid");
         }
     }
     let attach_requests = if args.command.is_empty() { None } else { AttachRequests::new().ok() };
@@ -207,7 +207,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
         match HeldChild::spawn(&args.command, handoff) {
             Ok(h) => Some(h),
             Err(e) => {
-                eprintln!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
+                say!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
                 return Err(ExitCode::from(127));
             }
         }
@@ -239,7 +239,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
     let mut session = match Session::open(&options) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("usertrace {name}: {e}");
+            say!("usertrace {name}: {e}");
             return Err(ExitCode::from(1));
         }
     };
@@ -259,7 +259,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
     // perf takes a stack only where the kernel writes the event: programs
     // on a kernel without user_events write theirs to shared memory.
     if stacks_asked && !usertrace::status().is_available() {
-        eprintln!(
+        say!(
             "usertrace {name}: --call-graph: this kernel has no usable user_events, so programs write their events \
              through shared memory, where perf cannot take their stacks: their events will carry none"
         );
@@ -284,26 +284,26 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
             // A warning, not a note: events asked for will be missing.
             Output::NotRecorded(not) if not.file.is_some() => {
                 let file = not.file.as_deref().unwrap_or(std::path::Path::new("")).display();
-                eprintln!("usertrace {name}: refused {file}, which is not read: {}", not.reason);
+                say!("usertrace {name}: refused {file}, which is not read: {}", not.reason);
             }
             Output::NotRecorded(not) => {
                 let comm = if not.comm.is_empty() { String::new() } else { format!(" ({})", not.comm) };
-                eprintln!(
+                say!(
                     "usertrace {name}: process {}{comm} has tracepoints in shared memory that match, but they are not recorded: {}",
                     not.pid, not.reason
                 );
             }
             Output::Lost { count, thread: Some(tid), .. } => {
-                eprintln!(
+                say!(
                     "usertrace {name}: thread {tid} lost {count} events: its shared-memory ring was full \
                      (start the program with a larger USERTRACE_SHM_RING_KIB; 256 by default)"
                 );
             }
             Output::Lost { cpu, count, sideband: false, .. } => {
-                eprintln!("usertrace {name}: CPU {cpu} lost {count} events: the ring was full (try a larger --buffer-size)");
+                say!("usertrace {name}: CPU {cpu} lost {count} events: the ring was full (try a larger --buffer-size)");
             }
             Output::Lost { cpu, count, sideband: true, .. } => {
-                eprintln!(
+                say!(
                     "usertrace {name}: CPU {cpu} lost {count} task records: process names may be wrong \
                      (try a larger --buffer-size)"
                 );
@@ -325,7 +325,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
     let mut child = match held.map(HeldChild::release).transpose() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
+            say!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
             return Err(ExitCode::from(127));
         }
     };
@@ -342,7 +342,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
     loop {
         let timeout = deadline.map_or(POLL, |d| d.saturating_duration_since(Instant::now()).min(POLL));
         if let Err(e) = session.poll_each(timeout, &mut report) {
-            eprintln!("usertrace {name}: {e}");
+            say!("usertrace {name}: {e}");
             exit = ExitCode::from(1);
             break;
         }
@@ -357,7 +357,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    eprintln!("usertrace {name}: waiting for the command: {e}");
+                    say!("usertrace {name}: waiting for the command: {e}");
                     exit = ExitCode::from(1);
                     break;
                 }
@@ -395,7 +395,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
         control(&mut session);
     }
     if let Err(e) = session.finish_archive() {
-        eprintln!("usertrace {name}: {e}");
+        say!("usertrace {name}: {e}");
         return Err(ExitCode::from(1));
     }
     Ok(Summary { stats: session.stats(), skipped: skipped.get(), duration: start.elapsed(), exit })
@@ -428,7 +428,7 @@ pub fn print_summary(name: &str, summary: &Summary) {
     // Quiet hides the counts of a run with no holes, never of one with.
     let whole = s.lost_total() == 0 && s.dropped == 0;
     if !whole || crate::verbosity::notes() {
-        eprintln!(
+        say!(
         "usertrace {name}: {} events, {} lost{dropped}, {:.3}s",
         summary.events(),
         s.lost_total(),
@@ -436,7 +436,7 @@ pub fn print_summary(name: &str, summary: &Summary) {
         );
     }
     if s.dropped > 0 {
-        eprintln!(
+        say!(
             "usertrace {name}: {} events were read from the rings but dropped: the outputs could not keep up and \
              the recorder's queue was full (a perf.data archive, -o FILE.data, still has them)",
             s.dropped
@@ -446,9 +446,9 @@ pub fn print_summary(name: &str, summary: &Summary) {
         note!("usertrace {name}: {} events of processes not given with -p were left out", summary.skipped);
     }
     if s.lost_sideband > 0 {
-        eprintln!("usertrace {name}: {} task records were lost; some process names may be wrong", s.lost_sideband);
+        say!("usertrace {name}: {} task records were lost; some process names may be wrong", s.lost_sideband);
     }
     if s.malformed > 0 {
-        eprintln!("usertrace {name}: {} malformed records were skipped", s.malformed);
+        say!("usertrace {name}: {} malformed records were skipped", s.malformed);
     }
 }

@@ -63,25 +63,46 @@ pub fn details() -> bool {
     Verbosity::current() >= Verbosity::Verbose
 }
 
-/// `eprintln!` unless `-q`.
+/// Writes `args` and a newline to stderr in one write. `eprintln!` writes
+/// a formatted line piece by piece (stderr has no buffer), and the command
+/// a recording runs often shares that terminal or pipe: its output then
+/// lands in the middle of our line (`5 events, 0thread_id=13`). A line of
+/// less than PIPE_BUF bytes written at once is never split.
+pub fn line(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut text = args.to_string();
+    text.push('\n');
+    // Nothing to do if stderr is gone; as eprintln! would, but quietly.
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// A line on stderr, in one write, unless `-q`.
 macro_rules! note {
     ($($arg:tt)*) => {
         if $crate::verbosity::notes() {
-            eprintln!($($arg)*);
+            $crate::verbosity::line(format_args!($($arg)*));
         }
     };
 }
 
-/// `eprintln!` with `-v` only.
+/// A line on stderr, in one write, with `-v` only.
 macro_rules! detail {
     ($($arg:tt)*) => {
         if $crate::verbosity::details() {
-            eprintln!($($arg)*);
+            $crate::verbosity::line(format_args!($($arg)*));
         }
     };
 }
 
-pub(crate) use {detail, note};
+/// A line on stderr, in one write, always: errors and warnings that may
+/// come while a recording's command runs and prints.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::verbosity::line(format_args!($($arg)*))
+    };
+}
+
+pub(crate) use {detail, note, say};
 
 #[cfg(test)]
 mod tests {

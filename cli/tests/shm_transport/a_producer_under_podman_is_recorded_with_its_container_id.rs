@@ -9,9 +9,6 @@
 //! CI, where harness/setup installs them (see `podman.rs` for how podman
 //! is run here).
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-
 use crate::podman::{self, Podman};
 use crate::support::*;
 
@@ -24,21 +21,13 @@ fn a_producer_under_podman_is_recorded_with_its_container_id() {
     let name = unique("shm_podman");
     let mut podman = Podman::new(&name);
     let root = podman.rootfs("rootfs", &[&ut_emit()]);
-    let mut producer = podman
-        .run(&name)
-        .args(["-e", "USERTRACE_TRANSPORT=shm", "--user", "1000:1000", "--cap-drop=all", "--security-opt", "no-new-privileges", "--rootfs"])
-        .arg(&root)
-        .args(["/usr/bin/ut_emit", "seq", &name, "10", "100000"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut ready = String::new();
-    BufReader::new(producer.stdout.take().unwrap()).read_line(&mut ready).unwrap();
-    if !ready.starts_with("ready 1") {
-        let _ = producer.kill();
-        panic!("podman did not start it: {ready:?} {}", std::io::read_to_string(producer.stderr.take().unwrap()).unwrap_or_default());
-    }
+    let mut producer = Podman::start_ready(
+        podman
+            .run(&name)
+            .args(["-e", "USERTRACE_TRANSPORT=shm", "--user", "1000:1000", "--cap-drop=all", "--security-opt", "no-new-privileges", "--rootfs"])
+            .arg(&root)
+            .args(["/usr/bin/ut_emit", "seq", &name, "10", "100000"]),
+    );
     let podman_id = podman.id(&name);
     let out = std::process::Command::new(usertrace()).args(["record", "-e", &name, "--format", "json", "--", "sleep", "2.5"]).output().unwrap();
     let _ = producer.kill();

@@ -18,9 +18,8 @@
 //! CAP_DAC_OVERRIDE it says it cannot open the pod's registry, and why.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -126,22 +125,9 @@ fn a_restricted_pod_is_recorded_by_the_node_agent_as_their_manifests_say() {
     let app_root = podman.rootfs("app", &[&ut_emit()]);
     let env = app["containers"][0]["env"].as_array().expect("the app's env");
     let service = env.iter().find(|v| v["name"] == "OTEL_SERVICE_NAME").and_then(|v| v["value"].as_str()).expect("OTEL_SERVICE_NAME");
-    let mut producer = podman
-        .run(&name)
-        .args(options_for(app))
-        .arg("--rootfs")
-        .arg(&app_root)
-        .args(["/usr/bin/ut_emit", "seq", &name, "10", "100000"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut ready = String::new();
-    BufReader::new(producer.stdout.take().unwrap()).read_line(&mut ready).unwrap();
-    if !ready.starts_with("ready 1") {
-        let _ = producer.kill();
-        panic!("podman did not start the app: {ready:?} {}", std::io::read_to_string(producer.stderr.take().unwrap()).unwrap_or_default());
-    }
+    let mut producer = Podman::start_ready(
+        podman.run(&name).args(options_for(app)).arg("--rootfs").arg(&app_root).args(["/usr/bin/ut_emit", "seq", &name, "10", "100000"]),
+    );
     let app_id = podman.id(&name);
 
     let agent_root = podman.rootfs("agent", &[&usertrace(), Path::new("/bin/sleep")]);

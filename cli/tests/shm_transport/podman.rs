@@ -10,7 +10,8 @@
 //! sets small ones.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 
 /// Whether podman and runc are installed. Under CI, which installs both
 /// (harness/setup), their absence is a failure, not a skip.
@@ -57,6 +58,20 @@ impl Podman {
         let mut run = self.command();
         run.args(["run", "--rm", "--name", name]);
         run
+    }
+
+    /// Spawns `run` (a `run` of this test's), a program that says "ready
+    /// PID" once registered, and waits for it to say "ready 1": pid 1 in its
+    /// container. Fails the test with podman's stderr if it does not.
+    pub fn start_ready(run: &mut Command) -> Child {
+        let mut child = run.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut ready = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut ready).unwrap();
+        if !ready.starts_with("ready 1") {
+            let _ = child.kill();
+            panic!("podman did not start it: {ready:?} {}", std::io::read_to_string(child.stderr.take().unwrap()).unwrap_or_default());
+        }
+        child
     }
 
     /// The id podman knows container `name` by.

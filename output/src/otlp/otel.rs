@@ -173,20 +173,34 @@ fn part_of(e: &EventRecord) -> Option<Carried> {
     }
 }
 
+/// Where a head's key and protobuf fields sit: taken once from the core's
+/// field lists (so a field added there moves them here too), not looked up
+/// again for every event an export reads.
+struct HeadPositions {
+    span_id: Option<usize>,
+    span_otlp: Option<usize>,
+    log_id: Option<usize>,
+    log_otlp: Option<usize>,
+}
+
+static HEAD_POSITIONS: std::sync::LazyLock<HeadPositions> = std::sync::LazyLock::new(|| HeadPositions {
+    span_id: position(&OTEL_SPAN_FIELDS, SPAN_ID_FIELD),
+    span_otlp: position(&OTEL_SPAN_FIELDS, OTLP_SPAN_FIELD),
+    log_id: position(&OTEL_LOG_FIELDS, LOG_ID_FIELD),
+    log_otlp: position(&OTEL_LOG_FIELDS, OTLP_LOG_FIELD),
+});
+
 /// What a head event (`otel_span`, `otel_log`) carries, and its key.
 fn head_of(e: &EventRecord) -> Option<(Carried, u64)> {
     let fields = e.fields.as_slice();
-    // Positions from the core's field lists, so a field added there moves
-    // them here too.
     let named = |i: Option<usize>, name: &str| i.and_then(|i| fields.get(i)).is_some_and(|(n, _)| n == name);
     let key = |i: Option<usize>| i.and_then(|i| fields.get(i)).and_then(|(_, v)| v.as_u64());
-    let (span_id, span_otlp) = (position(&OTEL_SPAN_FIELDS, SPAN_ID_FIELD), position(&OTEL_SPAN_FIELDS, OTLP_SPAN_FIELD));
-    if named(span_id, SPAN_ID_FIELD) && named(span_otlp, OTLP_SPAN_FIELD) {
-        return Some((Carried::Span, key(span_id)?));
+    let at = &*HEAD_POSITIONS;
+    if named(at.span_id, SPAN_ID_FIELD) && named(at.span_otlp, OTLP_SPAN_FIELD) {
+        return Some((Carried::Span, key(at.span_id)?));
     }
-    let (log_id, log_otlp) = (position(&OTEL_LOG_FIELDS, LOG_ID_FIELD), position(&OTEL_LOG_FIELDS, OTLP_LOG_FIELD));
-    if named(log_id, LOG_ID_FIELD) && named(log_otlp, OTLP_LOG_FIELD) {
-        return Some((Carried::Log, key(log_id)?));
+    if named(at.log_id, LOG_ID_FIELD) && named(at.log_otlp, OTLP_LOG_FIELD) {
+        return Some((Carried::Log, key(at.log_id)?));
     }
     None
 }

@@ -1,18 +1,17 @@
 //! `usertrace convert`: a recording (JSON lines or perf.data) as a Perfetto
 //! trace, Chrome trace JSON, text, or JSON lines.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use usertrace_output::check_writable;
 use usertrace_output::jsonl;
-use usertrace_output::{check_writable, AtomicFile, FileError};
 
 use crate::progress::Progress;
-use crate::recording::{self, named, Recording, RecordingError};
-use crate::stdout::reader_gone;
-use crate::trace_format::{write_streamed, TimelineOut, TraceFormat};
+use crate::recording::{self, named};
+use crate::sinks::{Destination, Lines, Sinks, Timeline};
+use crate::trace_format::TraceFormat;
 
 const MEMORY_HELP: &str = "\
 Memory: JSON lines and text are written as IN is read, a line at a time,
@@ -62,12 +61,6 @@ pub struct ConvertArgs {
     pub format: Option<TraceFormat>,
 }
 
-/// Why a conversion stopped.
-enum Failure {
-    Read(RecordingError),
-    Write(FileError),
-}
-
 pub fn run(args: &ConvertArgs) -> ExitCode {
     // clap makes sure that exactly one of the two is given.
     let Some(output) = args.output.as_deref().or(args.output_option.as_deref()) else {
@@ -104,64 +97,42 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let converted = if format.streams() { stream(format, records, output) } else { lay_out(format, records, output, &progress) };
-    progress.finish();
-    match converted {
-        Ok(0) => {
-            eprintln!("usertrace convert: {input} holds no records: the output is an empty trace");
-            ExitCode::SUCCESS
-        }
-        Ok(_) => ExitCode::SUCCESS,
-        Err(Failure::Read(e)) => {
-            eprintln!("usertrace convert: {}", named(&input, &e));
-            ExitCode::from(1)
-        }
-        // Standard output's reader has gone (`convert IN - | head`).
-        Err(Failure::Write(e)) if output.as_os_str() == "-" && reader_gone(&e.source) => ExitCode::SUCCESS,
-        Err(Failure::Write(e)) => {
+    let mut sinks = Sinks::default();
+    match Destination::create(output) {
+        Ok(to) if format.streams() => sinks.add(Lines::from_file(format, to)),
+        Ok(to) => sinks.add(Timeline::new(format, to)),
+        Err(e) => {
+            progress.finish();
             eprintln!("usertrace convert: {e}");
-            ExitCode::from(1)
+            return ExitCode::from(1);
         }
     }
-}
-
-/// Bytes of lines gathered for one write.
-const WRITE_SIZE: usize = 64 * 1024;
-
-/// Writes each record as it is read; returns how many there were.
-fn stream(format: TraceFormat, records: Recording, path: &Path) -> Result<u64, Failure> {
-    let mut file = AtomicFile::create(path).map_err(Failure::Write)?;
-    let failed = |source| Failure::Write(FileError { path: path.to_owned(), what: "writing failed", source });
-    let mut lines = Vec::with_capacity(WRITE_SIZE * 2);
-    let mut count = 0;
+    let mut count = 0u64;
     for record in records {
-        // An error drops `file`, and with it whatever a file OUT had.
-        let record = record.map_err(Failure::Read)?;
-        write_streamed(format, &record, &mut lines);
+        match record {
+            Ok(record) => sinks.push(&record),
+            Err(e) => {
+                // Dropping the sinks drops whatever a file OUT had.
+                progress.finish();
+                eprintln!("usertrace convert: {}", named(&input, &e));
+                return ExitCode::from(1);
+            }
+        }
         count += 1;
-        if lines.len() >= WRITE_SIZE {
-            file.write_all(&lines).map_err(failed)?;
-            lines.clear();
+        if sinks.failed().is_some() {
+            break;
         }
     }
-    file.write_all(&lines).map_err(failed)?;
-    file.commit().map_err(Failure::Write)?;
-    Ok(count)
-}
-
-/// Lays out the timeline as records are read, then writes it in time
-/// order (which `progress` says); returns how many records there were.
-fn lay_out(format: TraceFormat, records: Recording, path: &Path, progress: &Progress) -> Result<u64, Failure> {
-    let mut file = AtomicFile::create(path).map_err(Failure::Write)?;
-    let mut timeline = TimelineOut::beside(format, Some(&file));
-    let mut count = 0;
-    for record in records {
-        // An error drops `file`, and with it whatever a file OUT had.
-        timeline.push(&record.map_err(Failure::Read)?).map_err(Failure::Write)?;
-        count += 1;
+    if !format.streams() {
+        progress.set_message(format!("writing {}", output.display()));
     }
-    progress.set_message(format!("writing {}", path.display()));
-    timeline.write_to(&mut file, path).map_err(Failure::Write)?;
-    file.commit().map_err(Failure::Write)?;
-    Ok(count)
+    let completed = sinks.finish(|line| progress.suspend(|| eprintln!("usertrace convert: {line}")));
+    progress.finish();
+    if !completed {
+        return ExitCode::from(1);
+    }
+    if count == 0 {
+        eprintln!("usertrace convert: {input} holds no records: the output is an empty trace");
+    }
+    ExitCode::SUCCESS
 }

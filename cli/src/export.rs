@@ -9,9 +9,10 @@ use clap::Args;
 use usertrace_output::otlp::{Clock, Exporter};
 use usertrace_output::{jsonl, Record};
 
+use crate::otlp_args::OtlpArgs;
 use crate::progress::Progress;
 use crate::recording::{self, named};
-use crate::otlp_args::OtlpArgs;
+use crate::sinks::{Otlp, Sinks};
 
 /// The longest `--timeout`: a day. Longer is a typo, not a plan.
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
@@ -103,44 +104,26 @@ pub fn run(args: &ExportArgs) -> ExitCode {
     // The queue is bounded: a full one makes reading wait, not drop. If
     // the endpoint takes nothing for the whole timeout, the rest of the
     // file is read only to count what was never sent.
-    let timeout = Duration::from_secs(args.timeout);
+    let mut sinks = Sinks::default();
+    sinks.add(Otlp::from_file(exporter, &name, Duration::from_secs(args.timeout)));
     let rest = if read_error.is_some() { None } else { Some(reader) };
-    let mut never_sent = 0u64;
-    let mut stalled = false;
     for item in head.into_iter().map(Ok).chain(rest.into_iter().flatten()) {
-        let record = match item {
-            Ok(record) => record,
+        match item {
+            Ok(record) => sinks.push(&record),
             Err(e) => {
                 read_error = Some(e);
                 break;
             }
-        };
-        let event = u64::from(matches!(record, Record::Event(_)));
-        if stalled || exporter.push_blocking(record, timeout).is_err() {
-            stalled = true;
-            never_sent += event;
         }
     }
     progress.finish();
-    let mut summary = exporter.finish(if stalled { Duration::ZERO } else { timeout });
-    summary.recorded_events += never_sent;
-    summary.dropped_events += never_sent;
-    if stalled {
-        eprintln!(
-            "usertrace export: the endpoint took nothing for {} s, so the rest of {name} ({never_sent} events) was not sent",
-            args.timeout
-        );
-    }
-    // Quiet hides the counts only when the endpoint took every event.
-    if !summary.all_accounted_as_sent() || crate::verbosity::notes() {
-        eprintln!("usertrace export: {summary}");
-    }
+    let completed = sinks.finish(|line| eprintln!("usertrace export: {line}"));
     if let Some(e) = read_error {
         // What came before the bad line was sent (and counted above).
         eprintln!("usertrace export: {}; nothing after it was read", named(&name, &e));
         return ExitCode::from(1);
     }
-    if summary.all_accounted_as_sent() {
+    if completed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

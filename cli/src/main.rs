@@ -12,6 +12,9 @@
 //!   `dump` reaches it through;
 //! - `recording` is a file given to `convert`, `report` or `export`, and
 //!   `progress` the bar shown while one is read;
+//! - `sinks` are a recording's outputs, one list of them whether the
+//!   recording is live (`record`) or read from a file (`convert`,
+//!   `report`, `export`): lines, a timeline, the report, OTLP;
 //! - `text` and `trace_format` are the formats a recording is written in,
 //!   and `json` holds every other `--format json` line and documents them
 //!   as a public contract;
@@ -68,6 +71,7 @@ mod record;
 mod recording;
 mod report;
 mod run;
+mod sinks;
 mod stat;
 mod status;
 mod stdout;

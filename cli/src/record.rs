@@ -10,25 +10,23 @@
 //! `-o` is checked for writability before recording starts, and appears
 //! only once complete.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use usertrace_consumer::archive::ArchiveOptions;
-use usertrace_consumer::{Output, Stacks};
-use usertrace_output::jsonl::NamespacesJsonCache;
-use usertrace_output::report::ReportBuilder;
+use usertrace_consumer::Stacks;
+use usertrace_output::otlp::Exporter;
 use usertrace_output::{check_writable, AtomicFile, ClockRecord, FileError, Record};
 
 use crate::config_file::ConfigFile;
 use crate::flight::{run_flight, FlightArgs};
 use crate::otlp_args::{OtlpArgs, RECORD_GRACE};
-use crate::verbosity::say;
-use usertrace_consumer::output_records::{to_record, write_event_line};
+use crate::args::Format;
 use crate::run::{print_summary, run, Recording, RunArgs};
-use crate::stdout::{out, reader_gone};
-use crate::trace_format::{write_streamed, TimelineOut, TraceFormat};
+use crate::sinks::{Destination, Lines, Otlp, ReportOut, ReportTo, Sinks, Timeline};
+use crate::trace_format::TraceFormat;
+use crate::verbosity::say;
 
 /// What `usertrace help record` shows after the options.
 const OUTPUT_HELP: &str = "\
@@ -215,50 +213,6 @@ impl RecordArgs {
     }
 }
 
-/// Where streamed lines go.
-enum Sink {
-    Stdout(std::io::BufWriter<std::io::StdoutLock<'static>>),
-    File(AtomicFile),
-    /// No output but the archive, or the OTLP endpoint.
-    None,
-}
-
-impl Sink {
-    /// The file it writes, if it is one.
-    fn file(&self) -> Option<&AtomicFile> {
-        match self {
-            Sink::File(file) => Some(file),
-            _ => None,
-        }
-    }
-
-    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        match self {
-            Sink::Stdout(out) => out.write_all(bytes),
-            Sink::File(file) => file.write_all(bytes),
-            Sink::None => Ok(()),
-        }
-    }
-}
-
-/// Bytes of lines gathered for one write to a file.
-const FILE_WRITE: usize = 64 * 1024;
-
-/// Writes the lines in `lines` to `sink` once they are `at_least` bytes,
-/// and empties it. After a failed write, which `failed` keeps, lines are
-/// dropped rather than written.
-fn write_lines(lines: &mut Vec<u8>, at_least: usize, sink: &mut Sink, failed: &mut Option<std::io::Error>) {
-    if lines.len() < at_least {
-        return;
-    }
-    if failed.is_none() {
-        if let Err(e) = sink.write_all(lines) {
-            *failed = Some(e);
-        }
-    }
-    lines.clear();
-}
-
 /// `args.run`, with `[record] containers` of the --config file where the
 /// command line gave no --containers (the command line wins, as it does
 /// for every key). Err: the exit status of a bad selector, said.
@@ -278,25 +232,8 @@ fn with_configured_containers(args: &RecordArgs) -> Result<std::borrow::Cow<'_, 
 }
 
 pub fn run_record(args: &RecordArgs) -> ExitCode {
-    if let (Some(_), Some(_)) = (&args.call_graph, args.flight.options()) {
-        let flag = if args.flight.flight_recorder.is_some() { "--flight-recorder" } else { "--switch-output" };
-        say!("usertrace record: --call-graph is not available with {flag} yet: record stacks into -o FILE.data instead");
-        return ExitCode::from(2);
-    }
-    if let Some(options) = args.flight.options() {
-        return match args.outputs() {
-            Ok(Outputs { archive: Some(archive), output: None, .. }) if !args.otlp.enabled() && !args.report => {
-                run_flight(&args.run, &args.flight, archive, options)
-            }
-            _ => {
-                let flag = if args.flight.flight_recorder.is_some() { "--flight-recorder" } else { "--switch-output" };
-                say!(
-                    "usertrace record: {flag} writes perf.data files named after -o PATH.data, \
-                     and nothing else: give one -o PATH.data, without other outputs, --otlp or --report"
-                );
-                ExitCode::from(2)
-            }
-        };
+    if args.flight.options().is_some() {
+        return record_flight(args);
     }
     // Checked before recording starts, like -o: a bad URL is no reason to
     // find out after the fact.
@@ -304,94 +241,36 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Ok(exporter) => exporter,
         Err(code) => return code,
     };
-    let outputs = match args.outputs() {
+    let outputs = match checked_outputs(args) {
         Ok(outputs) => outputs,
+        Err(code) => return code,
+    };
+    // One reading of the clocks, for both files of a session that writes
+    // two: the archive's CLOCK_DATA and the recording's clock line.
+    let clock = crate::clock::now();
+    // perf.data is written by the session itself, into a temporary file
+    // that is put in place once complete.
+    let (archive_file, archive) = match outputs.archive.map(|path| open_archive(path, &clock)).transpose() {
+        Ok(opened) => opened.unzip(),
         Err(message) => {
             say!("usertrace record: {message}");
-            return ExitCode::from(2);
+            return ExitCode::from(1);
         }
     };
-    let (format, output) = (outputs.format, outputs.output);
-    // With --otlp alone, the events go there rather than to the terminal.
-    let prints = exporter.is_none() || !args.output.is_empty() || args.format.is_some();
-    if format == TraceFormat::Perfetto && output.is_none() {
-        say!("usertrace record: a Perfetto trace is a binary file: give it a name with -o FILE.pftrace");
-        return ExitCode::from(2);
-    }
-    let unnamed_archive = format == TraceFormat::PerfData && outputs.archive.is_none();
-    if unnamed_archive || outputs.archive.is_some_and(|p| p.as_os_str() == "-") {
-        say!("usertrace record: perf.data is a binary file that is written out of order: give it a name with -o FILE.data");
-        return ExitCode::from(2);
-    }
-    for path in &args.output {
-        // Refused now, not after a recording that could not be saved.
-        if let Err(e) = check_writable(path) {
+    let mut sinks = match sinks_of(args, &outputs, exporter) {
+        Ok(sinks) => sinks,
+        Err(e) => {
             say!("usertrace record: {e}");
             return ExitCode::from(1);
         }
-    }
-    // perf.data is written by the session itself, into a temporary file
-    // that is put in place once complete.
-    // One reading of the clocks, for both files of a session that writes
-    // two: the archive's CLOCK_DATA and the JSON lines' clock line.
-    let clock = crate::clock::now();
-    let (archive_file, archive) = match outputs.archive {
-        Some(path) => match open_archive(path, &clock) {
-            Ok((file, options)) => (Some(file), Some(options)),
-            Err(message) => {
-                say!("usertrace record: {message}");
-                return ExitCode::from(1);
-            }
-        },
-        None => (None, None),
     };
-    // Every output but the archive has its sink from the start: lines go
-    // there as they come, a Perfetto or Chrome trace once laid out.
-    let mut sink = match output {
-        _ if format == TraceFormat::PerfData => Sink::None,
-        Some(path) => match AtomicFile::create(path) {
-            Ok(file) => Sink::File(file),
-            Err(e) => {
-                say!("usertrace record: {e}");
-                return ExitCode::from(1);
-            }
-        },
-        None if prints => Sink::Stdout(std::io::BufWriter::new(std::io::stdout().lock())),
-        None => Sink::None,
-    };
-    // Neither holds the recording: the timeline spills sorted runs to
-    // disk as `convert` does, and the report folds each record as it comes.
-    let mut timeline = matches!(format, TraceFormat::Perfetto | TraceFormat::Chrome).then(|| TimelineOut::beside(format, sink.file()));
-    let mut report = args.report.then(ReportBuilder::new);
-    let keep = timeline.is_some() || report.is_some();
-    let mut write_failed = None;
-    // Both start where a recording's file does, at its clock line, so that
-    // live and `convert` or `report` of the file give the same.
-    let mut timeline_failed = timeline.as_mut().and_then(|t| t.push(&Record::Clock(clock)).err());
-    if let Some(report) = &mut report {
-        report.push(&Record::Clock(clock));
-    }
-    let mut line = Vec::new();
-    let mut namespaces_json = NamespacesJsonCache::default();
-    // A JSON-lines file is the archive: it starts with the wall clock, so
-    // that `export` can date its events wherever and whenever it runs. (The
-    // terminal's stream stays as it was: a reader there has the clock.)
-    if format == TraceFormat::Json && matches!(sink, Sink::File(_)) {
-        write_streamed(format, &Record::Clock(clock), &mut line);
-        write_lines(&mut line, 0, &mut sink, &mut write_failed);
-    }
-    // Lines for a file, which appears only once complete, are gathered
-    // into large writes; a terminal or pipe gets each line as it comes.
-    let gather = if matches!(sink, Sink::File(_)) { FILE_WRITE } else { 0 };
-    let mut undecodable = 0u64;
-    // JSON lines that nothing else reads (no export, nothing kept) are
-    // written straight from each event, with no owned record in between.
-    let direct = format == TraceFormat::Json && exporter.is_none() && !keep;
-    // With the archive alone (no other output, no export, nothing kept),
-    // nothing reads the events: the session only counts them.
-    let archive_only = format == TraceFormat::PerfData && exporter.is_none() && !keep;
+    // Every output starts where a recording's file does, at its clock
+    // line, so that live and `convert` or `report` of the file give the same.
+    sinks.push(&Record::Clock(clock));
+    // With the archive alone, nothing reads the events: the session only
+    // counts them (those that still come, with -p, are in the archive).
     let recording = match archive {
-        Some(archive) if archive_only => Recording::ArchiveOnly(archive),
+        Some(archive) if !sinks.want_events() => Recording::ArchiveOnly(archive),
         Some(archive) => Recording::Archive(archive),
         None => Recording::Live,
     };
@@ -399,85 +278,98 @@ pub fn run_record(args: &RecordArgs) -> ExitCode {
         Ok(run_args) => run_args,
         Err(code) => return code,
     };
-    let result = run(&run_args, "record", recording, args.stacks(), |output| {
-        // The events that still come (with -p, to count those left out)
-        // are in the archive already.
-        if archive_only {
-            return;
-        }
-        if let (true, Output::Event(event)) = (direct, &output) {
-            if write_event_line(event, &mut namespaces_json, &mut line) {
-                undecodable += 1;
-            }
-            write_lines(&mut line, gather, &mut sink, &mut write_failed);
-            return;
-        }
-        let Some(record) = to_record(output) else { return };
-        if matches!(&record, Record::Event(e) if e.error.is_some()) {
-            undecodable += 1;
-        }
-        if let Some(exporter) = &exporter {
-            exporter.push(record.clone());
-        }
-        if format.streams() {
-            write_streamed(format, &record, &mut line);
-            write_lines(&mut line, gather, &mut sink, &mut write_failed);
-        }
-        if let Some(report) = &mut report {
-            report.push(&record);
-        }
-        if let (Some(laid_out), None) = (&mut timeline, &timeline_failed) {
-            if let Err(e) = laid_out.push(&record) {
-                timeline_failed = Some(e);
-            }
-        }
-    });
-    let summary = match result {
+    let summary = match run(&run_args, "record", recording, args.stacks(), |output| sinks.push_output(output)) {
         Ok(summary) => summary,
-        // The temporary file, if any, goes with the sink.
+        // The temporary files, if any, go with the sinks.
         Err(code) => return code,
     };
-    write_lines(&mut line, 0, &mut sink, &mut write_failed);
     print_summary("record", &summary);
-    if undecodable > 0 {
-        say!("usertrace record: {undecodable} events could not be decoded; each is written with its error, an EventHeader one with its payload as `raw`");
+    if sinks.undecodable() > 0 {
+        say!("usertrace record: {} events could not be decoded; each is written with its error, an EventHeader one with its payload as `raw`", sinks.undecodable());
     }
-    if let Some(exporter) = exporter {
-        say!("usertrace record: {}", exporter.finish(RECORD_GRACE));
+    let archived = archive_file.is_none_or(|file| file.commit().map_err(|e| say!("usertrace record: {e}")).is_ok());
+    let completed = sinks.finish(|line| say!("usertrace record: {line}"));
+    if archived && completed {
+        summary.exit
+    } else {
+        ExitCode::from(1)
     }
-    // A reader of standard output that has gone (`record ... | head`) ends
-    // the printing, quietly, as it does for every command; the recording's
-    // status is still the command's.
-    let to_stdout = output.is_none_or(|p| p.as_os_str() == "-");
-    if let Some(e) = write_failed.filter(|e| !(to_stdout && reader_gone(e))) {
-        say!("usertrace record: writing events failed: {e}");
-        return ExitCode::from(1);
+}
+
+/// The flight recorder, or rotation: perf.data files named after the one
+/// `-o PATH.data`, and no other output.
+fn record_flight(args: &RecordArgs) -> ExitCode {
+    let flag = if args.flight.flight_recorder.is_some() { "--flight-recorder" } else { "--switch-output" };
+    if args.call_graph.is_some() {
+        say!("usertrace record: --call-graph is not available with {flag} yet: record stacks into -o FILE.data instead");
+        return ExitCode::from(2);
     }
-    if let Some(file) = archive_file {
-        if let Err(e) = file.commit() {
+    match (args.outputs(), args.flight.options()) {
+        (Ok(Outputs { archive: Some(archive), output: None, .. }), Some(options)) if !args.otlp.enabled() && !args.report => {
+            run_flight(&args.run, &args.flight, archive, options)
+        }
+        _ => {
+            say!(
+                "usertrace record: {flag} writes perf.data files named after -o PATH.data, \
+                 and nothing else: give one -o PATH.data, without other outputs, --otlp or --report"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The outputs -o and --format ask for, if the recording can write them;
+/// each file checked for writability now, not after a recording that
+/// could not be saved. Err: the exit status, the reason said.
+fn checked_outputs(args: &RecordArgs) -> Result<Outputs<'_>, ExitCode> {
+    let outputs = args.outputs().map_err(|message| {
+        say!("usertrace record: {message}");
+        ExitCode::from(2)
+    })?;
+    if outputs.format == TraceFormat::Perfetto && outputs.output.is_none() {
+        say!("usertrace record: a Perfetto trace is a binary file: give it a name with -o FILE.pftrace");
+        return Err(ExitCode::from(2));
+    }
+    let unnamed_archive = outputs.format == TraceFormat::PerfData && outputs.archive.is_none();
+    if unnamed_archive || outputs.archive.is_some_and(|p| p.as_os_str() == "-") {
+        say!("usertrace record: perf.data is a binary file that is written out of order: give it a name with -o FILE.data");
+        return Err(ExitCode::from(2));
+    }
+    for path in &args.output {
+        if let Err(e) = check_writable(path) {
             say!("usertrace record: {e}");
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
     }
-    if let Some(e) = timeline_failed {
-        say!("usertrace record: {e}");
-        return ExitCode::from(1);
+    Ok(outputs)
+}
+
+/// The sinks the arguments ask for, besides the archive the session
+/// writes: the export first, so that its queue gets each record before
+/// anything slower; then the output, on standard output when no file
+/// names it (unless --otlp alone, which prints nothing); then the report.
+fn sinks_of(args: &RecordArgs, outputs: &Outputs<'_>, exporter: Option<Exporter>) -> Result<Sinks, FileError> {
+    let mut sinks = Sinks::default();
+    let prints = exporter.is_none() || !args.output.is_empty() || args.format.is_some();
+    if let Some(exporter) = exporter {
+        sinks.add(Otlp::live(exporter, RECORD_GRACE));
     }
-    if let Err(e) = finish(sink, timeline, output) {
-        if !(to_stdout && e.reader_gone) {
-            say!("usertrace record: {}", e.message);
-            return ExitCode::from(1);
-        }
+    let destination = match outputs.output {
+        _ if outputs.format == TraceFormat::PerfData => None,
+        Some(path) => Some(Destination::create(path)?),
+        None => prints.then(Destination::stdout),
+    };
+    match (destination, outputs.format) {
+        (Some(to), format) if format.streams() => sinks.add(Lines::live(format, to)),
+        (Some(to), format) => sinks.add(Timeline::new(format, to)),
+        (None, _) => {}
     }
-    if let Some(report) = report {
-        let report = report.finish().to_string();
-        if !args.output.is_empty() {
-            out!("{report}");
-        } else {
-            eprint!("{report}");
-        }
+    if args.report {
+        // On standard output with -o, which leaves it free; else beside
+        // the events, on the terminal's other stream.
+        sinks.add(ReportOut::new(if args.output.is_empty() { ReportTo::Stderr } else { ReportTo::Stdout }, Format::Text));
     }
-    summary.exit
+    Ok(sinks)
 }
 
 /// The temporary file beside `path` that perf.data is written into (by
@@ -496,46 +388,15 @@ pub(crate) fn open_archive(path: &Path, clock: &ClockRecord) -> Result<(AtomicFi
     Ok((file, options))
 }
 
-/// Why the output could not be completed.
-struct FinishError {
-    message: String,
-    /// It was standard output, and its reader has gone.
-    reader_gone: bool,
-}
-
-impl FinishError {
-    fn writing(what: &str, e: &std::io::Error) -> FinishError {
-        FinishError { message: format!("{what} failed: {e}"), reader_gone: reader_gone(e) }
-    }
-}
-
-/// Completes the output: writes the laid-out timeline, if any, into the
-/// sink, then flushes standard output or puts the file in place.
-fn finish(sink: Sink, timeline: Option<TimelineOut>, path: Option<&Path>) -> Result<(), FinishError> {
-    let shown = path.unwrap_or(Path::new("-"));
-    let failed = |e: FileError| FinishError { message: e.to_string(), reader_gone: reader_gone(&e.source) };
-    match sink {
-        Sink::Stdout(mut out) => {
-            timeline.map_or(Ok(()), |t| t.write_to(&mut out, shown)).map_err(failed)?;
-            out.flush().map_err(|e| FinishError::writing("writing events", &e))
-        }
-        Sink::File(mut file) => {
-            timeline.map_or(Ok(()), |t| t.write_to(&mut file, shown)).map_err(failed)?;
-            file.commit().map_err(failed)
-        }
-        Sink::None => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
     use usertrace::wire::dyn_loc;
     use usertrace_consumer::{Event, EventFormat, FieldValue, Namespaces};
-    use usertrace_output::jsonl::write_record;
+    use usertrace_consumer::output_records::{event_record, write_event_line};
+    use usertrace_output::jsonl::{write_record, NamespacesJsonCache};
 
-    use usertrace_consumer::output_records::event_record;
     use crate::text::text_line;
 
     use super::*;

@@ -6,13 +6,11 @@ use std::process::ExitCode;
 
 use clap::Args;
 use usertrace_output::jsonl;
-use usertrace_output::report::ReportBuilder;
 
+use crate::args::Format;
 use crate::progress::Progress;
 use crate::recording::{self, named};
-use crate::args::Format;
-use crate::json::print_line;
-use crate::stdout::out;
+use crate::sinks::{ReportOut, ReportTo, Sinks};
 
 /// Summarise a recording (JSON lines or perf.data): event rates and span latencies
 ///
@@ -52,28 +50,26 @@ pub fn run(args: &ReportArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut report = ReportBuilder::new();
+    let mut sinks = Sinks::default();
+    sinks.add(ReportOut::new(ReportTo::Stdout, args.format));
     let mut seen = 0u64;
     for record in records {
-        let record = match record {
-            Ok(record) => record,
+        match record {
+            Ok(record) => sinks.push(&record),
             Err(e) => {
                 progress.finish();
                 eprintln!("usertrace report: {}", named(&input, &e));
                 return ExitCode::from(1);
             }
-        };
+        }
         seen += 1;
-        report.push(&record);
     }
     progress.finish();
     if seen == 0 {
         eprintln!("usertrace report: {input} holds no records");
     }
-    let report = report.finish();
-    match args.format {
-        Format::Text => out!("{report}"),
-        Format::Json => print_line(&report),
-    }
+    // The report cannot fail: it is printed, and a reader of standard
+    // output that has gone ends it quietly.
+    sinks.finish(|line| eprintln!("usertrace report: {line}"));
     ExitCode::SUCCESS
 }

@@ -8,7 +8,7 @@
 #![allow(unsafe_code)]
 
 use std::cell::Cell;
-use std::process::ExitCode;
+use std::process::{Child, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -186,6 +186,9 @@ impl Recording<'_> {
 }
 
 
+/// The control of a flight recorder's dumps, called with the session.
+type Control<'a> = Option<&'a mut dyn FnMut(&mut Session)>;
+
 /// Opens the session, starts the command (if any), and feeds every output
 /// to `sink` (leaving out events of processes not given with `-p`) until
 /// the command exits, `--duration` ends or Ctrl-C; see [`Recording`] for
@@ -194,30 +197,80 @@ impl Recording<'_> {
 /// (`record --call-graph fp`).
 pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks, mut sink: impl FnMut(Output)) -> Result<Summary, ExitCode> {
     catch_interrupts();
+    warn_of_pids_not_running(args, name);
+    let attach_requests = if args.command.is_empty() { None } else { AttachRequests::new().ok() };
+    let held = hold_command(args, name, attach_requests.as_ref())?;
+    let (options, mut control) = session_options(args, recording, stacks, held.is_some());
+    let start = Instant::now();
+    let mut session = Session::open(&options).map_err(|e| {
+        say!("usertrace {name}: {e}");
+        ExitCode::from(1)
+    })?;
+    if let Some(requests) = attach_requests {
+        session.listen_for_attach_requests(requests);
+    }
+    if let Some(control) = control.as_mut() {
+        control(&mut session);
+    }
+    say_what_is_recorded(args, name, &options, &session);
+    // A Cell: `report` counts into it while the progress line reads it.
+    let skipped = Cell::new(0u64);
+    let mut report = |output: Output| {
+        if let Some(output) = kept_after_saying(args, name, output, &skipped) {
+            sink(output);
+        }
+    };
+    let mut child = held.map(HeldChild::release).transpose().map_err(|e| {
+        say!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
+        ExitCode::from(127)
+    })?;
+    if let (Some(c), true) = (&child, args.sched) {
+        session.follow_scheduling(c.id());
+    }
+    let progress = ProgressLine { name, start, skipped: &skipped };
+    let exit = poll_until_done(args, name, &mut session, child.as_mut(), &mut control, &mut report, &progress);
+    session.flush_each(&mut report);
+    // The last events may hold triggers: their dumps are asked for before
+    // finish_archive closes every open one.
+    if let Some(control) = control.as_mut() {
+        control(&mut session);
+    }
+    if let Err(e) = session.finish_archive() {
+        say!("usertrace {name}: {e}");
+        return Err(ExitCode::from(1));
+    }
+    Ok(Summary { stats: session.stats(), skipped: skipped.get(), duration: start.elapsed(), exit })
+}
+
+fn warn_of_pids_not_running(args: &RunArgs, name: &str) {
     for pid in &args.pids {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
             say!("usertrace {name}: no process {pid} is running now; its events will show if one starts with that pid");
         }
     }
-    let attach_requests = if args.command.is_empty() { None } else { AttachRequests::new().ok() };
-    let held = if args.command.is_empty() {
-        None
-    } else {
-        let handoff = attach_requests.as_ref().map(|r| r.for_child(&args.patterns));
-        match HeldChild::spawn(&args.command, handoff) {
-            Ok(h) => Some(h),
-            Err(e) => {
-                say!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
-                return Err(ExitCode::from(127));
-            }
-        }
-    };
-    let stacks_asked = stacks != Stacks::None;
+}
+
+/// The command, started and held until recording has begun; None
+/// without one. Err: it could not start (said; exit status 127).
+fn hold_command(args: &RunArgs, name: &str, attach_requests: Option<&AttachRequests>) -> Result<Option<HeldChild>, ExitCode> {
+    if args.command.is_empty() {
+        return Ok(None);
+    }
+    let handoff = attach_requests.map(|r| r.for_child(&args.patterns));
+    HeldChild::spawn(&args.command, handoff).map(Some).map_err(|e| {
+        say!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
+        ExitCode::from(127)
+    })
+}
+
+/// The session's options for these arguments and this recording, and the
+/// flight recorder's control if it is one.
+fn session_options<'a>(args: &RunArgs, recording: Recording<'a>, stacks: Stacks, holds_command: bool) -> (SessionOptions, Control<'a>) {
     let mut options = SessionOptions {
         patterns: args.patterns.clone(),
         ring_pages: args.ring_pages.unwrap_or(SessionOptions::default().ring_pages),
         // The command may register its events after it starts.
-        wait_for_exact: held.is_some(),
+        wait_for_exact: holds_command,
         sched: args.sched,
         stacks,
         containers: args.containers.clone(),
@@ -235,20 +288,11 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
             control = Some(c);
         }
     }
-    let start = Instant::now();
-    let mut session = match Session::open(&options) {
-        Ok(s) => s,
-        Err(e) => {
-            say!("usertrace {name}: {e}");
-            return Err(ExitCode::from(1));
-        }
-    };
-    if let Some(requests) = attach_requests {
-        session.listen_for_attach_requests(requests);
-    }
-    if let Some(control) = control.as_mut() {
-        control(&mut session);
-    }
+    (options, control)
+}
+
+/// What the session records (with -v), and what it cannot.
+fn say_what_is_recorded(args: &RunArgs, name: &str, options: &SessionOptions, session: &Session) {
     detail!(
         "usertrace {name}: on every CPU, rings of {} pages ({} KiB) each; events matching {}; namespaces {}",
         options.ring_pages,
@@ -258,7 +302,7 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
     );
     // perf takes a stack only where the kernel writes the event: programs
     // on a kernel without user_events write theirs to shared memory.
-    if stacks_asked && !usertrace::status().is_available() {
+    if options.stacks != Stacks::None && !usertrace::status().is_available() {
         say!(
             "usertrace {name}: --call-graph: this kernel has no usable user_events, so programs write their events \
              through shared memory, where perf cannot take their stacks: their events will carry none"
@@ -268,103 +312,119 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
         let list = args.patterns.join(" ");
         note!("usertrace {name}: no event matches {list} yet; attaching when one is registered");
     }
-    // A Cell: `report` counts into it while the progress line reads it.
-    let skipped = Cell::new(0u64);
-    let mut report = |output: Output| {
-        match &output {
-            Output::Attached { format, window, .. } => {
-                let note = match window {
-                    Window::Held => String::new(),
-                    Window::Open(errno) => format!(
-                        " (other CPUs could not be held: {errno}; events written in the first moments on other CPUs may be lost)"
-                    ),
-                };
-                note!("usertrace {name}: attached {}{note}", format.full_name());
-            }
-            // A warning, not a note: events asked for will be missing.
-            Output::NotRecorded(not) if not.file.is_some() => {
-                let file = not.file.as_deref().unwrap_or(std::path::Path::new("")).display();
-                say!("usertrace {name}: refused {file}, which is not read: {}", not.reason);
-            }
-            Output::NotRecorded(not) => {
-                let comm = if not.comm.is_empty() { String::new() } else { format!(" ({})", not.comm) };
-                say!(
-                    "usertrace {name}: process {}{comm} has tracepoints in shared memory that match, but they are not recorded: {}",
-                    not.pid, not.reason
-                );
-            }
-            Output::Lost { count, thread: Some(tid), .. } => {
-                say!(
-                    "usertrace {name}: thread {tid} lost {count} events: its shared-memory ring was full \
-                     (start the program with a larger USERTRACE_SHM_RING_KIB; 256 by default)"
-                );
-            }
-            Output::Lost { cpu, count, sideband: false, .. } => {
-                say!("usertrace {name}: CPU {cpu} lost {count} events: the ring was full (try a larger --buffer-size)");
-            }
-            Output::Lost { cpu, count, sideband: true, .. } => {
-                say!(
-                    "usertrace {name}: CPU {cpu} lost {count} task records: process names may be wrong \
-                     (try a larger --buffer-size)"
-                );
-            }
-            Output::Event(event) => {
-                if !args.pids.is_empty() && !args.pids.contains(&event.pid) {
-                    skipped.set(skipped.get() + 1);
-                    return;
-                }
-            }
-            Output::Process { pid, .. } | Output::Exit { pid, .. } => {
-                if !args.pids.is_empty() && !args.pids.contains(pid) {
-                    return;
-                }
-            }
+}
+
+/// Says what an output tells the user (attached, refused, lost), and
+/// gives it back for the sink unless -p leaves its process out (an event
+/// left out is counted in `skipped`).
+fn kept_after_saying(args: &RunArgs, name: &str, output: Output, skipped: &Cell<u64>) -> Option<Output> {
+    let given = |pid: &u32| args.pids.is_empty() || args.pids.contains(pid);
+    match &output {
+        Output::Attached { format, window, .. } => {
+            let note = match window {
+                Window::Held => String::new(),
+                Window::Open(errno) => format!(
+                    " (other CPUs could not be held: {errno}; events written in the first moments on other CPUs may be lost)"
+                ),
+            };
+            note!("usertrace {name}: attached {}{note}", format.full_name());
         }
-        sink(output);
-    };
-    let mut child = match held.map(HeldChild::release).transpose() {
-        Ok(c) => c,
-        Err(e) => {
-            say!("usertrace {name}: {}", cannot_start(&args.command[0], &e));
-            return Err(ExitCode::from(127));
+        // A warning, not a note: events asked for will be missing.
+        Output::NotRecorded(not) if not.file.is_some() => {
+            let file = not.file.as_deref().unwrap_or(std::path::Path::new("")).display();
+            say!("usertrace {name}: refused {file}, which is not read: {}", not.reason);
         }
-    };
-    if let (Some(c), true) = (&child, args.sched) {
-        session.follow_scheduling(c.id());
+        Output::NotRecorded(not) => {
+            let comm = if not.comm.is_empty() { String::new() } else { format!(" ({})", not.comm) };
+            say!(
+                "usertrace {name}: process {}{comm} has tracepoints in shared memory that match, but they are not recorded: {}",
+                not.pid, not.reason
+            );
+        }
+        Output::Lost { count, thread: Some(tid), .. } => {
+            say!(
+                "usertrace {name}: thread {tid} lost {count} events: its shared-memory ring was full \
+                 (start the program with a larger USERTRACE_SHM_RING_KIB; 256 by default)"
+            );
+        }
+        Output::Lost { cpu, count, sideband: false, .. } => {
+            say!("usertrace {name}: CPU {cpu} lost {count} events: the ring was full (try a larger --buffer-size)");
+        }
+        Output::Lost { cpu, count, sideband: true, .. } => {
+            say!("usertrace {name}: CPU {cpu} lost {count} task records: process names may be wrong (try a larger --buffer-size)");
+        }
+        Output::Event(event) if !given(&event.pid) => {
+            skipped.set(skipped.get() + 1);
+            return None;
+        }
+        Output::Process { pid, .. } | Output::Exit { pid, .. } if !given(pid) => return None,
+        Output::Event(_) | Output::Process { .. } | Output::Exit { .. } => {}
     }
+    Some(output)
+}
+
+/// The progress note, every 10 s (each second with -v; never with -q).
+struct ProgressLine<'a> {
+    name: &'a str,
+    /// When the session was opened.
+    start: Instant,
+    /// Events that -p left out, which the count leaves out too.
+    skipped: &'a Cell<u64>,
+}
+
+impl ProgressLine<'_> {
+    fn every(&self) -> Duration {
+        if crate::verbosity::details() { Duration::from_secs(1) } else { Duration::from_secs(10) }
+    }
+
+    fn say(&self, stats: &Stats) {
+        note!(
+            "usertrace {}: {} events, {} lost, {:.0}s so far",
+            self.name,
+            stats.events.saturating_sub(self.skipped.get()),
+            stats.lost_total(),
+            self.start.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// Polls the session, handing each output to `report`, until the command
+/// exits, `--duration` ends, Ctrl-C or the session fails; returns the
+/// exit status: the command's, 1 on a failure, else 0.
+fn poll_until_done(
+    args: &RunArgs,
+    name: &str,
+    session: &mut Session,
+    mut child: Option<&mut Child>,
+    control: &mut Control<'_>,
+    report: &mut impl FnMut(Output),
+    progress: &ProgressLine<'_>,
+) -> ExitCode {
     // From here on events are recorded: opening the session (reading
     // /proc, which is slow on a busy machine) is not part of the time.
     let deadline = args.duration.and_then(|d| Instant::now().checked_add(d));
-    let mut exit = ExitCode::SUCCESS;
     let mut last_progress = Instant::now();
-    // With -v, each second; quiet, never.
-    let progress_every = if crate::verbosity::details() { Duration::from_secs(1) } else { Duration::from_secs(10) };
     loop {
         let timeout = deadline.map_or(POLL, |d| d.saturating_duration_since(Instant::now()).min(POLL));
-        if let Err(e) = session.poll_each(timeout, &mut report) {
+        if let Err(e) = session.poll_each(timeout, &mut *report) {
             say!("usertrace {name}: {e}");
-            exit = ExitCode::from(1);
-            break;
+            return ExitCode::from(1);
         }
         if let Some(control) = control.as_mut() {
-            control(&mut session);
+            control(session);
         }
         if let Some(c) = child.as_mut() {
             match c.try_wait() {
-                Ok(Some(status)) => {
-                    exit = exit_code(status);
-                    break;
-                }
+                Ok(Some(status)) => return exit_code(status),
                 Ok(None) => {}
                 Err(e) => {
                     say!("usertrace {name}: waiting for the command: {e}");
-                    exit = ExitCode::from(1);
-                    break;
+                    return ExitCode::from(1);
                 }
             }
         } else if STOP.load(Ordering::Relaxed) {
             // ATOMICS: see on_signal.
-            break;
+            return ExitCode::SUCCESS;
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             if let Some(c) = &child {
@@ -375,30 +435,13 @@ pub fn run(args: &RunArgs, name: &str, recording: Recording<'_>, stacks: Stacks,
                 // (try_wait above saw it running), so the pid is still its.
                 unsafe { libc::kill(c.id() as libc::pid_t, libc::SIGTERM) };
             }
-            break;
+            return ExitCode::SUCCESS;
         }
-        if last_progress.elapsed() >= progress_every {
+        if last_progress.elapsed() >= progress.every() {
             last_progress = Instant::now();
-            let s = session.stats();
-            note!(
-                "usertrace {name}: {} events, {} lost, {:.0}s so far",
-                s.events.saturating_sub(skipped.get()),
-                s.lost_total(),
-                start.elapsed().as_secs_f64()
-            );
+            progress.say(&session.stats());
         }
     }
-    session.flush_each(&mut report);
-    // The last events may hold triggers: their dumps are asked for before
-    // finish_archive closes every open one.
-    if let Some(control) = control.as_mut() {
-        control(&mut session);
-    }
-    if let Err(e) = session.finish_archive() {
-        say!("usertrace {name}: {e}");
-        return Err(ExitCode::from(1));
-    }
-    Ok(Summary { stats: session.stats(), skipped: skipped.get(), duration: start.elapsed(), exit })
 }
 
 /// Why CMD did not start, and what to check.

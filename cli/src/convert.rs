@@ -107,22 +107,15 @@ pub fn run(args: &ConvertArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let mut count = 0u64;
-    for record in records {
-        match record {
-            Ok(record) => sinks.push(&record),
-            Err(e) => {
-                // Dropping the sinks drops whatever a file OUT had.
-                progress.finish();
-                eprintln!("usertrace convert: {}", named(&input, &e));
-                return ExitCode::from(1);
-            }
+    let count = match sinks.push_all(records) {
+        Ok(count) => count,
+        Err(e) => {
+            // Dropping the sinks drops whatever a file OUT had.
+            progress.finish();
+            eprintln!("usertrace convert: {}", named(&input, &e));
+            return ExitCode::from(1);
         }
-        count += 1;
-        if sinks.failed().is_some() {
-            break;
-        }
-    }
+    };
     if !format.streams() {
         progress.set_message(format!("writing {}", output.display()));
     }

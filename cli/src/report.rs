@@ -52,18 +52,14 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     };
     let mut sinks = Sinks::default();
     sinks.add(ReportOut::new(ReportTo::Stdout, args.format));
-    let mut seen = 0u64;
-    for record in records {
-        match record {
-            Ok(record) => sinks.push(&record),
-            Err(e) => {
-                progress.finish();
-                eprintln!("usertrace report: {}", named(&input, &e));
-                return ExitCode::from(1);
-            }
+    let seen = match sinks.push_all(records) {
+        Ok(seen) => seen,
+        Err(e) => {
+            progress.finish();
+            eprintln!("usertrace report: {}", named(&input, &e));
+            return ExitCode::from(1);
         }
-        seen += 1;
-    }
+    };
     progress.finish();
     if seen == 0 {
         eprintln!("usertrace report: {input} holds no records");

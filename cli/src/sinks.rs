@@ -99,6 +99,21 @@ impl Sinks {
         }
     }
 
+    /// Hands every record of a recording read from a file to the sinks,
+    /// until one fails; returns how many there were, or the first read
+    /// error (nothing after it is read).
+    pub fn push_all<E>(&mut self, records: impl IntoIterator<Item = Result<Record, E>>) -> Result<u64, E> {
+        let mut count = 0;
+        for record in records {
+            self.push(&record?);
+            count += 1;
+            if self.failed().is_some() {
+                break;
+            }
+        }
+        Ok(count)
+    }
+
     /// Hands one of a live session's outputs to every sink: as the record
     /// it makes, or, to a sink alone that can write it so, as the event.
     pub fn push_output(&mut self, output: Output) {

@@ -1,7 +1,8 @@
-//! `record` lays out Perfetto and Chrome traces and folds `--report` as
-//! events come, with the code that `convert` and `report` run over a file
-//! (issue 46): the same recording gives the same bytes live as from its
-//! archive, written beside it in the same run.
+//! `record` writes every output with the sinks that `convert` and
+//! `report` run over a file (issue 46): the same recording gives the same
+//! bytes live as from its archive, written beside it in the same run, in
+//! every format: Perfetto and Chrome (laid out as events come), JSON lines
+//! and text (written as they come), and `--report` (folded as they come).
 
 use std::path::Path;
 use std::process::Command;
@@ -35,10 +36,10 @@ fn live_timelines_and_report_are_those_convert_and_report_make_from_the_archive(
     let dir = std::env::temp_dir().join(&provider);
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("spans.data");
-    for other in ["live.pftrace", "live.json"] {
+    for (other, format) in [("live.pftrace", "perfetto"), ("live.json", "chrome"), ("live.jsonl", "json"), ("live.txt", "text")] {
         record_spans(&provider, &dir, other, &[]);
         let converted = dir.join(format!("converted.{}", other.rsplit('.').next().unwrap()));
-        usertrace_ok(&["convert", data.to_str().unwrap(), converted.to_str().unwrap()]);
+        usertrace_ok(&["convert", data.to_str().unwrap(), converted.to_str().unwrap(), "--format", format]);
         let (live, from_file) = (bytes(&dir.join(other)), bytes(&converted));
         let outer = format!("{provider}_outer");
         assert!(live.windows(outer.len()).any(|w| w == outer.as_bytes()), "{other} names the span {outer}");

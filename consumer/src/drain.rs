@@ -42,7 +42,8 @@ use super::ring::{RecordReader, Ring};
 use super::sched_scope::{is_sched, SchedScope};
 use super::stack_scope::StackScope;
 use super::shm::{Item as ShmItem, ShmSource};
-use super::select::{load_with_text, scan};
+use super::select::{load_with_text, scan, systems_of};
+use super::containers::ContainerSelector;
 use super::sys;
 
 /// The most bytes of rounds waiting for the session's thread: 64 MiB, a
@@ -186,42 +187,119 @@ impl Archive {
 
 /// The rings and what feeds them, owned by the drain thread.
 pub(crate) struct Drain {
-    pub tracefs: PathBuf,
-    pub patterns: Vec<Pattern>,
-    pub systems: Vec<String>,
-    pub rings: Vec<CpuRing>,
-    pub attachments: Vec<Attachment>,
-    pub attached_tracepoints: FxHashSet<u64>,
-    pub rescan: bool,
-    pub rescan_interval: Duration,
-    pub last_scan: Instant,
-    pub attach_requests: Option<crate::AttachRequests>,
-    pub archive: Option<Archive>,
+    tracefs: PathBuf,
+    patterns: Vec<Pattern>,
+    systems: Vec<String>,
+    rings: Vec<CpuRing>,
+    attachments: Vec<Attachment>,
+    attached_tracepoints: FxHashSet<u64>,
+    rescan: bool,
+    rescan_interval: Duration,
+    last_scan: Instant,
+    attach_requests: Option<crate::AttachRequests>,
+    archive: Option<Archive>,
     /// Where a flight recorder's dumps go, once closed.
-    pub dumps: Option<Sender<FlightDump>>,
+    dumps: Option<Sender<FlightDump>>,
     /// Processes described since their first sample (until they exit).
-    pub described: Described,
+    described: Described,
     /// Tracepoints attached since the last round was sent.
-    pub attached: Vec<Attached>,
+    attached: Vec<Attached>,
     /// With `--sched`: whose scheduling the scheduler tracepoints keep.
-    pub sched: Option<SchedScope>,
+    sched: Option<SchedScope>,
     /// Producers on the shared-memory transport, read with the rings.
-    pub shm: ShmSource,
+    shm: ShmSource,
     /// Whether the last read of the shared-memory rings found records: a
     /// producer wakes the drain only at its ring's watermark, so the drain
     /// then waits less.
-    pub shm_busy: bool,
+    shm_busy: bool,
     /// Whether samples are only counted, not handed to the session's
     /// thread (`SessionOptions::yield_events` false): they still go into
     /// the archive and through the scheduler scope, and task records and
     /// losses are handed on as ever.
-    pub count_samples: bool,
+    count_samples: bool,
     /// Which of the tracepoints it attaches (the scheduler's aside) record
     /// the emitting thread's user stack (`SessionOptions::stacks`).
+    stacks: StackScope,
+}
+
+/// What a drain is made of: the session's rings and archive, opened, and
+/// what it is to attach.
+pub(crate) struct DrainSetup {
+    pub tracefs: PathBuf,
+    pub patterns: Vec<Pattern>,
+    pub rings: Vec<CpuRing>,
+    pub archive: Option<Archive>,
+    /// Where a flight recorder's dumps go, once closed.
+    pub dumps: Option<Sender<FlightDump>>,
+    /// `SessionOptions::wait_for_exact`: an exact name not registered yet
+    /// is waited for, not refused.
+    pub wait_for_exact: bool,
+    pub rescan_interval: Duration,
+    /// `SessionOptions::sched`.
+    pub sched: bool,
+    pub containers: Vec<ContainerSelector>,
+    /// `SessionOptions::yield_events`.
+    pub yield_events: bool,
     pub stacks: StackScope,
 }
 
 impl Drain {
+    /// A drain over `setup`, with every matching tracepoint registered
+    /// now attached, on either transport. Err: an exact name that matches
+    /// no tracepoint (unless it is waited for), or a failed attach.
+    pub(crate) fn open(setup: DrainSetup) -> Result<Drain, Error> {
+        let DrainSetup { tracefs, patterns, rings, archive, dumps, wait_for_exact, rescan_interval, sched, containers, yield_events, stacks } = setup;
+        let mut drain = Drain {
+            tracefs,
+            systems: systems_of(&patterns),
+            shm: ShmSource::new(patterns.clone(), containers),
+            rescan: patterns.iter().any(|p| p.is_glob()) || wait_for_exact,
+            patterns,
+            rings,
+            attachments: Vec::new(),
+            attached_tracepoints: FxHashSet::default(),
+            rescan_interval,
+            last_scan: Instant::now(),
+            attach_requests: None,
+            archive,
+            dumps,
+            described: Described::default(),
+            attached: Vec::new(),
+            sched: sched.then(SchedScope::default),
+            shm_busy: false,
+            count_samples: !yield_events,
+            stacks,
+        };
+        drain.attach_new()?;
+        if !wait_for_exact {
+            drain.check_exact_names_attached()?;
+        }
+        Ok(drain)
+    }
+
+    /// Refuses an exact name (no wildcard) that no tracepoint attached
+    /// matches, on either transport.
+    fn check_exact_names_attached(&self) -> Result<(), Error> {
+        for p in self.patterns.iter().filter(|p| !p.is_glob()) {
+            let mut attached = self.attachments.iter().map(|a| &a.format).chain(self.shm.formats());
+            if !attached.any(|f| p.matches(&f.system, &f.name)) {
+                return Err(Error::UnknownEvent { name: p.as_str().to_owned() });
+            }
+        }
+        Ok(())
+    }
+
+    /// The CPUs it has rings of.
+    pub(crate) fn cpus(&self) -> impl Iterator<Item = u32> + '_ {
+        self.rings.iter().map(|r| r.cpu)
+    }
+
+    /// The tracepoints attached since this was last asked (or the last
+    /// round was sent).
+    pub(crate) fn take_attached(&mut self) -> Vec<Attached> {
+        std::mem::take(&mut self.attached)
+    }
+
     /// Attaches every matching tracepoint not attached yet.
     pub(crate) fn attach_new(&mut self) -> Result<(), Error> {
         self.last_scan = Instant::now();

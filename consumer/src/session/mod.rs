@@ -25,47 +25,39 @@
 //! (`order.rs`), replays sideband into the thread table and yields
 //! [`Output`]s.
 //!
-//! Here is the session itself: opening, polling, following, flushing. What
-//! it is asked for is `options.rs`, what it yields `output.rs`, its dummy
-//! events `sideband.rs`; the rings' thread is `drain.rs`, the naming of
-//! each record `attribution.rs`.
+//! Here is the session itself: opening, polling, following, flushing. The
+//! steps of opening are `open.rs`; what it is asked for is `options.rs`,
+//! what it yields `output.rs`, its dummy events `sideband.rs`; the rings'
+//! thread is `drain.rs` (made with `Drain::open`), the naming of each
+//! record `attribution.rs`.
 
 use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rustc_hash::FxHashSet;
 
-use super::archive::ArchiveWriter;
-use super::attach::perf_error;
 use super::attribution::{Attribution, Fallback, Mapped, Pending};
-use super::drain::{Archive, Attached, Control, CpuRing, Described, Drain, Round, Segment, Shared};
-use super::flight::{DumpRequest, FlightDump, FlightEnd, FlightWindow};
+use super::drain::{Archive, Attached, Control, Drain, DrainSetup, Round, Segment, Shared};
+use super::flight::{DumpRequest, FlightDump, FlightEnd};
 use super::error::Error;
 use super::format::EventFormat;
 use super::processes::ProcessInfo;
 use super::record::{back_to_back, parse, parse_with, Record};
-use super::ring::Ring;
-use usertrace::Pattern;
+use super::stack_scope::StackScope;
+use super::sys;
 
-use super::sched_scope::{SchedScope, SCHED_PATTERNS};
-use super::stack_scope::{StackScope, Stacks};
-use super::shm::ShmSource;
-use super::select::systems_of;
-use super::threads::ThreadTable;
-use super::{procfs, sys};
-
+mod open;
 mod options;
 mod output;
 mod sideband;
 
 pub use options::SessionOptions;
 pub use output::{Event, Output, Stats};
-use sideband::{carriers, open_sideband};
 
 /// A live recording.
 ///
@@ -135,86 +127,19 @@ impl Session {
     /// Opens the sideband, reads /proc, then attaches the matching
     /// tracepoints; recording has begun when this returns.
     pub fn open(options: &SessionOptions) -> Result<Session, Error> {
-        let sched_patterns: &[&str] = if options.sched { &SCHED_PATTERNS } else { &[] };
-        let patterns = options.patterns.iter().map(String::as_str).chain(sched_patterns.iter().copied()).map(Pattern::parse).collect::<Result<Vec<_>, _>>()?;
-        if patterns.is_empty() {
-            return Err(Error::NoPatterns);
-        }
+        let patterns = open::patterns(options)?;
         let stacks = StackScope::new(&options.stacks)?;
         // The window's parsers read samples as having no stack.
         if stacks.any() && options.flight.is_some() {
             return Err(Error::StacksWithFlight);
         }
         let names_stacks = stacks.any();
-        let tracefs = match &options.tracefs {
-            Some(t) => t.clone(),
-            // Without user_events, producers use shared memory, which needs
-            // no tracefs: the session records them alone. The scheduler's
-            // tracepoints are the kernel's own and need only tracefs itself,
-            // so --sched works wherever tracefs is mounted.
-            None => match find_tracefs() {
-                Ok(t) => t,
-                Err(Error::Unavailable(status)) if status.availability == usertrace::Availability::UserEventsMissing && status.tracefs.is_some() => {
-                    status.tracefs.clone().expect("checked just above")
-                }
-                Err(Error::Unavailable(status)) if !options.sched => status.tracefs.clone().unwrap_or_else(|| "/sys/kernel/tracing".into()),
-                Err(e) => return Err(e),
-            },
-        };
-        let cpus = sys::online_cpus().map_err(|error| Error::Io { path: "/sys/devices/system/cpu/online".into(), error })?;
-        let pages = options.ring_pages.max(1).next_power_of_two();
-        let page = 4096u32;
-        let mut rings = Vec::with_capacity(cpus.len());
-        // Task records are few, but a fork storm must fit.
-        let sideband_pages = pages.max(16);
-        let wakeup = |pages: usize| (pages as u32 * page / 4).max(page);
-        let mut namespaces = options.namespaces;
-        for &cpu in &cpus {
-            let ring_error = |error| Error::Io { path: format!("perf ring of CPU {cpu}").into(), error };
-            let sideband = open_sideband(cpu, wakeup(sideband_pages), &mut namespaces)?;
-            let sideband_ring = Ring::map(sideband.as_fd(), sideband_pages).map_err(ring_error)?;
-            let mut attr = sys::ring_owner_attr(wakeup(pages));
-            let events = sys::open(&mut attr, cpu, None).map_err(|e| perf_error("perf_event_open(ring)", cpu, e))?;
-            let events_ring = Ring::map(events.as_fd(), pages).map_err(ring_error)?;
-            rings.push(CpuRing { cpu, sideband, sideband_ring, events, events_ring });
-        }
-        let sideband_id = match rings.first() {
-            Some(r) if options.archive.is_some() || options.flight.is_some() => {
-                sys::event_id(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ID", r.cpu, e))?
-            }
-            _ => 0,
-        };
-        let mut archive = match (&options.archive, &options.flight) {
-            (_, Some(flight)) => {
-                let carriers = carriers(&rings, wakeup(sideband_pages), wakeup(pages), namespaces)?;
-                Some(Archive::Flight(Box::new(FlightWindow::new(flight.clone(), carriers, tracefs.clone(), rings.len() as u32, sideband_id))))
-            }
-            (Some(file), None) => {
-                let mut writer = ArchiveWriter::create(file, &tracefs, rings.len() as u32)?;
-                writer.describe_all(&carriers(&rings, wakeup(sideband_pages), wakeup(pages), namespaces)?);
-                Some(Archive::File(Box::new(writer)))
-            }
-            (None, None) => None,
-        };
-        for r in &rings {
-            sys::enable(r.sideband.as_fd()).map_err(|e| perf_error("PERF_EVENT_IOC_ENABLE(sideband)", r.cpu, e))?;
-        }
-        let mut threads = ThreadTable::new();
-        procfs::snapshot(Path::new("/proc"), &mut threads, namespaces, |thread| match &mut archive {
-            Some(Archive::File(file)) => {
-                file.synthesize_thread(thread, sideband_id);
-                // Where stacks are recorded, the code each process had
-                // mapped already, for naming their frames from the file.
-                if options.stacks != Stacks::None && thread.pid == thread.tid {
-                    file.synthesize_maps(Path::new("/proc"), thread, sideband_id);
-                }
-            }
-            Some(Archive::Flight(window)) => window.seed(thread),
-            None => {}
-        });
-        if let Some(Archive::File(file)) = &mut archive {
-            file.finish_init()?;
-        }
+        let tracefs = open::tracefs(options)?;
+        let opened = open::open_rings(options.ring_pages, options.namespaces)?;
+        let (mut archive, sideband_id) = open::open_archive(options, &opened, &tracefs)?;
+        opened.enable_sideband()?;
+        let namespaces = opened.namespaces;
+        let threads = open::snapshot(options, &mut archive, sideband_id, namespaces)?;
         let (dumps_tx, dumps_rx) = match &archive {
             Some(Archive::Flight(_)) => {
                 let (tx, rx) = mpsc::channel();
@@ -223,40 +148,20 @@ impl Session {
             _ => (None, None),
         };
 
-        let systems = systems_of(&patterns);
-        let shm_patterns = patterns.clone();
-        let rescan = patterns.iter().any(|p| p.is_glob()) || options.wait_for_exact;
-        let mut drain = Drain {
+        let mut drain = Drain::open(DrainSetup {
             tracefs,
             patterns,
-            systems,
-            rings,
-            attachments: Vec::new(),
-            attached_tracepoints: FxHashSet::default(),
-            rescan,
-            rescan_interval: options.rescan_interval,
-            last_scan: Instant::now(),
-            attach_requests: None,
+            rings: opened.rings,
             archive,
             dumps: dumps_tx,
-            described: Described::default(),
-            attached: Vec::new(),
-            sched: options.sched.then(SchedScope::default),
-            shm: ShmSource::new(shm_patterns, options.containers.clone()),
-            shm_busy: false,
-            count_samples: !options.yield_events,
+            wait_for_exact: options.wait_for_exact,
+            rescan_interval: options.rescan_interval,
+            sched: options.sched,
+            containers: options.containers.clone(),
+            yield_events: options.yield_events,
             stacks,
-        };
-        drain.attach_new()?;
-        if !options.wait_for_exact {
-            for p in drain.patterns.iter().filter(|p| !p.is_glob()) {
-                let attached = drain.attachments.iter().map(|a| &a.format).chain(drain.shm.formats());
-                if !attached.into_iter().any(|f| p.matches(&f.system, &f.name)) {
-                    return Err(Error::UnknownEvent { name: p.as_str().to_owned() });
-                }
-            }
-        }
-        let lost = drain.rings.iter().map(|r| (r.cpu, 0)).collect();
+        })?;
+        let lost = drain.cpus().map(|cpu| (cpu, 0)).collect();
         let mut session = Session {
             namespaces,
             attribution: Attribution::new(threads, Fallback::Proc),
@@ -279,7 +184,7 @@ impl Session {
             session.attribution.name_stacks();
         }
         // What was attached here is known before any event of it comes.
-        for attached in std::mem::take(&mut drain.attached) {
+        for attached in drain.take_attached() {
             session.take_attached(attached);
         }
         let (round_tx, round_rx) = mpsc::channel();

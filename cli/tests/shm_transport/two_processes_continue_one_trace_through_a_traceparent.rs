@@ -50,7 +50,16 @@ fn upstream() -> String {
     format!("00-{UPSTREAM_TRACE}-{UPSTREAM_SPAN}-01")
 }
 
+/// One recording at a time: every test here records `ut_trace*`, the
+/// names `ut_emit trace-client` and `trace-server` register, and a
+/// shared-memory recorder takes each producer whose tracepoints match. Two
+/// at once would each record some of the other's spans (it happened: the
+/// tests of this file failed together when run side by side).
+static ONE_RECORDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn record(args: &[&str]) -> (String, String) {
+    // A test that failed while holding it poisons nothing of ours.
+    let _one = ONE_RECORDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let out = Command::new(usertrace())
         .args(["record", "-e", "ut_trace*"])
         .args(args)

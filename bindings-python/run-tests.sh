@@ -47,8 +47,11 @@ build() {
     "$v/bin/python" -m pip install -q "pytest>=7" "mypy>=1.8"
     # usertrace[opentelemetry]'s dependencies, and what its end-to-end test
     # runs (tests/test_opentelemetry.py): the SDK's own auto-instrumentation.
+    # The SDK's OTLP/HTTP exporter is for the service of cli/tests' chain of
+    # four that exports OTLP itself, beside three that export through usertrace.
     "$v/bin/python" -m pip install -q "opentelemetry-sdk>=1.39" "opentelemetry-exporter-otlp-proto-common>=1.39" \
-      opentelemetry-distro opentelemetry-instrumentation-flask opentelemetry-instrumentation-urllib flask
+      opentelemetry-distro opentelemetry-instrumentation-flask opentelemetry-instrumentation-urllib flask \
+      opentelemetry-exporter-otlp-proto-http
   done
   pythons=("${found[@]}")
   printf '%s\n' "${pythons[@]}" >"$venvs/pythons"

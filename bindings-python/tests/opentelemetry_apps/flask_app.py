@@ -1,7 +1,7 @@
 """A Flask service as anyone writes it, with no tracing code: `/front`
-calls `/back` over HTTP with urllib; `/back` answers with the
-`traceparent` header it was sent, so a test can see the context
-propagate."""
+calls `/back` over HTTP with urllib (or `$BACK_URL`, the next service of
+a chain); `/back` answers with the `traceparent` header it was sent, so a
+test can see the context propagate."""
 
 import os
 import signal
@@ -11,11 +11,12 @@ from flask import Flask, request
 
 app = Flask(__name__)
 PORT = int(os.environ["APP_PORT"])
+BACK_URL = os.environ.get("BACK_URL") or f"http://127.0.0.1:{PORT}/back"
 
 
 @app.route("/front")
 def front() -> bytes:
-    with urllib.request.urlopen(f"http://127.0.0.1:{PORT}/back") as reply:
+    with urllib.request.urlopen(BACK_URL) as reply:
         return reply.read()
 
 

@@ -6,6 +6,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use opentelemetry_proto::tonic::common::v1::KeyValue as Attribute;
+use opentelemetry_proto::tonic::trace::v1::Span;
 use serde_json::{json, Value as Json};
 
 use super::{free_port, TempDir};
@@ -132,6 +135,24 @@ exporters:
         }
     }
 
+    /// The spans of the trace `id` (32 hex digits) and the trace's
+    /// processes, once `expected` spans of it are stored.
+    pub fn trace(&self, id: &str, expected: usize) -> (Vec<Json>, Json) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            // Unknown yet, the trace is a 404: None, like a query API not up.
+            let got = get(self.query, &format!("/api/traces/{id}")).unwrap_or(Json::Null);
+            let trace = &got["data"][0];
+            let spans = trace["spans"].as_array().cloned().unwrap_or_default();
+            if spans.len() >= expected {
+                return (spans, trace["processes"].clone());
+            }
+            let services = get(self.query, "/api/services").unwrap_or(Json::Null);
+            assert!(Instant::now() < deadline, "trace {id}: {} of {expected} spans arrived in 60 s; services {services}, spans {spans:#?}", spans.len());
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
     /// Every span whose name starts with `prefix`, of every service, each
     /// with its process (`serviceName` and tags), once `expected` of them
     /// are stored.
@@ -188,4 +209,94 @@ pub fn parent(span: &Json) -> Option<String> {
 pub fn process_tag(process: &Json, key: &str) -> Json {
     let tags = process["tags"].as_array().unwrap_or_else(|| panic!("no process tags: {process}"));
     tags.iter().find(|t| t["key"] == key).map(|t| t["value"].clone()).unwrap_or(Json::Null)
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A span's trace id from Jaeger, which leaves out leading zeros.
+pub fn trace_id(span: &Json) -> String {
+    format!("{:0>32}", span["traceID"].as_str().unwrap())
+}
+
+/// What Jaeger shows of an OTLP span, by the rules of its OTLP
+/// translation: times in microseconds; attributes as typed tags, beside
+/// the kind, the status and the scope; events as logs, their name as the
+/// field `event`; the parent and the links as references (a link's
+/// attributes are not kept).
+pub fn as_jaeger_shows(span: &Span, scope: &str, version: &str) -> Json {
+    let mut shown = tags(&span.attributes);
+    let kind = ["", "", "server", "client", "producer", "consumer"][span.kind as usize];
+    let status = span.status.clone().unwrap_or_default();
+    for (key, value, present) in [
+        ("span.kind", json!(kind), !kind.is_empty()),
+        ("otel.status_code", json!(["", "OK", "ERROR"][status.code as usize]), status.code != 0),
+        ("otel.status_description", json!(status.message), !status.message.is_empty()),
+        ("error", json!(true), status.code == 2),
+        ("otel.scope.name", json!(scope), !scope.is_empty()),
+        ("otel.scope.version", json!(version), !version.is_empty()),
+        ("w3c.tracestate", json!(span.trace_state), !span.trace_state.is_empty()),
+    ] {
+        if present {
+            let kind = if value.is_boolean() { "bool" } else { "string" };
+            shown.push(json!({"key": key, "type": kind, "value": value}));
+        }
+    }
+    let logs: Vec<Json> = span
+        .events
+        .iter()
+        .map(|e| {
+            let mut fields = tags(&e.attributes);
+            fields.push(json!({"key": "event", "type": "string", "value": e.name}));
+            json!({"timestamp": e.time_unix_nano / 1000, "fields": sorted(fields)})
+        })
+        .collect();
+    let trace = hex(&span.trace_id);
+    let mut references: Vec<Json> = span.links.iter().map(|l| json!({"refType": "FOLLOWS_FROM", "traceID": hex(&l.trace_id), "spanID": hex(&l.span_id)})).collect();
+    if !span.parent_span_id.is_empty() {
+        references.push(json!({"refType": "CHILD_OF", "traceID": trace, "spanID": hex(&span.parent_span_id)}));
+    }
+    json!({
+        "traceID": trace, "spanID": hex(&span.span_id), "operationName": span.name,
+        "startTime": span.start_time_unix_nano / 1000, "duration": (span.end_time_unix_nano - span.start_time_unix_nano) / 1000,
+        "tags": sorted(shown), "logs": logs, "references": sorted(references),
+    })
+}
+
+/// The same parts of a span that Jaeger has, in the same order.
+pub fn as_jaeger_has_it(span: &Json) -> Json {
+    let list = |k: &str| span[k].as_array().cloned().unwrap_or_default();
+    let logs: Vec<Json> = list("logs").into_iter().map(|l| json!({"timestamp": l["timestamp"], "fields": sorted(l["fields"].as_array().cloned().unwrap_or_default())})).collect();
+    let references: Vec<Json> = list("references")
+        .into_iter()
+        .map(|r| json!({"refType": r["refType"], "traceID": format!("{:0>32}", r["traceID"].as_str().unwrap()), "spanID": r["spanID"]}))
+        .collect();
+    json!({
+        "traceID": trace_id(span), "spanID": span["spanID"], "operationName": span["operationName"],
+        "startTime": span["startTime"], "duration": span["duration"],
+        "tags": sorted(list("tags")), "logs": logs, "references": sorted(references),
+    })
+}
+
+/// OTLP attributes as Jaeger's typed tags.
+fn tags(attributes: &[Attribute]) -> Vec<Json> {
+    attributes
+        .iter()
+        .map(|a| {
+            let (kind, value) = match a.value.as_ref().and_then(|v| v.value.clone()) {
+                Some(Any::StringValue(s)) => ("string", json!(s)),
+                Some(Any::IntValue(i)) => ("int64", json!(i)),
+                Some(Any::DoubleValue(d)) => ("float64", json!(d)),
+                Some(Any::BoolValue(b)) => ("bool", json!(b)),
+                other => panic!("{}: no attribute of this kind is expected here: {other:?}", a.key),
+            };
+            json!({"key": a.key, "type": kind, "value": value})
+        })
+        .collect()
+}
+
+fn sorted(mut items: Vec<Json>) -> Vec<Json> {
+    items.sort_by_key(|j| j.to_string());
+    items
 }

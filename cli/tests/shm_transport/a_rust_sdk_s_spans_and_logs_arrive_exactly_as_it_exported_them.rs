@@ -33,9 +33,10 @@ const PROVIDER_ENV: &str = "UT_OTEL_RUST_PROVIDER";
 const SPANS_ENV: &str = "UT_OTEL_RUST_SPANS";
 const LOGS_ENV: &str = "UT_OTEL_RUST_LOGS";
 
-/// Keeps what the SDK exported, as OTLP spans with their scope's name.
+/// Keeps what the SDK exported, as OTLP spans with their scope's name
+/// (the four-service chain's Rust service keeps its spans with it too).
 #[derive(Debug, Clone, Default)]
-struct Kept(Arc<Mutex<Vec<(Span, String)>>>);
+pub(crate) struct Kept(pub(crate) Arc<Mutex<Vec<(Span, String)>>>);
 
 impl SpanExporter for Kept {
     async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
@@ -112,7 +113,7 @@ fn the_program() {
 }
 
 /// A message and its scope's name, each length-prefixed.
-fn frame(message: &[u8], scope: &str) -> Vec<u8> {
+pub(crate) fn frame(message: &[u8], scope: &str) -> Vec<u8> {
     let mut out = Vec::new();
     for bytes in [message, scope.as_bytes()] {
         out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
@@ -121,7 +122,7 @@ fn frame(message: &[u8], scope: &str) -> Vec<u8> {
     out
 }
 
-fn unframe<M: Message + Default>(mut bytes: &[u8]) -> Vec<(M, String)> {
+pub(crate) fn unframe<M: Message + Default>(mut bytes: &[u8]) -> Vec<(M, String)> {
     fn next<'a>(bytes: &mut &'a [u8]) -> &'a [u8] {
         let len = u32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
         let (item, rest) = bytes[4..].split_at(len);

@@ -45,6 +45,7 @@ pub mod live;
 pub mod mapping;
 pub mod otel;
 pub mod queue;
+pub mod sdk_resource;
 pub mod tail;
 pub mod transport;
 

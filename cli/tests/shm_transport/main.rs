@@ -38,6 +38,7 @@ mod a_storm_of_two_hundred_dumps_writes_every_dump_it_starts_and_answers_every_c
 mod live_timelines_and_report_are_those_convert_and_report_make_from_the_archive;
 mod two_processes_continue_one_trace_through_a_traceparent;
 mod a_rust_sdk_s_spans_and_logs_arrive_exactly_as_it_exported_them;
+mod a_recorder_that_attaches_late_names_a_rust_sdk_s_spans_by_its_resource;
 
 /// Containers made as runtimes make them, for the tests below.
 mod container;

@@ -36,7 +36,7 @@
 #[cfg(test)]
 mod tests;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::field::{Field, FieldType};
 use super::provider::Provider;
@@ -123,6 +123,21 @@ impl OtelResourceTracepoint {
             event,
             repeats: Mutex::new(Repeats::default()),
         })
+    }
+
+    /// The process's one `<provider>_otel_resource` for `provider`,
+    /// registered at the first call: a process's span and log exporters
+    /// share it, so that they write its resource once a second between
+    /// them, not once each.
+    pub fn shared(provider: &str) -> Result<Arc<OtelResourceTracepoint>, Error> {
+        static SHARED: Mutex<Vec<(String, Arc<OtelResourceTracepoint>)>> = Mutex::new(Vec::new());
+        let mut shared = SHARED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, tracepoint)) = shared.iter().find(|(name, _)| name == provider) {
+            return Ok(Arc::clone(tracepoint));
+        }
+        let tracepoint = Arc::new(OtelResourceTracepoint::new(&Provider::new(provider)?)?);
+        shared.push((provider.to_owned(), Arc::clone(&tracepoint)));
+        Ok(tracepoint)
     }
 
     /// Whether a recorder listens: one load.

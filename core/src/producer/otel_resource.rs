@@ -24,6 +24,9 @@
 //! batch it sends, so those spans go out under the resource the recorder
 //! read from the process's environment.
 //!
+//! A fork child is a process of its own: it writes its resource at its
+//! first export, whatever its parent wrote.
+//!
 //! The cost in steady state, per export call: one load (enabled), a
 //! mutex, a comparison of the resource's bytes with the last written
 //! (the bindings serialize a Resource once and keep the bytes), and a
@@ -79,9 +82,21 @@ pub struct OtelResource<'a> {
 #[derive(Debug, Default)]
 pub struct Repeats {
     last: Option<(Vec<u8>, u64)>,
+    /// The fork epoch of the process that wrote `last`.
+    epoch: u32,
 }
 
 impl Repeats {
+    /// Now in the process of fork epoch `epoch`: a fork child (a
+    /// pre-forking server's worker) is a process of its own, whose
+    /// resource the recorder has not seen, whatever its parent wrote.
+    pub fn in_epoch(&mut self, epoch: u32) {
+        if self.epoch != epoch {
+            self.epoch = epoch;
+            self.last = None;
+        }
+    }
+
     /// Whether `otlp` is due at `now_ns` (CLOCK_MONOTONIC): not the bytes
     /// written last, or written [`REPEAT_AFTER_NS`] ago or more.
     pub fn due(&self, otlp: &[u8], now_ns: u64) -> bool {
@@ -167,6 +182,7 @@ impl OtelResourceTracepoint {
             .repeats
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        repeats.in_epoch(crate::trace_context::fork_epoch());
         if !self.enabled() {
             repeats.forget();
             return Ok(false);

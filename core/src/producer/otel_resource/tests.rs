@@ -41,3 +41,14 @@ fn the_fields_are_the_readable_name_then_the_protobuf() {
     assert_eq!(names, [SERVICE_NAME_FIELD, OTLP_RESOURCE_FIELD]);
     assert_eq!(OTEL_RESOURCE_FIELDS[1].ty, FieldType::Bytes);
 }
+
+#[test]
+fn a_fork_child_s_resource_is_due_at_once_whatever_its_parent_wrote() {
+    let mut repeats = Repeats::default();
+    repeats.in_epoch(0);
+    repeats.written(b"r", 1_000);
+    repeats.in_epoch(0);
+    assert!(!repeats.due(b"r", 1_001), "the same process");
+    repeats.in_epoch(1);
+    assert!(repeats.due(b"r", 1_002), "a fork child");
+}

@@ -23,9 +23,10 @@ import java.util.concurrent.TimeUnit;
 public final class ExporterApp {
     public static void main(String[] args) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Registration.spans().isEnabled()) {
+        // Both events: a recorder may enable one a moment before the other.
+        while (!Registration.spans().isEnabled() || !Registration.resources().isEnabled()) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no recorder listened to " + Registration.provider() + "_otel_span in 60 s");
+                throw new IllegalStateException("no recorder listened to " + Registration.provider() + "_otel_span and _otel_resource in 60 s");
             }
             Thread.sleep(20);
         }

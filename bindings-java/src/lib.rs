@@ -15,6 +15,7 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 mod boundary;
+mod otel_resource;
 mod otel_span;
 mod span;
 mod status;

@@ -26,6 +26,8 @@ mod _native {
     #[pymodule_export]
     use crate::otel_span::OtelLogs;
     #[pymodule_export]
+    use crate::otel_span::OtelResources;
+    #[pymodule_export]
     use crate::otel_span::OtelSpans;
     #[pymodule_export]
     use crate::span::span_event_name;

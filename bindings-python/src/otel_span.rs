@@ -1,9 +1,13 @@
-//! `OtelSpans` and `OtelLogs`: the events an OpenTelemetry SDK's finished
-//! spans and its log records travel in. The rule (fields, parts) is the core's (`usertrace::otel_span`);
+//! `OtelSpans`, `OtelLogs` and `OtelResources`: the events an OpenTelemetry
+//! SDK's finished spans, its log records and its Resource travel in. The
+//! rules (fields, parts, when a resource is due) are the core's
+//! (`usertrace::otel_span`, `usertrace::otel_resource`);
 //! this module only converts the arguments.
 
 use pyo3::prelude::*;
-use usertrace::{OtelLog, OtelLogTracepoints, OtelSpan, OtelSpanTracepoints, Provider};
+use std::sync::Arc;
+
+use usertrace::{OtelLog, OtelLogTracepoints, OtelResource, OtelResourceTracepoint, OtelSpan, OtelSpanTracepoints, Provider};
 
 use crate::errors::to_pyerr;
 
@@ -89,5 +93,33 @@ impl OtelLogs {
     ) -> PyResult<usize> {
         let log = OtelLog { trace_id, span_id, severity_number, body, scope_name, scope_version, otlp };
         self.inner.emit(&log).map_err(|e| to_pyerr(py, &e))
+    }
+}
+
+/// The process's `<provider>_otel_resource`, shared by its exporters.
+#[pyclass(frozen, module = "usertrace")]
+pub struct OtelResources {
+    inner: Arc<OtelResourceTracepoint>,
+}
+
+#[pymethods]
+impl OtelResources {
+    /// The process's resource event for `provider`, registered once.
+    #[new]
+    fn new(py: Python<'_>, provider: &str) -> PyResult<Self> {
+        OtelResourceTracepoint::shared(provider).map(|inner| OtelResources { inner }).map_err(|e| to_pyerr(py, &e))
+    }
+
+    /// Whether a recorder listens: one load.
+    #[getter]
+    fn enabled(&self) -> bool {
+        self.inner.enabled()
+    }
+
+    /// Writes the resource (its OTLP `Resource` protobuf in `otlp`) if a
+    /// recorder listens and the same was not written in the last second;
+    /// returns whether it wrote.
+    fn emit(&self, py: Python<'_>, service_name: &str, otlp: &[u8]) -> PyResult<bool> {
+        self.inner.emit(&OtelResource { service_name, otlp }).map_err(|e| to_pyerr(py, &e))
     }
 }

@@ -76,6 +76,7 @@ pub use producer::{
 pub use producer::{check_field_count, format_string, is_valid_name, wait_for_emits, EmitScope};
 pub use producer::fit::fit_payload;
 pub use producer::span::{self, Begun, Span};
+pub use producer::otel_resource::{self, OtelResource, OtelResourceTracepoint};
 pub use producer::otel_span::{self, OtelLog, OtelLogTracepoints, OtelSpan, OtelSpanTracepoints};
 pub use sched_tracepoints::{SCHED_MIGRATE_TASK, SCHED_PATTERNS, SCHED_SWITCH, SCHED_SYSTEM, SCHED_TRACEPOINTS, SCHED_WAKING};
 pub use kernel_config::{ConfigValue, KernelConfig};

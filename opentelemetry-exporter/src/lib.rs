@@ -24,6 +24,7 @@
 
 mod batch;
 mod log_exporter;
+mod resource;
 mod sampler;
 mod span_exporter;
 

@@ -12,6 +12,8 @@ use opentelemetry_sdk::logs::{LogBatch, LogExporter};
 use prost::Message;
 use usertrace::{OtelLog, OtelLogTracepoints, Provider};
 
+use crate::resource::ResourceWriter;
+
 /// Writes each log record of a batch as a usertrace event
 /// (`<provider>_otel_log`), in the calling thread; like
 /// [`UsertraceSpanExporter`](crate::UsertraceSpanExporter), it never
@@ -20,15 +22,18 @@ use usertrace::{OtelLog, OtelLogTracepoints, Provider};
 #[derive(Debug)]
 pub struct UsertraceLogExporter {
     tracepoints: OtelLogTracepoints,
+    resource: ResourceWriter,
     shut_down: AtomicBool,
     dropped: AtomicU64,
 }
 
 impl UsertraceLogExporter {
-    /// Registers `<provider>_otel_log` and its part event.
+    /// Registers `<provider>_otel_log`, its part event, and the process's
+    /// `<provider>_otel_resource`.
     pub fn new(provider: &str) -> Result<UsertraceLogExporter, usertrace::Error> {
         let tracepoints = OtelLogTracepoints::new(&Provider::new(provider)?)?;
-        Ok(UsertraceLogExporter { tracepoints, shut_down: AtomicBool::new(false), dropped: AtomicU64::new(0) })
+        let resource = ResourceWriter::new(provider)?;
+        Ok(UsertraceLogExporter { tracepoints, resource, shut_down: AtomicBool::new(false), dropped: AtomicU64::new(0) })
     }
 
     /// Whether a recorder listens to the log records: one load.
@@ -67,7 +72,14 @@ impl LogExporter for UsertraceLogExporter {
         if !self.enabled() {
             return Ok(());
         }
-        crate::batch::write_all(batch.iter(), "log records", &self.dropped, |(record, scope)| self.write(OtlpLogRecord::from(record), scope))
+        let resource = self.resource.write();
+        let logs = crate::batch::write_all(batch.iter(), "log records", &self.dropped, |(record, scope)| self.write(OtlpLogRecord::from(record), scope));
+        logs.and(resource.map_err(crate::resource::not_written))
+    }
+
+    /// Keeps the SDK's resource, written before the records a recorder sees.
+    fn set_resource(&mut self, resource: &opentelemetry_sdk::Resource) {
+        self.resource.set(resource);
     }
 
     /// While nobody records, the SDK need not build the record at all.

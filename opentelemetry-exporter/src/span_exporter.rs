@@ -12,6 +12,8 @@ use prost::Message;
 use usertrace::otel_span::monotonic_from_unix_ns;
 use usertrace::{OtelSpan, OtelSpanTracepoints, Provider};
 
+use crate::resource::ResourceWriter;
+
 /// Writes each span of a batch as usertrace events
 /// (`<provider>_otel_span`), in the calling thread.
 ///
@@ -23,15 +25,18 @@ use usertrace::{OtelSpan, OtelSpanTracepoints, Provider};
 pub struct UsertraceSpanExporter {
     // Shared with the samplers made from it ([`Self::sampler`]).
     tracepoints: Arc<OtelSpanTracepoints>,
+    resource: ResourceWriter,
     shut_down: AtomicBool,
     dropped: AtomicU64,
 }
 
 impl UsertraceSpanExporter {
-    /// Registers `<provider>_otel_span` and its part event.
+    /// Registers `<provider>_otel_span`, its part event, and the
+    /// process's `<provider>_otel_resource`.
     pub fn new(provider: &str) -> Result<UsertraceSpanExporter, usertrace::Error> {
         let tracepoints = Arc::new(OtelSpanTracepoints::new(&Provider::new(provider)?)?);
-        Ok(UsertraceSpanExporter { tracepoints, shut_down: AtomicBool::new(false), dropped: AtomicU64::new(0) })
+        let resource = ResourceWriter::new(provider)?;
+        Ok(UsertraceSpanExporter { tracepoints, resource, shut_down: AtomicBool::new(false), dropped: AtomicU64::new(0) })
     }
 
     /// Whether a recorder listens to the spans: one load.
@@ -87,7 +92,17 @@ impl SpanExporter for UsertraceSpanExporter {
         if !self.enabled() {
             return Ok(());
         }
-        crate::batch::write_all(batch, "spans", &self.dropped, |span| self.write(span))
+        // The resource first, so a recorder that just attached names the
+        // batch's spans by it.
+        let resource = self.resource.write();
+        let spans = crate::batch::write_all(batch, "spans", &self.dropped, |span| self.write(span));
+        spans.and(resource.map_err(crate::resource::not_written))
+    }
+
+    /// Keeps the SDK's resource (its `service.name` and the rest), written
+    /// before the spans a recorder sees.
+    fn set_resource(&mut self, resource: &opentelemetry_sdk::Resource) {
+        self.resource.set(resource);
     }
 
     /// Later exports fail, as the SDK's contract says; nothing is buffered

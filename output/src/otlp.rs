@@ -31,6 +31,7 @@
 //! | who made them | `InstrumentationScope` | `usertrace`, the crate's version |
 //! | a span an OpenTelemetry SDK finished (`<provider>_otel_span`, the core's `usertrace::otel_span`) | `Span`, in a `ScopeSpans` of its own scope | exactly the protobuf it carries (parts joined, [`otel`]), under its process's resource; one whose parts were lost, or that does not decode, from its readable ids, name and times with `usertrace.otel.loss` saying why |
 //! | a log record an OpenTelemetry SDK emitted (`<provider>_otel_log`) | `LogRecord`, in a `ScopeLogs` of its own scope | likewise: exactly the protobuf it carries, else from its readable fields, marked |
+//! | the Resource an OpenTelemetry SDK declared (`<provider>_otel_resource`, the core's `usertrace::otel_resource`) | its process's `Resource` | the latest of the process, from the batch being sent or before ([`sdk_resource`]): its attributes exactly, in its order, then `host.name`, `process.*`, `container.id`, `k8s.pod.uid`, `linux.namespace.*` and the recorder's `OTEL_RESOURCE_ATTRIBUTES` where it did not set them; the process's environment is not read into it. One that does not decode changes nothing and is counted. No item of its own |
 //! | times (CLOCK_MONOTONIC) | Unix ns | plus CLOCK_REALTIME − CLOCK_MONOTONIC, read while recording or kept in the file's `clock` line ([`mapping::Clock`]) |
 //!
 //! Lost records, process and exit records are not exported themselves:
@@ -45,6 +46,7 @@ pub mod live;
 pub mod mapping;
 pub mod otel;
 pub mod queue;
+pub mod sdk_resource;
 pub mod tail;
 pub mod transport;
 

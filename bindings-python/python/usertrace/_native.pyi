@@ -8,7 +8,7 @@ from ._errors import UsertraceError
 
 __all__ = [
     "AVAILABILITIES", "ERROR_KINDS", "FIELD_TYPES", "MAX_FIELDS", "ATTACH_FD_ENV",
-    "OtelLogs", "OtelSpans", "Span", "SpanTracepoint", "TraceContext", "Tracepoint", "check_name", "span_event_name", "status",
+    "OtelLogs", "OtelResources", "OtelSpans", "Span", "SpanTracepoint", "TraceContext", "Tracepoint", "check_name", "span_event_name", "status",
     "transport",
 ]
 
@@ -163,6 +163,13 @@ class OtelSpans:
         status_code: int,
         otlp: bytes,
     ) -> int: ...
+
+@final
+class OtelResources:
+    def __new__(cls, provider: str) -> "OtelResources": ...
+    @property
+    def enabled(self) -> bool: ...
+    def emit(self, service_name: str, otlp: bytes) -> bool: ...
 
 @final
 class OtelLogs:

@@ -39,6 +39,7 @@ mod live_timelines_and_report_are_those_convert_and_report_make_from_the_archive
 mod two_processes_continue_one_trace_through_a_traceparent;
 mod a_rust_sdk_s_spans_and_logs_arrive_exactly_as_it_exported_them;
 mod one_request_through_four_opentelemetry_services_is_one_trace_in_jaeger;
+mod a_recorder_that_attaches_late_names_a_rust_sdk_s_spans_by_its_resource;
 
 /// Containers made as runtimes make them, for the tests below.
 mod container;

@@ -8,6 +8,7 @@ mod external;
 pub(crate) mod fit;
 pub(crate) mod field;
 mod in_flight;
+pub mod otel_resource;
 pub mod otel_span;
 pub(crate) mod macros;
 pub(crate) mod payload;

@@ -124,6 +124,11 @@ pub struct ExportSummary {
     /// of, their head not come within its bounds ([`super::otel`]); a
     /// head that comes later is exported marked.
     pub otel_parts_evicted: u64,
+    /// Resource events (`<provider>_otel_resource`) whose protobuf did not
+    /// decode: their processes kept the resource of their environment.
+    pub sdk_resources_undecodable: u64,
+    /// What the first of them was.
+    pub first_undecodable_resource: Option<String>,
     /// With `--tail`: the traces kept and dropped. Events of dropped
     /// traces are neither exported nor failed: exported + dropped +
     /// failed + `tail.events_dropped` = recorded.
@@ -188,6 +193,9 @@ impl std::fmt::Display for ExportSummary {
                 self.otel_parts_evicted,
                 super::otel::MAX_OPEN
             )?;
+        }
+        if let Some(first) = &self.first_undecodable_resource {
+            write!(f, "; {} OpenTelemetry resource events did not decode, the first: {first}", self.sdk_resources_undecodable)?;
         }
         if let Some(t) = &self.tail {
             write!(
@@ -405,6 +413,8 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
         summary.open_spans_let_go = mapper.spans_let_go();
         summary.processes_forgotten = mapper.processes_forgotten();
         summary.otel_parts_evicted = mapper.otel_parts_evicted();
+        summary.sdk_resources_undecodable = mapper.sdk_resources().undecodable();
+        summary.first_undecodable_resource = mapper.sdk_resources().first_undecodable().map(ToString::to_string);
         summary.tail = sampler.as_ref().map(TailSampler::counts);
         shared.lock().progress.clone_from(&summary);
     }
@@ -425,6 +435,8 @@ fn run(shared: &Shared, settings: ExporterSettings) -> ExportSummary {
     summary.open_spans_let_go = mapper.spans_let_go();
     summary.processes_forgotten = mapper.processes_forgotten();
     summary.otel_parts_evicted = mapper.otel_parts_evicted();
+    summary.sdk_resources_undecodable = mapper.sdk_resources().undecodable();
+    summary.first_undecodable_resource = mapper.sdk_resources().first_undecodable().map(ToString::to_string);
     summary.tail = sampler.as_ref().map(TailSampler::counts);
     // An endpoint that took nothing at all refused what it answered 404.
     summary.refused_events += awaiting_verdict;

@@ -44,6 +44,7 @@ use std::time::Duration;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::otel::Reassembler;
+use super::sdk_resource::SdkResources;
 use super::mapping::{map_timeline, namespaces_by_pid, Clock, Mapped, Otlp, ResourceSettings, SPAN_PARENT};
 use crate::record::{Namespaces, Record, Value};
 use crate::timeline::{SchedRecord, Timeline, SPAN_BEGIN, SPAN_END, UNFINISHED};
@@ -105,6 +106,9 @@ pub struct BatchMapper {
     processes_forgotten: u64,
     /// The parts of OpenTelemetry spans whose head has not come yet.
     otel_parts: Reassembler,
+    /// The latest resource each process's SDK declared, one per process
+    /// not yet forgotten.
+    sdk: SdkResources,
 }
 
 /// What a batch mentions, to pick the carried begins it needs.
@@ -211,6 +215,7 @@ impl BatchMapper {
             spans_let_go: 0,
             processes_forgotten: 0,
             otel_parts: Reassembler::default(),
+            sdk: SdkResources::default(),
         }
     }
 
@@ -272,6 +277,12 @@ impl BatchMapper {
     /// reassembler within its bounds (their spans are exported marked).
     pub fn otel_parts_evicted(&self) -> u64 {
         self.otel_parts.evicted()
+    }
+
+    /// The SDK resources it holds, and the resource events that did not
+    /// decode.
+    pub fn sdk_resources(&self) -> &SdkResources {
+        &self.sdk
     }
 
     fn map(&mut self, batch: &[Record], last: bool) -> Mapped {
@@ -341,7 +352,11 @@ impl BatchMapper {
                 self.spans_let_go += 1;
             }
         }
-        let otlp = map_timeline(&timeline, &namespaces, &self.resource, self.clock, |s| last || s.unfinished != Some(STILL_OPEN));
+        // A process's resource is resolved as the batch is sent: a resource
+        // event anywhere in it names the batch's spans written before it.
+        let declarations = self.sdk.take(batch);
+        let mut otlp = map_timeline(&timeline, &namespaces, &self.resource, &self.sdk, self.clock, |s| last || s.unfinished != Some(STILL_OPEN));
+        otlp.declarations = declarations;
         if !last {
             let open: FxHashSet<BeginKey> = timeline
                 .spans
@@ -434,6 +449,7 @@ impl BatchMapper {
         let done: Vec<u32> = self.exited.iter().copied().filter(|pid| !still_open.contains(pid)).collect();
         for pid in done {
             self.exited.remove(&pid);
+            self.sdk.forget(pid);
             let known = self.processes.remove(&pid).is_some() | self.namespaces.remove(&pid).is_some();
             self.processes_forgotten += u64::from(known);
         }

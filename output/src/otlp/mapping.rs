@@ -13,6 +13,7 @@ use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{span, status, ResourceSpans, ScopeSpans, Span, Status};
 
 use super::ids::SpanKey;
+use super::sdk_resource::SdkResources;
 use crate::record::{ClockRecord, Namespaces, Record, Value};
 use crate::timeline::{self, otel_attributes, otel_failure, otel_ids, otel_kind, Process, SchedSummary, SpanTrace, Timeline};
 use usertrace::resource::SERVICE_NAME_KEY;
@@ -95,7 +96,10 @@ impl Otlp {
 /// Maps a whole recording.
 pub fn map_records(records: &[Record], resource: &ResourceSettings, clock: Clock) -> Otlp {
     let records = super::otel::Reassembler::default().take(records);
-    map_timeline(&Timeline::build(&records), &namespaces_by_pid(&records), resource, clock, |_| true).into_otlp()
+    // A whole recording: each process's latest SDK resource names all its
+    // items, those written before it too.
+    let sdk = SdkResources::of(&records);
+    map_timeline(&Timeline::build(&records), &namespaces_by_pid(&records), resource, &sdk, clock, |_| true).into_otlp()
 }
 
 /// A batch mapped but not yet grouped into requests: each span and log
@@ -110,6 +114,9 @@ pub struct Mapped {
     pub spans: Vec<MappedItem<Span>>,
     /// Log records, in time order.
     pub logs: Vec<MappedItem<LogRecord>>,
+    /// The resource events (`<provider>_otel_resource`) the batch held:
+    /// they become no item, but count as sent with it.
+    pub declarations: u64,
 }
 
 /// One span or log record of a [`Mapped`] batch.
@@ -131,7 +138,7 @@ pub struct MappedItem<T> {
 impl Mapped {
     /// How many events its items were made of.
     pub fn events(&self) -> u64 {
-        self.spans.iter().map(|s| s.events).chain(self.logs.iter().map(|l| l.events)).sum()
+        self.spans.iter().map(|s| s.events).chain(self.logs.iter().map(|l| l.events)).sum::<u64>() + self.declarations
     }
 
     /// The two requests: one `ResourceSpans` and one `ResourceLogs` per
@@ -210,6 +217,7 @@ pub(super) fn map_timeline(
     timeline: &Timeline,
     namespaces: &BTreeMap<u32, Namespaces>,
     resource: &ResourceSettings,
+    sdk: &SdkResources,
     clock: Clock,
     export: impl Fn(&timeline::Span) -> bool,
 ) -> Mapped {
@@ -251,7 +259,11 @@ pub(super) fn map_timeline(
     }
     let pids: Vec<u32> = out.spans.iter().map(|s| s.pid).chain(out.logs.iter().map(|l| l.pid)).collect();
     for pid in pids {
-        out.resources.entry(pid).or_insert_with(|| process_resource(timeline.processes.get(&pid), pid, namespaces.get(&pid), resource));
+        let process = timeline.processes.get(&pid);
+        out.resources.entry(pid).or_insert_with(|| match sdk.get(pid) {
+            Some(declared) => sdk_process_resource(declared, process, pid, namespaces.get(&pid), resource),
+            None => process_resource(process, pid, namespaces.get(&pid), resource),
+        });
     }
     out
 }
@@ -443,6 +455,39 @@ fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Nam
     let from_env = settings.attributes.iter().find(|(k, _)| k == SERVICE_NAME_KEY).map(|(_, v)| v.as_str());
     let service = own_service.or(settings.service_name.as_deref()).or(from_env).or(name).unwrap_or("unknown_service");
     let mut attributes = vec![key_value(SERVICE_NAME_KEY, string(service))];
+    attributes.extend(recorder_attributes(process, pid, namespaces, settings));
+    // The process's own declaration first: it names itself better than
+    // the recorder's defaults do.
+    for (k, v) in own.into_iter().flatten().chain(settings.attributes.iter().map(|(k, v)| (k, v))) {
+        if !attributes.iter().any(|a| &a.key == k) {
+            attributes.push(key_value(k, string(v)));
+        }
+    }
+    Resource { attributes, ..Default::default() }
+}
+
+/// The resource of a process whose SDK declared `declared`: exactly its
+/// attributes, typed, in its order; then what only the recorder knows
+/// (pid, host, executable, container, namespaces) and the recorder's own
+/// `OTEL_RESOURCE_ATTRIBUTES`, for keys the SDK did not set. Not what the
+/// process's environment declares: its SDK read that itself, and a
+/// resource built in code may leave it out on purpose.
+fn sdk_process_resource(declared: &Resource, process: Option<&Process>, pid: u32, namespaces: Option<&Namespaces>, settings: &ResourceSettings) -> Resource {
+    let mut out = declared.clone();
+    let recorder = recorder_attributes(process, pid, namespaces, settings);
+    let operator = settings.attributes.iter().map(|(k, v)| key_value(k, string(v)));
+    for a in recorder.into_iter().chain(operator) {
+        if !out.attributes.iter().any(|b| b.key == a.key) {
+            out.attributes.push(a);
+        }
+    }
+    out
+}
+
+/// What the recorder itself knows of a process, as resource attributes.
+fn recorder_attributes(process: Option<&Process>, pid: u32, namespaces: Option<&Namespaces>, settings: &ResourceSettings) -> Vec<KeyValue> {
+    let name = process.map(|p| p.name.as_str()).filter(|n| !n.is_empty());
+    let mut attributes = Vec::new();
     if !settings.host_name.is_empty() {
         attributes.push(key_value("host.name", string(&settings.host_name)));
     }
@@ -468,14 +513,7 @@ fn process_resource(process: Option<&Process>, pid: u32, namespaces: Option<&Nam
             attributes.push(key_value(&format!("linux.namespace.{kind}"), int(inode as i64)));
         }
     }
-    // The process's own declaration first: it names itself better than
-    // the recorder's defaults do.
-    for (k, v) in own.into_iter().flatten().chain(settings.attributes.iter().map(|(k, v)| (k, v))) {
-        if !attributes.iter().any(|a| &a.key == k) {
-            attributes.push(key_value(k, string(v)));
-        }
-    }
-    Resource { attributes, ..Default::default() }
+    attributes
 }
 
 /// Fields as typed attributes. OTLP integers are signed 64-bit, so a u64

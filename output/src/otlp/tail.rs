@@ -194,7 +194,7 @@ impl TailSampler {
     /// Takes a mapped batch and gives back what to send now: the items of
     /// kept traces (held ones included) and log records outside any trace.
     pub fn admit(&mut self, batch: Mapped) -> Mapped {
-        let Mapped { resources, spans, logs } = batch;
+        let Mapped { resources, spans, logs, declarations } = batch;
         let resources: FxHashMap<u32, Arc<Resource>> = resources.into_iter().map(|(pid, r)| (pid, Arc::new(r))).collect();
         let resource_of = |pid: u32| resources.get(&pid).map_or_else(|| Arc::new(Resource::default()), Arc::clone);
         let mut out = Outbox::default();
@@ -228,7 +228,8 @@ impl TailSampler {
         }
         self.expire();
         self.enforce_cap();
-        out.into_mapped()
+        // Resource events are sent, as far as they go, with what is sent now.
+        Mapped { declarations, ..out.into_mapped() }
     }
 
     /// The recording ended: every trace still held broke no rule.

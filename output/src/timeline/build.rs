@@ -222,6 +222,9 @@ struct ProcessInfo {
     command_line: Option<Vec<String>>,
     container_id: Option<String>,
     resource: BTreeMap<String, String>,
+    /// The `service.name` its OpenTelemetry SDK's latest resource declared:
+    /// it wins over `resource`'s.
+    sdk_service_name: Option<String>,
     pod_uid: Option<String>,
     /// The `process` name of its latest event since the last exec seen.
     event_name: Option<String>,
@@ -304,6 +307,16 @@ impl Builder {
         // A part of an OpenTelemetry span's protobuf is not an event of
         // its own: its span is the head event, with ids, name and times.
         if is_otel_part(e) {
+            return;
+        }
+        // An SDK's resource names its process (the latest wins, over what
+        // its environment said); it is no event of the timeline.
+        if crate::otlp::sdk_resource::is_otel_resource(e) {
+            let info = self.processes.entry(e.pid).or_default();
+            info.events += 1;
+            if let Some(name) = crate::otlp::sdk_resource::declared_service_name(e) {
+                info.sdk_service_name = Some(name.to_owned());
+            }
             return;
         }
         let info = self.processes.entry(e.pid).or_default();
@@ -508,13 +521,17 @@ impl Builder {
                     .filter(|n| !n.is_empty())
                     .or(info.event_name)
                     .unwrap_or_default();
+                let mut resource = info.resource;
+                if let Some(service) = info.sdk_service_name {
+                    resource.insert(usertrace::resource::SERVICE_NAME_KEY.to_owned(), service);
+                }
                 let process = Process {
                     pid,
                     name,
                     executable: info.executable,
                     command_line: info.command_line,
                     container_id: info.container_id,
-                    resource: info.resource,
+                    resource,
                     pod_uid: info.pod_uid,
                     events: info.events,
                 };

@@ -19,6 +19,13 @@ own: it needs the native module that wheel already ships, one version of
 both is always installed together, and a user who does not ask for the
 extra gets no OpenTelemetry dependency.
 
+The SDK's Resource (``service.name`` and the rest, built in code or
+detected) goes too, as ``<provider>_otel_resource`` (the core's
+``usertrace::otel_resource``): each export a recorder sees writes it first,
+at most once a second, so the recorder sends the spans under it, whenever
+it attached. It is serialized once per Resource; an export then costs one
+comparison of its bytes.
+
 ``USERTRACE_OTEL_PROVIDER`` names the provider of the events
 (``<provider>_otel_span``); the default is ``usertrace``.
 """
@@ -29,13 +36,15 @@ import logging
 import os
 import threading
 import time
-from typing import Optional, Sequence
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from opentelemetry.context import Context
+from opentelemetry.exporter.otlp.proto.common._internal import _encode_resource
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk._logs import ReadableLogRecord
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
+from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import Decision, ParentBased, Sampler, SamplingResult
@@ -44,7 +53,7 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from .._errors import UsertraceError
-from .._native import OtelLogs, OtelSpans
+from .._native import OtelLogs, OtelResources, OtelSpans
 
 __all__ = [
     "PROVIDER_ENV",
@@ -61,6 +70,7 @@ _logger = logging.getLogger(__name__)
 _lock = threading.Lock()
 _spans: Optional[OtelSpans] = None
 _logs: Optional[OtelLogs] = None
+_resources: Optional[OtelResources] = None
 _unavailable: Optional[UsertraceError] = None
 
 
@@ -71,11 +81,11 @@ def _provider() -> str:
 def _register() -> None:
     """Registers the process's span and log events, once; where usertrace
     cannot, says why once in the log and leaves them None."""
-    global _spans, _logs, _unavailable
+    global _spans, _logs, _resources, _unavailable
     with _lock:
         if _spans is None and _unavailable is None:
             try:
-                _spans, _logs = OtelSpans(_provider()), OtelLogs(_provider())
+                _spans, _logs, _resources = OtelSpans(_provider()), OtelLogs(_provider()), OtelResources(_provider())
             except UsertraceError as e:
                 _unavailable = e
                 _logger.warning("usertrace: OpenTelemetry spans and logs will not be recorded: %s", e)
@@ -95,6 +105,46 @@ def _log_tracepoints() -> Optional[OtelLogs]:
     return _logs
 
 
+class _ResourceWriter:
+    """Writes the SDK's Resource before an export's items: each Resource
+    object is serialized once (kept by identity, with the object so its id
+    stays its own); whether it is due is the core's rule."""
+
+    def __init__(self) -> None:
+        self._encoded: Dict[int, Tuple[Resource, str, bytes]] = {}
+        self._said_failed = False
+
+    def write(self, resources: Iterable[Resource]) -> bool:
+        """Writes each resource of an export, in order; False if one could
+        not be written (said once in the log)."""
+        if _resources is None:
+            return True
+        ok, last = True, None
+        for resource in resources:
+            if resource is last:
+                continue
+            last = resource
+            try:
+                _resources.emit(*self._encode(resource))
+            except (UsertraceError, ValueError) as e:
+                ok = False
+                if not self._said_failed:
+                    self._said_failed = True
+                    _logger.warning("usertrace: the SDK's resource could not be written; the recorder names the process from its environment: %s", e)
+        return ok
+
+    def _encode(self, resource: Resource) -> Tuple[str, bytes]:
+        kept = self._encoded.get(id(resource))
+        if kept is None or kept[0] is not resource:
+            service = resource.attributes.get("service.name")
+            kept = (resource, "" if service is None else str(service), _encode_resource(resource).SerializeToString())
+            # One entry per Resource a provider made; a process has few.
+            if len(self._encoded) >= 64:
+                self._encoded.clear()
+            self._encoded[id(resource)] = kept
+        return kept[1], kept[2]
+
+
 class UsertraceSpanExporter(SpanExporter):
     """Writes each span of a batch as usertrace events, in the calling
     thread (the SDK's batch thread under ``opentelemetry-instrument``).
@@ -109,6 +159,7 @@ class UsertraceSpanExporter(SpanExporter):
         self._shutdown = False
         self.dropped = 0
         self._said_dropped = False
+        self._resource = _ResourceWriter()
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if self._shutdown:
@@ -118,9 +169,9 @@ class UsertraceSpanExporter(SpanExporter):
             return SpanExportResult.FAILURE
         if not tracepoints.enabled:
             return SpanExportResult.SUCCESS
-        # TODO(resource): hand the SDK's Resource (spans[0].resource) to the
-        # core's per-process resource API once it lands; until then the
-        # recorder names the process from what it sees.
+        # The resource first, so that a recorder that just attached names
+        # this batch's spans by it.
+        resource_written = self._resource.write(s.resource for s in spans)
         failed = 0
         # The SDK's times are Unix; usertrace events' are CLOCK_MONOTONIC.
         monotonic_minus_unix = time.monotonic_ns() - time.time_ns()
@@ -147,7 +198,7 @@ class UsertraceSpanExporter(SpanExporter):
                         failed += 1
                         self._say_dropped(e)
         self.dropped += failed
-        return SpanExportResult.FAILURE if failed else SpanExportResult.SUCCESS
+        return SpanExportResult.FAILURE if failed or not resource_written else SpanExportResult.SUCCESS
 
     def _say_dropped(self, error: Exception) -> None:
         if not self._said_dropped:
@@ -174,6 +225,7 @@ class UsertraceLogExporter(LogRecordExporter):
         self._shutdown = False
         self.dropped = 0
         self._said_dropped = False
+        self._resource = _ResourceWriter()
 
     def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
         if self._shutdown:
@@ -183,9 +235,8 @@ class UsertraceLogExporter(LogRecordExporter):
             return LogRecordExportResult.FAILURE
         if not tracepoints.enabled:
             return LogRecordExportResult.SUCCESS
+        resource_written = self._resource.write(r.resource for r in batch)
         failed = 0
-        # TODO(resource): as for spans, the SDK's Resource goes to the core's
-        # per-process resource API once it lands.
         for resource_logs in encode_logs(batch).resource_logs:
             for scope_logs in resource_logs.scope_logs:
                 scope = scope_logs.scope
@@ -207,7 +258,7 @@ class UsertraceLogExporter(LogRecordExporter):
                             self._said_dropped = True
                             _logger.warning("usertrace: a log record could not be written (counted in dropped): %s", e)
         self.dropped += failed
-        return LogRecordExportResult.FAILURE if failed else LogRecordExportResult.SUCCESS
+        return LogRecordExportResult.FAILURE if failed or not resource_written else LogRecordExportResult.SUCCESS
 
     def shutdown(self) -> None:
         """Later exports fail; nothing is buffered here."""

@@ -40,7 +40,7 @@ fn log(pid: u32, trace: Option<u8>, at_ms: u64) -> MappedItem<LogRecord> {
 
 fn batch(spans: Vec<MappedItem<Span>>, logs: Vec<MappedItem<LogRecord>>) -> Mapped {
     let resources = spans.iter().map(|s| s.pid).chain(logs.iter().map(|l| l.pid)).map(|pid| (pid, resource(pid))).collect();
-    Mapped { resources, spans, logs }
+    Mapped { resources, spans, logs, declarations: 0 }
 }
 
 fn names(m: &Mapped) -> Vec<&str> {

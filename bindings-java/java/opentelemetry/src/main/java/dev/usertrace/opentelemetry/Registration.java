@@ -1,13 +1,14 @@
 package dev.usertrace.opentelemetry;
 
 import dev.usertrace.OtelLogs;
+import dev.usertrace.OtelResources;
 import dev.usertrace.OtelSpans;
 import dev.usertrace.UsertraceException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The process's span and log record events, registered once for every
+ * The process's span, log record and resource events, registered once for every
  * exporter. Where usertrace cannot register them (no user_events and no
  * shared memory, or the native library did not load) it says why once in the
  * log, and the exporters fail their exports, as Python's do.
@@ -21,6 +22,7 @@ final class Registration {
 
     private static OtelSpans spans;
     private static OtelLogs logs;
+    private static OtelResources resources;
     private static UsertraceException unavailable;
 
     private Registration() {}
@@ -42,6 +44,12 @@ final class Registration {
         return logs;
     }
 
+    /** The resource event; null where usertrace cannot register it. */
+    static synchronized OtelResources resources() {
+        registerOnce();
+        return resources;
+    }
+
     private static void registerOnce() {
         if (spans != null || unavailable != null) {
             return;
@@ -49,6 +57,7 @@ final class Registration {
         try {
             OtelSpans s = OtelSpans.register(provider());
             logs = OtelLogs.register(provider());
+            resources = OtelResources.register(provider());
             spans = s;
         } catch (UsertraceException e) {
             unavailable = e;

@@ -20,6 +20,7 @@ public final class UsertraceLogRecordExporter implements LogRecordExporter {
 
     private final AtomicBoolean shutdown = new AtomicBoolean();
     private final Drops drops = new Drops(LOG, "a log record", "UsertraceLogRecordExporter.dropped()");
+    private final ResourceWriter resource = new ResourceWriter();
 
     @Override
     public CompletableResultCode export(Collection<LogRecordData> batch) {
@@ -33,6 +34,7 @@ public final class UsertraceLogRecordExporter implements LogRecordExporter {
         if (!events.isEnabled()) {
             return CompletableResultCode.ofSuccess();
         }
+        boolean resourceWritten = resource.write(batch, LogRecordData::getResource);
         long failed = 0;
         for (OtlpLogs.Log log : OtlpLogs.of(batch)) {
             try {
@@ -43,7 +45,7 @@ public final class UsertraceLogRecordExporter implements LogRecordExporter {
                 drops.add(e);
             }
         }
-        return failed == 0 ? CompletableResultCode.ofSuccess() : CompletableResultCode.ofFailure();
+        return failed == 0 && resourceWritten ? CompletableResultCode.ofSuccess() : CompletableResultCode.ofFailure();
     }
 
     /** How many log records could not be written. */

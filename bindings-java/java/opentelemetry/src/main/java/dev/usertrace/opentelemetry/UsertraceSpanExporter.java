@@ -24,6 +24,7 @@ public final class UsertraceSpanExporter implements SpanExporter {
 
     private final AtomicBoolean shutdown = new AtomicBoolean();
     private final Drops drops = new Drops(LOG, "a span", "UsertraceSpanExporter.dropped()");
+    private final ResourceWriter resource = new ResourceWriter();
 
     @Override
     public CompletableResultCode export(Collection<SpanData> batch) {
@@ -37,8 +38,9 @@ public final class UsertraceSpanExporter implements SpanExporter {
         if (!events.isEnabled()) {
             return CompletableResultCode.ofSuccess();
         }
-        // TODO(resource): hand the SDK's Resource to the core's per-process
-        // resource API once it lands; until then the recorder names the process.
+        // The resource first, so that a recorder that just attached names this
+        // batch's spans by it.
+        boolean resourceWritten = resource.write(batch, SpanData::getResource);
         long failed = 0;
         long monotonicMinusUnix = Clocks.monotonicMinusUnixNs();
         for (OtlpSpans.Span span : OtlpSpans.of(batch)) {
@@ -52,7 +54,7 @@ public final class UsertraceSpanExporter implements SpanExporter {
                 drops.add(e);
             }
         }
-        return failed == 0 ? CompletableResultCode.ofSuccess() : CompletableResultCode.ofFailure();
+        return failed == 0 && resourceWritten ? CompletableResultCode.ofSuccess() : CompletableResultCode.ofFailure();
     }
 
     /** How many spans could not be written. */

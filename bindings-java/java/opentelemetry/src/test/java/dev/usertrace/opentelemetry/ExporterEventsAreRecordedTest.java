@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The exporter's events as {@code usertrace record} reads them: one
  * {@code <provider>_otel_span} per span, its readable fields the span's ids,
  * name, scope and CLOCK_MONOTONIC times, and a span too large for one event
- * cut into {@code _part} events first. Through user_events in the guest; with
+ * cut into {@code _part} events first; before them, one
+ * {@code <provider>_otel_resource} with the SDK's Resource exactly as its OTLP
+ * marshaler encodes it. Through user_events in the guest; with
  * {@code -Dusertrace.shm=true} (run-tests.sh host) over shared memory.
  */
 @Tag("kernel")
@@ -52,6 +54,13 @@ class ExporterEventsAreRecordedTest {
         List<String> heads = lines.stream().filter(l -> l.contains("\"event\":\"" + provider + "_otel_span\"")).toList();
         List<String> parts = lines.stream().filter(l -> l.contains("\"event\":\"" + provider + "_otel_span_part\"")).toList();
         assertEquals(2, heads.size(), lines + "\n" + console);
+        // The resource, once (the spans came within a second), before the first span's events.
+        List<String> resources = lines.stream().filter(l -> l.contains("\"event\":\"" + provider + "_otel_resource\"")).toList();
+        assertEquals(1, resources.size(), lines + "\n" + console);
+        String firstSpanEvent = lines.stream().filter(l -> l.contains("\"event\":\"" + provider + "_otel_span")).findFirst().orElseThrow();
+        assertTrue(lines.indexOf(resources.get(0)) < lines.indexOf(firstSpanEvent), lines.toString());
+        assertEquals("\"shop-java\"", field(resources.get(0), "service_name"), resources.get(0));
+        assertEquals("\"" + Recorded.printed(console, "resource") + "\"", field(resources.get(0), "otlp_resource"), resources.get(0));
 
         String trace = Recorded.printed(console, "trace");
         String hi = Long.toUnsignedString(Long.parseUnsignedLong(trace.substring(0, 16), 16));

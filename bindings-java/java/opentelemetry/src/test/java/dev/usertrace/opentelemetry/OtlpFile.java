@@ -69,6 +69,52 @@ final class OtlpFile {
         return spans;
     }
 
+    /**
+     * The resource of each ResourceSpans or ResourceLogs (1) of the file, in
+     * order: its attributes (a {@code Resource}'s field 1), each a
+     * {@code KeyValue} message.
+     */
+    static List<List<byte[]>> resources(Path file) throws IOException {
+        List<List<byte[]>> resources = new ArrayList<>();
+        if (!Files.exists(file)) {
+            return resources;
+        }
+        ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file));
+        while (in.remaining() >= 4) {
+            int len = in.getInt();
+            if (len > in.remaining()) {
+                break; // still being written
+            }
+            byte[] message = new byte[len];
+            in.get(message);
+            Protobuf request = new Protobuf(message);
+            while (request.next()) {
+                if (request.field() != 1) continue;
+                Protobuf resourceItems = request.message();
+                List<byte[]> attributes = new ArrayList<>();
+                while (resourceItems.next()) {
+                    if (resourceItems.field() != 1) continue;
+                    Protobuf resource = resourceItems.message();
+                    while (resource.next()) {
+                        if (resource.field() == 1) attributes.add(resource.bytes());
+                    }
+                }
+                resources.add(attributes);
+            }
+        }
+        return resources;
+    }
+
+    /** A {@code KeyValue} message's key (1). */
+    static String key(byte[] keyValue) {
+        Protobuf p = new Protobuf(keyValue);
+        String key = "";
+        while (p.next()) {
+            if (p.field() == 1) key = p.string();
+        }
+        return key;
+    }
+
     /** TracesData or ExportTraceServiceRequest: resource_spans 1 → scope_spans 2 → (scope 1, spans 2). */
     private static void read(byte[] message, List<Arrived> into) {
         Protobuf request = new Protobuf(message);

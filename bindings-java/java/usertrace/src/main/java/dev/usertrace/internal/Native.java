@@ -143,4 +143,19 @@ public final class Native {
             String body, String scopeName, String scopeVersion, byte[] otlp);
 
     public static native void otelLogsFree0(long handle);
+
+    /**
+     * The process's {@code <provider>_otel_resource} (the core's
+     * {@code usertrace::otel_resource}), shared by its exporters; throws
+     * {@code UsertraceException} where usertrace cannot. Returns the handle,
+     * freed by {@link #otelResourcesFree0(long)}.
+     */
+    public static native long otelResources0(String provider);
+
+    public static native boolean otelResourcesEnabled0(long handle);
+
+    /** Writes the resource, its OTLP {@code Resource} protobuf in {@code otlp}, if due; returns whether it wrote. */
+    public static native boolean otelResourceEmit0(long handle, String serviceName, byte[] otlp);
+
+    public static native void otelResourcesFree0(long handle);
 }

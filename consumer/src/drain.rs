@@ -582,9 +582,9 @@ impl Drain {
         let (described, archive, sched, count_samples) = (&mut self.described, &mut self.archive, &mut self.sched, self.count_samples);
         let mut taker = RecordTaker { described, archive, sched, count_samples, round: &mut *round, cpu: 0 };
         let new = self.shm.read(|item| match item {
-            ShmItem::Record(bytes) => {
+            ShmItem::Record(bytes, process) => {
                 taker.cpu = sample_cpu(bytes).unwrap_or(0);
-                taker.take(bytes, None)
+                taker.take(bytes, None, process)
             }
             ShmItem::EndOfRing { cpu, tid } => {
                 let end = taker.round.bytes.len();
@@ -610,7 +610,7 @@ struct RecordTaker<'a> {
 
 impl RecordReader for RecordTaker<'_> {
     fn record(&mut self, record: &[u8], at: usize) {
-        self.take(record, Some(at));
+        self.take(record, Some(at), None);
     }
 
     fn published(&mut self, first: &[u8], second: &[u8]) {
@@ -622,8 +622,9 @@ impl RecordReader for RecordTaker<'_> {
 
 impl RecordTaker<'_> {
     /// Takes a record at `at` of a perf ring being read, or (None) one that
-    /// is not.
-    fn take(&mut self, bytes: &[u8], at: Option<usize>) {
+    /// is not; `process`: its process as described already (a shared-memory
+    /// producer's, read when the recorder took it).
+    fn take(&mut self, bytes: &[u8], at: Option<usize>, process: Option<&ProcessInfo>) {
         let cpu = self.cpu;
         let glance = Glance::of(bytes);
         // A sample the session's thread will not see: counted, not copied.
@@ -631,7 +632,7 @@ impl RecordTaker<'_> {
         if let Some(scope) = self.sched.as_mut() {
             scope.observe(bytes);
         }
-        if let Some((pid, info)) = description_needed(&glance, bytes, self.described) {
+        if let Some((pid, info)) = description_needed(&glance, bytes, self.described, process) {
             if let Some(archive) = self.archive.as_mut() {
                 archive.process(at, pid, glance.time(bytes), cpu, &info);
             }
@@ -735,11 +736,13 @@ impl Described {
     }
 }
 
-/// The description `record` calls for, read now: a process's first sample
-/// (since it was last seen to exit), or an exec.
-fn description_needed(glance: &Glance, record: &[u8], described: &mut Described) -> Option<(u32, ProcessInfo)> {
+/// The description `record` calls for: a process's first sample (since it
+/// was last seen to exit), or an exec. Read now, unless its source
+/// described it already (`known`: a shared-memory producer read before
+/// its events were on, which may have exited since).
+fn description_needed(glance: &Glance, record: &[u8], described: &mut Described, known: Option<&ProcessInfo>) -> Option<(u32, ProcessInfo)> {
     let pid = glance.pid(record)?;
-    let read = || Some((pid, ProcessInfo::read(Path::new("/proc"), pid)));
+    let read = || Some((pid, known.cloned().unwrap_or_else(|| ProcessInfo::read(Path::new("/proc"), pid))));
     match glance.kind {
         PERF_RECORD_SAMPLE if described.last_sample_pid == Some(pid) => None,
         PERF_RECORD_SAMPLE => {

@@ -53,6 +53,7 @@ mod a_producer_under_podman_is_recorded_with_its_container_id;
 mod a_python_producer_in_a_container_is_recorded_with_exact_values;
 mod c_and_java_producers_in_a_container_are_recorded_with_exact_values;
 mod a_restricted_pod_is_recorded_by_the_node_agent_as_their_manifests_say;
+mod a_container_process_gone_right_after_its_events_keeps_its_description;
 
 /// `ut_emit seq NAME COUNT PAUSE_US` on shared memory, once it said "ready
 /// PID" (registered, and waiting for a recorder); with its pid.

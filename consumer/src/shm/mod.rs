@@ -39,6 +39,7 @@ use usertrace::Pattern;
 use crate::containers::{selected, ContainerIdentity, ContainerSelector};
 use crate::format::EventFormat;
 use crate::archive::write_sample;
+use crate::processes::ProcessInfo;
 use crate::record::PERF_RECORD_LOST;
 use crate::sys;
 use place::Place;
@@ -90,8 +91,10 @@ pub struct NotRecorded {
 
 /// Something read from the rings, in ring order.
 pub(crate) enum Item<'a> {
-    /// A perf record (SAMPLE or LOST) built from a ring's bytes.
-    Record(&'a [u8]),
+    /// A perf record (SAMPLE or LOST) built from a ring's bytes, with the
+    /// description of its process read when we took it, for the session
+    /// to use in place of a /proc that may be gone by now.
+    Record(&'a [u8], Option<&'a ProcessInfo>),
     /// The end of one ring's records, thread `tid`'s; they were written
     /// on `cpu` last.
     EndOfRing { cpu: u32, tid: u32 },
@@ -413,6 +416,9 @@ impl ShmSource {
                 if let Err(Refusal::Held { recorder }) = self.producers[index].claim(self.recorder) {
                     return Err(recorder);
                 }
+                // Before its enable words are written: then it is still
+                // there to read, however soon after its events it exits.
+                self.producers[index].describe();
                 self.reachable_from(index);
             }
             let producer = &self.producers[index];
@@ -522,13 +528,13 @@ impl ShmSource {
                     }
                     ring.last_cpu = header.cpu;
                     sample(&mut record, attached, pid, ring.host_tid, time_ns, header.cpu, payload);
-                    each(Item::Record(&record));
+                    each(Item::Record(&record, producer.description.as_deref()));
                 }
                 let lost = ring.new_losses();
                 if lost > 0 {
                     let perf_id = self.formats.values().next().map_or(FIRST_PERF_ID, |a| a.perf_id);
                     lost_record(&mut record, perf_id, pid, ring.host_tid, sys::monotonic_ns(), ring.last_cpu, lost);
-                    each(Item::Record(&record));
+                    each(Item::Record(&record, producer.description.as_deref()));
                 }
                 each(Item::EndOfRing { cpu: ring.last_cpu, tid: ring.host_tid });
                 if closed {

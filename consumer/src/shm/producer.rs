@@ -28,6 +28,7 @@ use usertrace::shm_layout::{registry, slot, RegistryHeader, Slot, REGISTRY_HEADE
 use usertrace::Errno;
 
 use super::place::{refusal, Place};
+use crate::processes::ProcessInfo;
 use crate::sys;
 
 /// A slot the recorder has looked at.
@@ -71,6 +72,11 @@ pub(crate) struct Producer {
     /// The inode of its PID namespace, in which `pid` is its pid; 0 if it
     /// did not say (see `registry::PID_NAMESPACE`).
     pub(crate) pid_namespace: u64,
+    /// What the session says of the process at its first event, read from
+    /// /proc when we took it (`describe`): a container's producer is read
+    /// only at the poll interval, by when one that emitted and exited at
+    /// once has no /proc left to read.
+    pub(crate) description: Option<Box<ProcessInfo>>,
 }
 
 /// Why a registry was not taken.
@@ -145,6 +151,7 @@ impl Producer {
             rings: Vec::new(),
             held: false,
             slots_due: false,
+            description: None,
         };
         // A producer that has already exited (a short-lived fork child)
         // is still opened: its rings hold what it wrote while enabled.
@@ -176,6 +183,17 @@ impl Producer {
                 return Ok(());
             }
         }
+    }
+
+    /// Reads the process's description now, before its events are turned
+    /// on. One gone already (a fork child that wrote and left before we
+    /// looked) keeps what its registry says: in a container, its pid there.
+    pub(crate) fn describe(&mut self) {
+        let mut info = ProcessInfo::read(std::path::Path::new("/proc"), self.host_pid);
+        if self.place.in_container && self.pid != self.host_pid {
+            info.pid_in_container.get_or_insert(self.pid);
+        }
+        self.description = Some(Box::new(info));
     }
 
     /// The recorder the registry names, if any (it may have died).

@@ -160,6 +160,10 @@ class UsertraceSpanExporter(SpanExporter):
         self.dropped = 0
         self._said_dropped = False
         self._resource = _ResourceWriter()
+        # Registered now, not at the first export: a recorder already
+        # listening (a node's agent) then attaches during the SDK's batch
+        # delay, and sees the first batch.
+        _register()
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if self._shutdown:
@@ -226,6 +230,7 @@ class UsertraceLogExporter(LogRecordExporter):
         self.dropped = 0
         self._said_dropped = False
         self._resource = _ResourceWriter()
+        _register()  # as the span exporter does, for the same reason
 
     def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
         if self._shutdown:

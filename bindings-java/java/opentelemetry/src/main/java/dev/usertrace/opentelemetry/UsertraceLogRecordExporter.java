@@ -22,6 +22,12 @@ public final class UsertraceLogRecordExporter implements LogRecordExporter {
     private final Drops drops = new Drops(LOG, "a log record", "UsertraceLogRecordExporter.dropped()");
     private final ResourceWriter resource = new ResourceWriter();
 
+    /** An exporter; the process's events are registered now, if they are not yet. */
+    public UsertraceLogRecordExporter() {
+        // As the span exporter does, for the same reason.
+        Registration.logs();
+    }
+
     @Override
     public CompletableResultCode export(Collection<LogRecordData> batch) {
         if (shutdown.get()) {

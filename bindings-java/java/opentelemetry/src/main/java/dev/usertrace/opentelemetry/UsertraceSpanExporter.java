@@ -26,6 +26,14 @@ public final class UsertraceSpanExporter implements SpanExporter {
     private final Drops drops = new Drops(LOG, "a span", "UsertraceSpanExporter.dropped()");
     private final ResourceWriter resource = new ResourceWriter();
 
+    /** An exporter; the process's events are registered now, if they are not yet. */
+    public UsertraceSpanExporter() {
+        // Registered now, not at the first export: a recorder already
+        // listening (a node's agent) then attaches during the SDK's batch
+        // delay, and sees the first batch.
+        Registration.spans();
+    }
+
     @Override
     public CompletableResultCode export(Collection<SpanData> batch) {
         if (shutdown.get()) {

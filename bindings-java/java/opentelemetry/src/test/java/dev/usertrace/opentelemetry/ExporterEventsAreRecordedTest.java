@@ -54,13 +54,18 @@ class ExporterEventsAreRecordedTest {
         List<String> heads = lines.stream().filter(l -> l.contains("\"event\":\"" + provider + "_otel_span\"")).toList();
         List<String> parts = lines.stream().filter(l -> l.contains("\"event\":\"" + provider + "_otel_span_part\"")).toList();
         assertEquals(2, heads.size(), lines + "\n" + console);
-        // The resource, once (the spans came within a second), before the first span's events.
+        // The resource before the first span's events. Once, where the two
+        // exports come within a second of each other; again at the second
+        // export where they do not (under emulation, a span in parts can
+        // take longer), and then the same bytes.
         List<String> resources = lines.stream().filter(l -> l.contains("\"event\":\"" + provider + "_otel_resource\"")).toList();
-        assertEquals(1, resources.size(), lines + "\n" + console);
+        assertTrue(resources.size() == 1 || resources.size() == 2, lines + "\n" + console);
         String firstSpanEvent = lines.stream().filter(l -> l.contains("\"event\":\"" + provider + "_otel_span")).findFirst().orElseThrow();
         assertTrue(lines.indexOf(resources.get(0)) < lines.indexOf(firstSpanEvent), lines.toString());
-        assertEquals("\"shop-java\"", field(resources.get(0), "service_name"), resources.get(0));
-        assertEquals("\"" + Recorded.printed(console, "resource") + "\"", field(resources.get(0), "otlp_resource"), resources.get(0));
+        for (String resource : resources) {
+            assertEquals("\"shop-java\"", field(resource, "service_name"), resource);
+            assertEquals("\"" + Recorded.printed(console, "resource") + "\"", field(resource, "otlp_resource"), resource);
+        }
 
         String trace = Recorded.printed(console, "trace");
         String hi = Long.toUnsignedString(Long.parseUnsignedLong(trace.substring(0, 16), 16));

@@ -53,8 +53,20 @@ final class OtlpFile {
 
     static List<Arrived> spans(Path file) throws IOException {
         List<Arrived> spans = new ArrayList<>();
+        for (byte[] message : messages(file)) {
+            read(message, spans);
+        }
+        return spans;
+    }
+
+    /**
+     * The file's messages, each after its 4-byte length; none for a file not
+     * written yet, and not the last one while it is still being written.
+     */
+    private static List<byte[]> messages(Path file) throws IOException {
+        List<byte[]> messages = new ArrayList<>();
         if (!Files.exists(file)) {
-            return spans;
+            return messages;
         }
         ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file));
         while (in.remaining() >= 4) {
@@ -64,9 +76,9 @@ final class OtlpFile {
             }
             byte[] message = new byte[len];
             in.get(message);
-            read(message, spans);
+            messages.add(message);
         }
-        return spans;
+        return messages;
     }
 
     /**
@@ -76,17 +88,7 @@ final class OtlpFile {
      */
     static List<List<byte[]>> resources(Path file) throws IOException {
         List<List<byte[]>> resources = new ArrayList<>();
-        if (!Files.exists(file)) {
-            return resources;
-        }
-        ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file));
-        while (in.remaining() >= 4) {
-            int len = in.getInt();
-            if (len > in.remaining()) {
-                break; // still being written
-            }
-            byte[] message = new byte[len];
-            in.get(message);
+        for (byte[] message : messages(file)) {
             Protobuf request = new Protobuf(message);
             while (request.next()) {
                 if (request.field() != 1) continue;

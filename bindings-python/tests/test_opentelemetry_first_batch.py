@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -31,15 +34,44 @@ def test_the_first_batch_is_recorded_by_a_recorder_already_listening(tmp_path: P
         [usertrace_cli(), "record", "-e", f"{provider}_otel_span", "-o", str(out), "--", "sh", "-c", wait],
         stderr=subprocess.PIPE, text=True,
     )
+    said: "queue.Queue[str]" = queue.Queue()
+    stderr = recorder.stderr
+    assert stderr is not None
+
+    def pump() -> None:
+        for line in stderr:
+            said.put(line)
+
+    pumping = threading.Thread(target=pump, daemon=True)
+    pumping.start()
+    app = subprocess.Popen(
+        [sys.executable, str(APPS / "first_batch.py")], env=environment(tmp_path, provider),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    lines = []
     try:
-        assert recorder.stderr is not None
-        said = [recorder.stderr.readline()]
-        assert "no event matches" in said[0], said
-        app = subprocess.run([sys.executable, str(APPS / "first_batch.py")], env=environment(tmp_path, provider), capture_output=True, text=True, timeout=120)
-        assert app.returncode == 0, app.stderr
+        assert app.stdout is not None and app.stdin is not None
+        assert app.stdout.readline() == "built\n", app.communicate()
+        # Built, and no span exported yet: the recorder attaches to the
+        # span event now, or never did (registered at the first export,
+        # it would be attached only after that export found nobody).
+        deadline = time.monotonic() + 30
+        while not any(f"attached user_events:{provider}_otel_span" in line for line in lines):
+            try:
+                lines.append(said.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                pytest.fail(f"the recorder never attached to {provider}_otel_span while the exporter was built: {lines}")
+        app.stdin.write("go\n")
+        app.stdin.flush()
+        _, app_stderr = app.communicate(timeout=120)
+        assert app.returncode == 0, app_stderr
     finally:
+        app.kill()
+        app.communicate()
         done.touch()
-        said.append(recorder.communicate(timeout=60)[1])
-    assert recorder.returncode == 0, said
+        recorder.wait(timeout=60)
+        pumping.join(timeout=10)
+        stderr.close()
+    assert recorder.returncode == 0, lines
     spans = [e for e in map(json.loads, out.read_text().splitlines()) if e.get("type") == "event"]
-    assert [e["fields"]["name"] for e in spans] == ["GET /first"], f"{spans}\n{said}"
+    assert [e["fields"]["name"] for e in spans] == ["GET /first"], f"{spans}\n{lines}"

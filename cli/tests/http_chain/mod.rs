@@ -326,8 +326,8 @@ pub fn rust_service() {
     command.env("APP_PORT", otlp.to_string()).env("OTEL_SERVICE_NAME", OTLP);
     command.env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", format!("{}/v1/traces", setup["jaeger"].as_str().unwrap()));
     services.spawn("otlp", command);
-    services.wait_listening(otlp);
-    // Each started once the one it calls listens, last first.
+    // Each started once the one it calls listens, last first (the
+    // OpenTelemetry service starts meanwhile: its port is chosen already).
     let count = REQUESTS.to_string();
     let mut java = Command::new("java");
     java.arg("-Djava.io.tmpdir=/tmp").arg("-cp").arg(format!("{}:{}", path("jar").display(), path("classes").display()));
@@ -340,6 +340,7 @@ pub fn rust_service() {
     let mut c = Command::new(path("c"));
     c.args([&format!("{provider}c"), &format!("http://127.0.0.1:{python}/python"), &count]);
     let c = services.start("c", c);
+    services.wait_listening(otlp);
 
     let next = format!("http://127.0.0.1:{otlp}/end");
     let log = dir.join("rust.log");

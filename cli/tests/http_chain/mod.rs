@@ -4,15 +4,16 @@
 //!
 //! test client → C → Python → Java → Rust → `http-otlp`
 //!
-//! - C ([`service.c`](service.c)): plain sockets; `usertrace_trace_context_parse`
+//! - C (`service.c`): plain sockets; `usertrace_trace_context_parse`
 //!   of the `traceparent` header, a span begun under it, the span's own
 //!   header from `usertrace_trace_context_format`;
-//! - Python ([`service.py`](service.py)): `http.server` and urllib;
+//! - Python (`service.py`): `http.server` and urllib;
 //!   `usertrace.extract`, `use_context`, a `traced` span, `usertrace.inject`;
-//! - Java ([`HttpService.java`](HttpService.java)): the JDK's `HttpServer`
+//! - Java (`HttpService.java`): the JDK's `HttpServer`
 //!   and `HttpClient`; `TraceContext.extract`, `makeCurrent` scopes,
 //!   `inject`;
-//! - Rust ([`rust_service`]): `std::net`; `TraceContext::extract` into the
+//! - Rust ([`rust_service`]): a `std::net` server, ureq for its call;
+//!   `TraceContext::extract` into the
 //!   `tracing` span's `traceparent` field (the bridge), and the bridge's
 //!   `traceparent` of the current span for the next call;
 //! - `http-otlp`: a Python service on OpenTelemetry's SDK exporting OTLP
@@ -160,8 +161,8 @@ pub fn each_request_is_one_trace_in_jaeger(transport: &str, rust_service: &str) 
         }
         assert_eq!(parent(of(OTLP)), Some(parent_id), "the OpenTelemetry service's span is the Rust span's child");
     }
-    // Each service's spans are in the requests' traces, one in each: none
-    // began a trace of its own.
+    // Every trace a service is in is one of the requests': none began a
+    // trace of its own.
     let traces: BTreeSet<String> = requests.iter().map(|r| r.trace.clone()).collect();
     for name in NATIVE.map(service_name).iter().map(String::as_str).chain([OTLP]) {
         // Jaeger lists each trace a service is in, with all of its spans.

@@ -26,7 +26,7 @@ import java.util.concurrent.CountDownLatch;
  * makes its {@code traceparent} current ({@link TraceContext#extract},
  * {@link TraceContext#makeCurrent}), begins the span
  * {@code PROVIDER_handle} inside it, calls NEXT_URL with the span's
- * {@code traceparent} ({@link TraceContext#inject}), answers with the next
+ * {@code traceparent} ({@link TraceContext#injectCurrent}), answers with the next
  * service's reply and prints {@code span trace=T span=S parent=P} (hex;
  * {@code -} for no parent).
  */
@@ -49,9 +49,7 @@ public final class HttpService {
                      Scope inner = span.makeCurrent()) {
                     mine = TraceContext.current();
                     HttpRequest.Builder request = HttpRequest.newBuilder(next);
-                    if (mine != null) {
-                        mine.inject(request::header);
-                    }
+                    TraceContext.injectCurrent(request::header);
                     body = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray()).body();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();

@@ -11,7 +11,7 @@
 //!   `usertrace.extract`, `use_context`, a `traced` span, `usertrace.inject`;
 //! - Java (`HttpService.java`): the JDK's `HttpServer`
 //!   and `HttpClient`; `TraceContext.extract`, `makeCurrent` scopes,
-//!   `inject`;
+//!   `injectCurrent`;
 //! - Rust ([`rust_service`]): a `std::net` server, ureq for its call;
 //!   `TraceContext::extract` into the
 //!   `tracing` span's `traceparent` field (the bridge), and the bridge's

@@ -331,6 +331,10 @@ pub fn rust_service() {
     // OpenTelemetry service starts meanwhile: its port is chosen already).
     let count = REQUESTS.to_string();
     let mut java = Command::new("java");
+    // One JIT tier, one compiler thread and the serial collector: under
+    // emulation (the guest, without KVM) the JVM's compiler and GC threads
+    // took most of its start (to its port: 82 s with the defaults, 26 s so).
+    java.args(["-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC"]);
     java.arg("-Djava.io.tmpdir=/tmp").arg("-cp").arg(format!("{}:{}", path("jar").display(), path("classes").display()));
     java.args(["HttpService", &format!("{provider}java"), &format!("http://127.0.0.1:{rust}/rust"), &count]);
     let java = services.start("java", java);

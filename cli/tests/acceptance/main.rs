@@ -5,6 +5,9 @@ mod support;
 // What the OTLP tests share with the host ones: the real components.
 #[path = "../otel_components/mod.rs"]
 mod otel_components;
+/// The HTTP chain through the four languages, shared with the host's test.
+#[path = "../http_chain/mod.rs"]
+mod http_chain;
 
 mod record_runs_the_command_and_prints_json_with_names;
 mod record_passes_the_exit_code_and_refuses_unknown_events;
@@ -34,3 +37,4 @@ mod one_session_records_user_events_and_shared_memory_in_one_time_order;
 mod record_sched_says_where_each_span_s_time_went;
 mod a_sched_recording_in_perf_data_says_again_where_each_span_s_time_went;
 mod record_call_graph_names_what_began_each_rust_span;
+mod each_request_over_http_through_four_languages_is_one_trace_in_jaeger;

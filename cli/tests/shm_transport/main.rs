@@ -40,6 +40,10 @@ mod two_processes_continue_one_trace_through_a_traceparent;
 mod a_rust_sdk_s_spans_and_logs_arrive_exactly_as_it_exported_them;
 mod one_request_through_four_opentelemetry_services_is_one_trace_in_jaeger;
 mod a_recorder_that_attaches_late_names_a_rust_sdk_s_spans_by_its_resource;
+/// The HTTP chain through the four languages, shared with the guest's test.
+#[path = "../http_chain/mod.rs"]
+mod http_chain;
+mod each_request_over_http_through_four_languages_is_one_trace_in_jaeger;
 
 /// Containers made as runtimes make them, for the tests below.
 mod container;

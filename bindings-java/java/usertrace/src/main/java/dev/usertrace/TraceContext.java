@@ -20,7 +20,7 @@ import java.util.function.Function;
  *      Span handle = HANDLE.begin(requestId)) {         // in the caller's trace
  *     try (Scope inner = handle.makeCurrent()) {
  *         Map<String, String> headers = new HashMap<>();
- *         TraceContext.current().inject(headers::put);  // handle's traceparent
+ *         TraceContext.injectCurrent(headers::put);     // handle's traceparent
  *     }
  * }
  * }</pre>
@@ -92,6 +92,25 @@ public final class TraceContext {
     /** Writes {@code traceparent} (and {@code tracestate}) into an outgoing request's headers. */
     public void inject(Map<String, String> headers) {
         inject(headers::put);
+    }
+
+    /**
+     * Writes the {@link #current()} context's {@code traceparent} (and
+     * {@code tracestate}) with {@code setter}; nothing outside every trace (a
+     * request that brought no context, to a span nobody records or begun in
+     * none), where {@code current().inject(...)} would throw. Python's
+     * {@code usertrace.inject(headers)}.
+     */
+    public static void injectCurrent(BiConsumer<String, String> setter) {
+        TraceContext current = current();
+        if (current != null) {
+            current.inject(setter);
+        }
+    }
+
+    /** {@link #injectCurrent(BiConsumer)} into an outgoing request's headers. */
+    public static void injectCurrent(Map<String, String> headers) {
+        injectCurrent(headers::put);
     }
 
     /** The {@code traceparent} header value. */

@@ -75,4 +75,27 @@ class TraceContextPassesOnWhileNobodyListensTest {
             assertNull(handle.beginIn(null, 3).context());
         }
     }
+
+    @Test
+    void inject_current_writes_the_current_context_and_nothing_outside_every_trace() {
+        TraceContext incoming = TraceContext.fromTraceparent(TRACEPARENT, "vendor=x");
+        try (Provider p = new Provider("jctxinject")) {
+            SpanTracepoint handle = p.span("handle");
+            // A request that brought no context: the documented handler,
+            // with nothing to send on and no exception.
+            Map<String, String> none = new HashMap<>();
+            try (Scope caller = TraceContext.makeCurrent(TraceContext.extract(Map.of()));
+                 Span span = handle.begin();
+                 Scope inner = span.makeCurrent()) {
+                assertNull(TraceContext.current());
+                TraceContext.injectCurrent(none::put);
+            }
+            assertEquals(Map.of(), none);
+            Map<String, String> out = new HashMap<>();
+            try (Scope caller = incoming.makeCurrent(); Span span = handle.begin(); Scope inner = span.makeCurrent()) {
+                TraceContext.injectCurrent(out);
+            }
+            assertEquals(Map.of("traceparent", TRACEPARENT, "tracestate", "vendor=x"), out);
+        }
+    }
 }

@@ -69,6 +69,13 @@ impl Pod {
         dir.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()
     }
 
+    /// Each thread's name and where it waits, for a failure's message.
+    fn threads(&self) -> String {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.host_pid)).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_else(|_| Vec::new());
+        let read = |path: &Path, file: &str| std::fs::read_to_string(path.join(file)).unwrap_or_default().trim().to_owned();
+        tasks.iter().map(|t| format!("{} in {}", read(t, "comm"), read(t, "wchan"))).collect::<Vec<_>>().join(", ")
+    }
+
     /// Waits up to `limit` for `condition`; whether it held.
     fn wait_for(&self, limit: Duration, condition: impl Fn(&Pod) -> bool) -> bool {
         let start = Instant::now();
@@ -124,13 +131,16 @@ fn a_pod_with_no_tracefs_is_handed_user_events_data_by_the_node_s_recorder() {
         .spawn()
         .unwrap();
     let handed = pod.wait_for(Duration::from_secs(30), Pod::holds_user_events_data);
+    // It removes its socket once it has registered with the descriptor.
+    pod.wait_for(Duration::from_secs(5), |pod| pod.shm_files().is_empty());
     let left_in_shm = pod.shm_files();
+    let threads = pod.threads();
     let out = recorder.wait_with_output().unwrap();
     drop(pod);
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{stderr}");
     assert!(handed, "the producer never held the node's {DATA}: {stdout}{stderr}");
-    assert_eq!(left_in_shm, Vec::<String>::new(), "its socket is removed once it holds one, and it made no shared memory");
+    assert_eq!(left_in_shm, Vec::<String>::new(), "its socket is removed once it holds one, and it made no shared memory ({threads})");
     let events = event_lines(&stdout);
     let values: Vec<u64> = events.iter().map(|e| e["fields"]["n"].as_u64().unwrap()).collect();
     assert_eq!(values, vec![0, 1, 2], "{stdout}{stderr}");

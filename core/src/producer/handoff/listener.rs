@@ -8,6 +8,10 @@
 //! refused, named in `transport()`, and the thread listens on. A peer that
 //! connects and sends nothing costs one receive's timeout.
 //!
+//! Once it has registered the pending tracepoints the thread sleeps for
+//! the rest of the process's life, as the kernel drops a thread's
+//! registrations when it exits (see the end of `accept_until_installed`).
+//!
 //! # Safety
 //! The thread is started with every signal blocked (`pthread_sigmask`,
 //! restored in the caller at once), so a signal meant for the program is
@@ -90,6 +94,15 @@ fn accept_until_installed(number: i32, path: &Path) {
     }
     let _ = std::fs::remove_file(path);
     super::stopped_listening();
+    // This thread must outlive the registrations it made: the kernel ties
+    // a process's enablers to the threads that registered them (a
+    // `user_event_mm` per task, counted in its `tasks`) and removes them
+    // all, bits unwritten from then on, when the last of those exits
+    // (`user_events_exit`). Measured on 6.12: a thread that registered
+    // and returned left its tracepoints off for good. So it stays, asleep.
+    loop {
+        std::thread::park();
+    }
 }
 
 /// Receives one message on `connection`: exactly [`HANDOFF_MESSAGE`]
@@ -124,7 +137,10 @@ pub fn receive_descriptor(connection: BorrowedFd<'_>) -> Result<OwnedFd, Refusal
 /// name is `user_events_data` (`/proc/self/fd`).
 pub fn check_descriptor(fd: BorrowedFd<'_>) -> Result<(), Refusal> {
     let statfs = rustix::fs::fstatfs(fd).map_err(|e| Refusal(format!("fstatfs failed: {e}")))?;
-    if i64::from(statfs.f_type) != TRACEFS_MAGIC {
+    // `f_type` is an i64 on x86-64, narrower on some other architectures.
+    #[allow(clippy::useless_conversion)]
+    let f_type = i64::from(statfs.f_type);
+    if f_type != TRACEFS_MAGIC {
         return Err(Refusal(format!("the descriptor is not on tracefs (f_type {:#x})", statfs.f_type)));
     }
     let mode = rustix::fs::fcntl_getfl(fd).map_err(|e| Refusal(format!("fcntl failed: {e}")))?;

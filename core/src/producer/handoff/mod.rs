@@ -138,7 +138,7 @@ pub(crate) fn wait(word: &AtomicU32, name_args: &str, flags: u16, status: &Statu
     if handoff.installed {
         return Ok(Wait::Arrived);
     }
-    if !handoff.listening.as_ref().is_some_and(|l| l.owner == sys::pid()) {
+    if handoff.listening.as_ref().is_none_or(|l| l.owner != sys::pid()) {
         // None yet, or the parent's (a fork child): its copy is dropped
         // here, which leaves the parent's socket as it is.
         handoff.listening = None;

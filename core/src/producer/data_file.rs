@@ -83,6 +83,7 @@ fn open(regs: &mut Registrations) -> Result<RawFd, Error> {
 
 /// Makes `fd`, handed over by a recorder, the process's descriptor;
 /// refused if the process has one.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn install_handed(fd: OwnedFd) -> Result<(), String> {
     let mut regs = REGISTRATIONS.lock().unwrap_or_else(|p| p.into_inner());
     if DATA_FD.load(Ordering::Acquire) >= 0 {

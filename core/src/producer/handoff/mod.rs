@@ -31,6 +31,10 @@
 //! Lock order: the registration lock, then [`PENDING`], then the data
 //! file's. The listening thread takes only the last two.
 
+// Off Linux nothing listens (`awaits` is false there), so what only the
+// listening thread calls is unused.
+#![cfg_attr(not(target_os = "linux"), allow(dead_code))]
+
 #[cfg(target_os = "linux")]
 mod listener;
 #[cfg(not(target_os = "linux"))]
@@ -124,11 +128,14 @@ fn pending() -> MutexGuard<'static, Handoff> {
 }
 
 /// Whether a registration that met `status` waits for a descriptor: the
-/// setting asks for user_events, and there is no `user_events_data` here
-/// at all (not one this user may not open).
+/// setting asks for user_events, there is no `user_events_data` here at
+/// all (not one this user may not open), and the kernel's build config,
+/// the node's in a container, does not say it has none (then no recorder
+/// could hand one over).
 pub(crate) fn awaits(status: &Status) -> bool {
     let nothing_here = matches!(status.availability, Availability::TracefsNotMounted | Availability::UserEventsMissing);
-    nothing_here && sys::OS_HAS_USER_EVENTS && transport::forced_user_events()
+    let kernel_lacks = status.kernel_config.as_ref().is_some_and(|c| c.lacks_user_events());
+    nothing_here && !kernel_lacks && sys::OS_HAS_USER_EVENTS && transport::forced_user_events()
 }
 
 /// Keeps the registration of `word` pending until a descriptor arrives,

@@ -113,6 +113,35 @@ fn waits_for_a_descriptor(tp: &usertrace::DynamicTracepoint) {
     }
     assert!(socket.exists() && !tp.enabled(), "it listens on");
     tp.emit(&[]).unwrap();
+    a_fork_child_listens_under_its_own_name(&socket);
+}
+
+/// A fork child's next registration that waits listens under the child's
+/// own name, with the parent's pending one too; the child's exit removes
+/// its socket, not the parent's, which still listens.
+fn a_fork_child_listens_under_its_own_name(parent_socket: &std::path::Path) {
+    // SAFETY: fork(2); the child registers, checks and exits, and the
+    // parent's other thread (the listener) holds no lock while in accept.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        let ok = std::panic::catch_unwind(|| {
+            let tp = usertrace::DynamicTracepoint::new("shmtest_forced_child", vec![], Default::default()).unwrap();
+            tp.register().unwrap();
+            let reason = usertrace::transport().unwrap().reason;
+            let mine = format!("2 tracepoints wait for a descriptor from a recorder, listening on {}/{}.", shm_support::dir().display(), std::process::id());
+            reason.contains(&mine) && parent_socket.exists()
+        });
+        std::process::exit(if ok.unwrap_or(false) { 0 } else { 1 });
+    }
+    let mut status = 0;
+    // SAFETY: waitpid(2) on our own child, into a local.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the child said otherwise: {status:#x}");
+    let left = std::fs::read_dir(shm_support::dir()).into_iter().flatten().flatten().filter_map(|e| e.file_name().into_string().ok());
+    let childs: Vec<String> = left.filter(|n| shm_layout::parse_handoff_socket_file_name(n).is_some_and(|(p, _)| p == pid as u32)).collect();
+    assert_eq!(childs, Vec::<String>::new(), "the child's socket went with it");
+    assert!(parent_socket.exists(), "the child's exit leaves the parent's socket");
+    assert!(std::os::unix::net::UnixStream::connect(parent_socket).is_ok(), "and the parent still listens");
 }
 
 /// Sends `file` as a recorder would.

@@ -172,8 +172,8 @@ impl Registration {
             return false;
         }
         if handoff::word_state(word) == WordState::Unknown {
-            self.state.store(0, Ordering::Release);
-            return false;
+            // Unless an emit adopted its index meanwhile: registered, then.
+            return self.state.compare_exchange(WAITING, 0, Ordering::Release, Ordering::Relaxed).is_err();
         }
         true
     }

@@ -72,6 +72,8 @@ fn forcing_user_events_keeps_the_kernel_s_diagnosis_or_waits_where_there_is_no_u
         assert_eq!(left, Vec::<String>::new(), "removed at exit");
         return;
     }
+    // The one made above under this child's own pid is not the one it uses.
+    let _ = std::fs::remove_dir(&no_tracefs);
     std::fs::write(std::env::var("UT_HANDOFF_PID_FILE").unwrap(), std::process::id().to_string()).unwrap();
     let choice = usertrace::transport().unwrap();
     assert_eq!(choice.transport, Transport::UserEvents);

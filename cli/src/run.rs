@@ -73,6 +73,14 @@ pub struct RunArgs {
     #[arg(long = "containers", value_name = "SELECTOR", value_delimiter = ',', value_parser = parse_selector)]
     pub containers: Vec<ContainerSelector>,
 
+    /// Do not hand user_events_data to producers in containers that wait
+    /// for it (set to USERTRACE_TRANSPORT=user_events, with no tracefs of
+    /// their own). By default a root recorder on a kernel with user_events
+    /// hands one to each such producer in the selected containers, and
+    /// records its events over user_events
+    #[arg(long = "no-handoff")]
+    pub no_handoff: bool,
+
     /// A command to run, held until recording has started, and recorded
     /// until it exits; its exit status becomes ours. Everything after it
     /// is its own arguments; `--` before it is accepted
@@ -274,6 +282,7 @@ fn session_options<'a>(args: &RunArgs, recording: Recording<'a>, stacks: Stacks,
         sched: args.sched,
         stacks,
         containers: args.containers.clone(),
+        hand_off: !args.no_handoff,
         ..SessionOptions::default()
     };
     // With -p, events are handed on whatever the sink, to count those

@@ -238,6 +238,8 @@ pub(crate) struct DrainSetup {
     /// `SessionOptions::sched`.
     pub sched: bool,
     pub containers: Vec<ContainerSelector>,
+    /// `SessionOptions::hand_off`.
+    pub hand_off: bool,
     /// `SessionOptions::yield_events`.
     pub yield_events: bool,
     pub stacks: StackScope,
@@ -248,7 +250,8 @@ impl Drain {
     /// now attached, on either transport. Err: an exact name that matches
     /// no tracepoint (unless it is waited for), or a failed attach.
     pub(crate) fn open(setup: DrainSetup) -> Result<Drain, Error> {
-        let DrainSetup { tracefs, patterns, rings, archive, dumps, wait_for_exact, rescan_interval, sched, containers, yield_events, stacks } = setup;
+        let DrainSetup { tracefs, patterns, rings, archive, dumps, wait_for_exact, rescan_interval, sched, containers, hand_off, yield_events, stacks } =
+            setup;
         let mut drain = Drain {
             tracefs,
             systems: systems_of(&patterns),
@@ -270,6 +273,12 @@ impl Drain {
             count_samples: !yield_events,
             stacks,
         };
+        // Root, on a node with user_events: producers in containers that
+        // have none may wait for ours.
+        let data = drain.tracefs.join("user_events_data");
+        if hand_off && sys::effective_uid() == 0 && data.exists() {
+            drain.shm.hand_off_from(data);
+        }
         drain.attach_new()?;
         if !wait_for_exact {
             drain.check_exact_names_attached()?;

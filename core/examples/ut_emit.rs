@@ -81,7 +81,9 @@ fn wait_enabled(tp: &DynamicTracepoint) {
     let start = Instant::now();
     while !tp.enabled() {
         if start.elapsed() > Duration::from_secs(60) {
-            eprintln!("ut_emit: nobody attached to {}", tp.name());
+            // The transport's reason names a handoff refused or failed.
+            let transport = usertrace::transport().map_or_else(|e| e.to_string(), |t| t.to_string());
+            eprintln!("ut_emit: nobody attached to {} ({transport})", tp.name());
             std::process::exit(3);
         }
         std::hint::spin_loop();

@@ -93,6 +93,12 @@ pub mod __private {
     pub mod abi {
         pub use crate::abi::{UserReg, UserUnreg, DIAG_IOCSREG, DIAG_IOCSUNREG};
     }
+    /// The producer's half of the `user_events_data` handoff (see
+    /// `shm_layout`), for the recorder's tests of the protocol.
+    #[cfg(target_os = "linux")]
+    pub mod handoff {
+        pub use crate::producer::handoff::{bind_listener, check_descriptor, receive_descriptor, Refusal};
+    }
     /// See [`abi`].
     pub mod sys {
         pub use crate::sys::{open_read_write, register, unregister, writev};

@@ -105,6 +105,20 @@
 //! The socket is a new kind of file in the directory: readers of older
 //! versions skip names they do not know, and the registry and ring files
 //! did not change, so [`VERSION`] stays 1 on both sides.
+//!
+//! # Handing over `user_events_data`
+//! A producer whose transport is `user_events` by setting, in a place
+//! with no `user_events_data` to open (a pod with no tracefs), keeps its
+//! registrations pending and listens on a Unix stream socket,
+//! `PID.INSTANCE.handoff` ([`handoff_socket_file_name`]), in its own
+//! [`directory`]. A recorder run as root on the node connects to it (by
+//! descriptor, beneath the directory, never following a symlink), checks
+//! with `SO_PEERCRED` that the process listening is the one the name
+//! says, and sends one message: [`HANDOFF_MESSAGE`] with a descriptor of
+//! the node's `user_events_data` (`SCM_RIGHTS`). The producer checks that
+//! the descriptor is one ([`TRACEFS_MAGIC`], opened for reading and
+//! writing, named `user_events_data`), registers every pending tracepoint
+//! with it, removes the socket and listens no more.
 
 /// The fraction of a ring's data area, as a divisor, whose crossing wakes
 /// the recorder: 4, a quarter full.
@@ -143,6 +157,29 @@ pub fn parse_wake_socket_file_name(name: &str) -> Option<u32> {
 
 /// How wake socket names end.
 pub const WAKE_SUFFIX: &str = ".wake";
+
+/// A producer's handoff socket's name inside [`directory`]:
+/// `PID.INSTANCE.handoff`, the pid as the producer's own PID namespace
+/// numbers it (see "Handing over `user_events_data`" above).
+pub fn handoff_socket_file_name(pid: u32, instance: u32) -> String {
+    format!("{pid}.{instance}{HANDOFF_SUFFIX}")
+}
+
+/// The pid and instance in a handoff socket's name, `PID.INSTANCE.handoff`.
+pub fn parse_handoff_socket_file_name(name: &str) -> Option<(u32, u32)> {
+    let (pid, instance) = name.strip_suffix(HANDOFF_SUFFIX)?.split_once('.')?;
+    Some((pid.parse().ok()?, instance.parse().ok()?))
+}
+
+/// How handoff socket names end.
+pub const HANDOFF_SUFFIX: &str = ".handoff";
+
+/// The bytes a recorder sends with the descriptor: a producer takes a
+/// descriptor only from a message that is exactly these.
+pub const HANDOFF_MESSAGE: &[u8; 20] = b"usertrace-handoff 1\n";
+
+/// `statfs(2)`'s `f_type` of tracefs, where `user_events_data` lives.
+pub const TRACEFS_MAGIC: i64 = 0x7472_6163;
 
 /// The directory of every shared-memory file of user `uid`.
 pub fn directory(uid: u32) -> std::path::PathBuf {
@@ -666,6 +703,16 @@ mod tests {
         assert_eq!(parse_ring_file_name("1.2.3.4.ring"), None);
         assert_eq!(parse_registry_file_name("12.registry"), None);
         assert_eq!(parse_registry_file_name("x.1.registry"), None);
+    }
+
+    #[test]
+    fn a_handoff_socket_name_reads_back_and_no_other_name_passes_for_one() {
+        assert_eq!(handoff_socket_file_name(1, 4_294_967_295), "1.4294967295.handoff");
+        assert_eq!(parse_handoff_socket_file_name(&handoff_socket_file_name(1, u32::MAX)), Some((1, u32::MAX)));
+        for other in ["1.handoff", "1.2.3.handoff", "x.2.handoff", "1.2.handoff.tmp", "1.2.registry", "..handoff", "1.2.HANDOFF"] {
+            assert_eq!(parse_handoff_socket_file_name(other), None, "{other}");
+        }
+        assert_eq!(parse_registry_file_name(&handoff_socket_file_name(1, 2)), None, "not a registry either");
     }
 
     #[test]

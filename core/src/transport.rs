@@ -9,7 +9,10 @@
 //!   `status()`'s verdict. A user_events that exists but may not be opened
 //!   keeps user_events, and its diagnosis: shared memory would hide a
 //!   permission problem that its owner can fix.
-//! - `user_events`: the kernel only, as before there was a choice.
+//! - `user_events`: the kernel only, as before there was a choice. Where
+//!   there is no `user_events_data` to open (a pod with no tracefs),
+//!   registrations wait, off, for a recorder on the node to hand one over
+//!   (see `producer::handoff`), and the reason says where it listens.
 //! - `shm`: shared memory only.
 //!
 //! The choice is made at the first registration and then kept, so that one
@@ -73,6 +76,16 @@ impl fmt::Display for TransportChoice {
 /// }
 /// ```
 pub fn transport() -> Result<TransportChoice, Error> {
+    let mut choice = chosen()?;
+    // A handoff under way (or done) is what user_events means here now.
+    if let Some(handoff) = crate::producer::handoff::describe().filter(|_| choice.transport == Transport::UserEvents) {
+        choice.reason = format!("{}: {handoff}", choice.reason);
+    }
+    Ok(choice)
+}
+
+/// The choice, without what a handoff adds: for registrations.
+pub(crate) fn chosen() -> Result<TransportChoice, Error> {
     if let Some(choice) = CHOSEN.get() {
         return Ok(choice.clone());
     }
@@ -91,6 +104,13 @@ static CHOSEN: OnceLock<TransportChoice> = OnceLock::new();
 pub(crate) enum Setting {
     Auto,
     Forced(Transport),
+}
+
+/// Whether `USERTRACE_TRANSPORT` says `user_events`: a registration with
+/// no `user_events_data` here then waits for a recorder to hand one over
+/// (see `producer::handoff`).
+pub(crate) fn forced_user_events() -> bool {
+    setting() == Ok(Setting::Forced(Transport::UserEvents))
 }
 
 fn setting() -> Result<Setting, Error> {

@@ -6,7 +6,10 @@
 //! the host's kernel config, which `status()` weighs (a config without
 //! CONFIG_USER_EVENTS outranks the empty mount). USERTRACE_TRANSPORT forces
 //! the kernel's path: `auto` would register through shared memory here
-//! (see shm_transport_auto_and_invalid_settings.rs).
+//! (see shm_transport_auto_and_invalid_settings.rs). Where the config does
+//! not say the kernel lacks user_events, that setting makes registrations
+//! wait, off, for a recorder to hand over `user_events_data` (the pod's
+//! case): no error, and still a no-op.
 
 use std::path::PathBuf;
 
@@ -45,11 +48,19 @@ fn without_user_events_emits_do_nothing_and_status_says_why_and_a_later_call_ret
         assert!(status.to_string().contains("tracefs is not mounted"), "{status}");
     }
 
-    // The first emit tries to register, and says why it could not.
+    // The first emit tries to register, and says why it could not; or,
+    // where a recorder could hand over user_events_data, waits for it.
+    let waits = !lacking;
     assert!(events::hello::enabled(), "the first use is pending registration");
-    let err = usertrace::emit!(events::hello(1, "x")).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Unavailable);
-    assert!(err.to_string().contains("see `usertrace status`"), "{err}");
+    if waits {
+        usertrace::emit!(events::hello(1, "x")).unwrap();
+        let reason = usertrace::transport().unwrap().reason;
+        assert!(reason.contains("(tracefs_not_mounted); 1 tracepoints wait for a descriptor from a recorder, listening on"), "{reason}");
+    } else {
+        let err = usertrace::emit!(events::hello(1, "x")).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unavailable);
+        assert!(err.to_string().contains("see `usertrace status`"), "{err}");
+    }
 
     // After that the disabled path is one load, and emits are no-ops.
     assert!(!events::hello::enabled());
@@ -63,19 +74,23 @@ fn without_user_events_emits_do_nothing_and_status_says_why_and_a_later_call_ret
     assert_eq!(status.availability, Availability::UserEventsMissing);
     assert!(status.to_string().contains("CONFIG_USER_EVENTS"), "{status}");
 
-    // A later registration looks again rather than repeating the old answer.
-    let err = events::PROVIDER.register().unwrap_err();
-    match err {
+    // A later registration looks again rather than repeating the old
+    // answer (a waiting one goes on waiting).
+    match events::PROVIDER.register() {
+        Ok(()) if waits => assert!(!events::hello::enabled()),
         // The error carries status()'s verdict, config and all.
-        usertrace::Error::Unavailable(s) => assert_eq!(*s, usertrace::status()),
-        other => panic!("expected Unavailable, got {other}"),
+        Err(usertrace::Error::Unavailable(s)) if !waits => assert_eq!(*s, usertrace::status()),
+        other => panic!("expected Unavailable, or to wait, got {other:?}"),
     }
 
     // Dynamic tracepoints: validation errors come first, then availability.
     let provider = usertrace::Provider::new("nouserevents").unwrap();
     assert_eq!(provider.tracepoint("bad name", vec![]).unwrap_err().kind(), ErrorKind::InvalidName);
     let tp = provider.define("dyn", vec![Field::new("x", FieldType::U8)]).unwrap();
-    assert_eq!(tp.register().unwrap_err().kind(), ErrorKind::Unavailable);
+    match tp.register() {
+        Ok(()) => assert!(waits && !tp.is_registered()),
+        Err(e) => assert!(!waits && e.kind() == ErrorKind::Unavailable, "{e}"),
+    }
     assert!(!tp.enabled());
     tp.emit(&[usertrace::Value::U8(1)]).unwrap();
     drop(tp);

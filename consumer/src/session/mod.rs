@@ -158,6 +158,7 @@ impl Session {
             rescan_interval: options.rescan_interval,
             sched: options.sched,
             containers: options.containers.clone(),
+            hand_off: options.hand_off,
             yield_events: options.yield_events,
             stacks,
         })?;

@@ -55,6 +55,11 @@ pub struct SessionOptions {
     /// selects. A process outside them is not read and its enable words
     /// are not written.
     pub containers: Vec<crate::ContainerSelector>,
+    /// Hand a descriptor of the node's `user_events_data` to each producer
+    /// in a selected container that waits for one (set to user_events,
+    /// with no tracefs of its own): its events then come over user_events.
+    /// Needs root and user_events here; does nothing otherwise.
+    pub hand_off: bool,
 }
 
 impl Default for SessionOptions {
@@ -72,6 +77,7 @@ impl Default for SessionOptions {
             yield_events: true,
             stacks: Stacks::None,
             containers: Vec::new(),
+            hand_off: true,
         }
     }
 }

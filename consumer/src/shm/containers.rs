@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 
 use rustix::fs::{openat2, Mode, OFlags, ResolveFlags};
 
+use super::handoff::Giver;
 use super::place::Place;
 use crate::containers::{selected, ContainerIdentity, ContainerSelector};
 
@@ -76,6 +77,9 @@ pub(crate) struct Containers {
     walked_once: bool,
     /// The `usertrace-UID` directories opened so far, by /dev/shm and name.
     places: HashMap<((u64, u64), String), Arc<Place>>,
+    /// The node's `user_events_data`, to hand to producers waiting for it
+    /// (`handoff.rs`); None: no handoff.
+    pub(crate) handoff: Option<PathBuf>,
 }
 
 /// What a scan found: the places to list, with the host pids that share
@@ -93,7 +97,8 @@ impl Containers {
     pub(crate) fn scan(&mut self, host_shm: (u64, u64), selectors: &[ContainerSelector]) -> Vec<Found> {
         if !self.walked_once {
             self.walked_once = true;
-            let mut walker = Walker { host_shm, selectors: selectors.to_vec(), by_shm: HashMap::new() };
+            let handoff = self.handoff.take().map(Giver::new);
+            let mut walker = Walker { host_shm, selectors: selectors.to_vec(), by_shm: HashMap::new(), handoff };
             *lock(&self.published) = walker.walk();
             let (published, stop) = (self.published.clone(), self.stop.clone());
             // Without a thread (none may be made), the first walk stands.
@@ -159,6 +164,8 @@ struct Walker {
     host_shm: (u64, u64),
     selectors: Vec<ContainerSelector>,
     by_shm: HashMap<(u64, u64), ContainerShm>,
+    /// Hands `user_events_data` to the producers waiting for it.
+    handoff: Option<Giver>,
 }
 
 impl Walker {
@@ -202,8 +209,19 @@ impl Walker {
         // A container that is gone: its places live on in the producers
         // that hold them, until those are read to the end.
         self.by_shm.retain(|_, shm| !shm.members.is_empty());
+        self.hand_over();
         let selected = self.by_shm.iter().filter(|(_, s)| s.selected);
         selected.map(|(key, s)| Published { key: *key, shm: s.shm.clone(), shown: s.shown.clone(), members: s.members.clone().into() }).collect()
+    }
+
+    /// Serves the producers in selected containers that wait for a
+    /// `user_events_data` descriptor.
+    fn hand_over(&mut self) {
+        let Some(giver) = self.handoff.as_mut() else { return };
+        for shm in self.by_shm.values().filter(|s| s.selected) {
+            giver.serve_shm(&shm.shm, &usertrace_directories(&shm.shm), &shm.members, &self.selectors);
+        }
+        giver.end_walk();
     }
 
     /// Opens `/dev/shm` inside the root of process `pid` and files it by

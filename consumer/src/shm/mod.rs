@@ -23,6 +23,7 @@
 
 mod clock;
 mod containers;
+mod handoff;
 mod list;
 mod place;
 mod producer;
@@ -219,6 +220,13 @@ impl ShmSource {
         if let (Some(wake), Some(dir), false) = (self.wake.as_mut(), producer.path.parent(), producer.place.in_container) {
             wake.reach_from(dir);
         }
+    }
+
+    /// Hands a descriptor of `data`, the node's `user_events_data`, to
+    /// every producer in a selected container that waits for one
+    /// (`handoff.rs`), from the walks of /proc.
+    pub(crate) fn hand_off_from(&mut self, data: PathBuf) {
+        self.containers.handoff = Some(data);
     }
 
     /// Every format attached so far.

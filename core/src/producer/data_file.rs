@@ -32,9 +32,12 @@ struct Registrations {
     live: usize,
     /// The open descriptor, if any.
     fd: Option<OwnedFd>,
+    /// Whether a recorder handed it over (see `handoff`): it is then kept
+    /// until exit, as nothing here could open another.
+    handed: bool,
 }
 
-static REGISTRATIONS: Mutex<Registrations> = Mutex::new(Registrations { live: 0, fd: None });
+static REGISTRATIONS: Mutex<Registrations> = Mutex::new(Registrations { live: 0, fd: None, handed: false });
 
 /// Runs `register` with the descriptor (opening it if needed) and counts a
 /// success as one live registration.
@@ -78,13 +81,31 @@ fn open(regs: &mut Registrations) -> Result<RawFd, Error> {
     }
 }
 
+/// Makes `fd`, handed over by a recorder, the process's descriptor;
+/// refused if the process has one.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) fn install_handed(fd: OwnedFd) -> Result<(), String> {
+    let mut regs = REGISTRATIONS.lock().unwrap_or_else(|p| p.into_inner());
+    if DATA_FD.load(Ordering::Acquire) >= 0 {
+        return Err("this process already holds a user_events_data descriptor; a second is refused".into());
+    }
+    let number = sys::as_raw_fd(&fd);
+    regs.fd = Some(fd);
+    regs.handed = true;
+    // ATOMICS: Release, as in `open`.
+    DATA_FD.store(number, Ordering::Release);
+    Ok(())
+}
+
 /// Closes the descriptor once no emit is using it. Every registration is
 /// already cleared, so an emit that starts now will not write; only those
 /// that started before can still hold the fd. If they do not drain (a fork
 /// can leave a stale count in the child), the fd stays open: a kernel-side
 /// leak until exit, never a write to a reused descriptor.
 fn close_when_idle(regs: &mut Registrations) {
-    if !wait_for_emits() {
+    // A handed descriptor cannot be opened again: the kernel's events stay
+    // (unregistered, unused) until exit closes it.
+    if regs.handed || !wait_for_emits() {
         return;
     }
     DATA_FD.store(-1, Ordering::Release);

@@ -131,7 +131,7 @@ impl ExternalTracepoint {
 
     /// Whether the kernel currently has this tracepoint registered.
     pub fn is_registered(&self) -> bool {
-        self.registration.is_registered()
+        self.registration.is_registered_at(self.word())
     }
 }
 

@@ -5,6 +5,7 @@ mod definition;
 mod dynamic;
 mod events;
 mod external;
+pub(crate) mod handoff;
 pub(crate) mod fit;
 pub(crate) mod field;
 mod in_flight;

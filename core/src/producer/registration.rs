@@ -15,13 +15,14 @@
 #![allow(unsafe_code)]
 
 use std::borrow::Cow;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::data_file;
 use super::definition::Definition;
 use super::field::{format_string, Field};
+use super::handoff::{self, WordState};
 use super::in_flight::wait_for_emits;
 use super::payload::write_event;
 use super::shm;
@@ -29,7 +30,7 @@ use super::tracepoint::RegisterOptions;
 use super::value::Value;
 use crate::abi::{UserReg, UserUnreg, USER_EVENT_REG_MULTI_FORMAT};
 use crate::sys::{self, Errno, RawFd};
-use crate::transport::{transport, Transport};
+use crate::transport::{chosen, Transport};
 use crate::Error;
 
 /// Bit the kernel sets while a tracer is attached.
@@ -39,6 +40,11 @@ const REGISTERED: u64 = 1 << 32;
 /// In `state`, with [`REGISTERED`]: registered through shared memory; the
 /// low 32 bits are the registry slot.
 const SHARED_MEMORY: u64 = 1 << 33;
+
+/// In `state`, without [`REGISTERED`]: waiting for a recorder to hand
+/// over `user_events_data` (see [`handoff`]); the write index is in the
+/// handoff's table until the first emit adopts it.
+const WAITING: u64 = 1 << 34;
 
 /// Serialises registration and unregistration (both cold).
 static REGISTRY: Mutex<()> = Mutex::new(());
@@ -104,6 +110,13 @@ impl Registration {
         self.state.load(Ordering::Acquire) & REGISTERED != 0
     }
 
+    /// Whether the kernel has it registered, counting a handoff's
+    /// registration not adopted yet.
+    pub(crate) fn is_registered_at(&self, word: &AtomicU32) -> bool {
+        let state = self.state.load(Ordering::Acquire);
+        state & REGISTERED != 0 || (state & WAITING != 0 && matches!(handoff::word_state(word), WordState::Registered(_)))
+    }
+
     /// Registers `word` with the kernel; does nothing if registered.
     /// `after` runs under the registry lock whatever the outcome (the
     /// static tracepoint clears its pending bit there).
@@ -116,11 +129,11 @@ impl Registration {
     pub(crate) unsafe fn register(&self, word: &AtomicU32, after: impl FnOnce()) -> Result<(), Error> {
         let result = {
             let _guard = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
-            if self.is_registered() {
+            if self.is_registered() || self.still_waiting(word) {
                 return Ok(());
             }
-            let result = self.format().and_then(|format| match transport()?.transport {
-                Transport::UserEvents => data_file::with_fd_for_registration(|fd| self.register_with(fd, word, &format)),
+            let result = self.format().and_then(|format| match chosen()?.transport {
+                Transport::UserEvents => self.register_user_events(word, &format),
                 Transport::SharedMemory => self.register_shared(word, &format),
             });
             after();
@@ -129,38 +142,52 @@ impl Registration {
         // The handshake may wait (up to its limit) for a recorder to attach:
         // never under the lock, which would stall every other thread's
         // registration for as long.
-        if result.is_ok() {
+        if result.is_ok() && self.state.load(Ordering::Relaxed) & WAITING == 0 {
             crate::handshake::announce(&self.name, || word.load(Ordering::Relaxed) != 0);
         }
         result
     }
 
+    /// Registers over user_events; with no `user_events_data` here and
+    /// the setting asking for user_events, waits for a recorder to hand
+    /// one over ([`handoff`]): Ok, and off until then.
+    fn register_user_events(&self, word: &AtomicU32, format: &str) -> Result<(), Error> {
+        loop {
+            let status = match data_file::with_fd_for_registration(|fd| self.register_with(fd, word, format)) {
+                Err(Error::Unavailable(status)) if handoff::awaits(&status) => status,
+                other => return other,
+            };
+            if handoff::wait(word, format, self.options.flags(), &status)? == handoff::Wait::Pending {
+                self.state.store(WAITING, Ordering::Release);
+                return Ok(());
+            }
+        }
+    }
+
+    /// Whether this registration waits for a handoff, or was registered by
+    /// one; if the handoff's registration failed, it is forgotten, so that
+    /// this one is tried again (and says why).
+    fn still_waiting(&self, word: &AtomicU32) -> bool {
+        if self.state.load(Ordering::Acquire) & WAITING == 0 {
+            return false;
+        }
+        if handoff::word_state(word) == WordState::Unknown {
+            // Unless an emit adopted its index meanwhile: registered, then.
+            return self.state.compare_exchange(WAITING, 0, Ordering::Release, Ordering::Relaxed).is_err();
+        }
+        true
+    }
+
     fn register_with(&self, fd: RawFd, word: &AtomicU32, format: &str) -> Result<(), Error> {
         let name_args = CString::new(format).expect("validated names contain no NUL");
-        let mut flags = self.options.flags();
-        loop {
-            let mut reg = UserReg {
-                size: std::mem::size_of::<UserReg>() as u32,
-                enable_bit: KERNEL_BIT,
-                enable_size: 4,
-                flags,
-                enable_addr: word.as_ptr() as u64,
-                name_args: name_args.as_ptr() as u64,
-                write_index: 0,
-            };
-            match sys::register(fd, &mut reg) {
-                Ok(()) => {
-                    // ATOMICS: Release pairs with the load in
-                    // `write_if_enabled`: who sees REGISTERED sees the index.
-                    self.state.store(REGISTERED | u64::from(reg.write_index), Ordering::Release);
-                    return Ok(());
-                }
-                // Kernels before 6.10 reject the flag they do not know.
-                Err(Errno(libc::EINVAL)) if flags & USER_EVENT_REG_MULTI_FORMAT != 0 => {
-                    flags &= !USER_EVENT_REG_MULTI_FORMAT;
-                }
-                Err(errno) => return Err(self.registration_error(errno, format.to_owned())),
+        match register_word(fd, word.as_ptr() as u64, &name_args, self.options.flags()) {
+            Ok(index) => {
+                // ATOMICS: Release pairs with the load in
+                // `write_if_enabled`: who sees REGISTERED sees the index.
+                self.state.store(REGISTERED | u64::from(index), Ordering::Release);
+                Ok(())
             }
+            Err(errno) => Err(self.registration_error(errno, format.to_owned())),
         }
     }
 
@@ -211,12 +238,36 @@ impl Registration {
     pub(crate) fn unregister(&self, word: &AtomicU32) -> Result<(), Error> {
         let _guard = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
         let state = self.state.load(Ordering::Acquire);
+        if state & WAITING != 0 {
+            return self.unregister_waiting(word);
+        }
         if state & REGISTERED == 0 {
             return Ok(());
         }
         if state & SHARED_MEMORY != 0 {
             return self.unregister_shared(word, state);
         }
+        self.unregister_kernel(word)
+    }
+
+    /// Takes a waiting registration out of the handoff's table; if the
+    /// handed descriptor registered it, or an emit adopted it meanwhile,
+    /// the kernel unregisters it.
+    fn unregister_waiting(&self, word: &AtomicU32) -> Result<(), Error> {
+        if let Some(index) = handoff::cancel(word) {
+            // Registered as if by us, so that a failed unregistration
+            // is tried again as any other.
+            self.state.store(REGISTERED | u64::from(index), Ordering::Release);
+        }
+        // Or adopted by an emit since we looked: REGISTERED either way.
+        if self.state.load(Ordering::Acquire) & REGISTERED != 0 {
+            return self.unregister_kernel(word);
+        }
+        self.state.store(0, Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn unregister_kernel(&self, word: &AtomicU32) -> Result<(), Error> {
         data_file::with_fd_for_unregistration(|fd| {
             let unreg = UserUnreg {
                 size: std::mem::size_of::<UserUnreg>() as u32,
@@ -252,6 +303,9 @@ impl Registration {
         // and the descriptor read after it are current.
         let state = self.state.load(Ordering::SeqCst);
         if state & REGISTERED == 0 {
+            if state & WAITING != 0 {
+                return self.write_adopted(word, &guard, values);
+            }
             return Ok(());
         }
         if state & SHARED_MEMORY != 0 {
@@ -259,6 +313,45 @@ impl Registration {
         }
         let Some(fd) = guard.fd() else { return Ok(()) };
         write_event(fd, state as u32, &self.name, &self.fields, values)
+    }
+}
+
+impl Registration {
+    /// The first emit after a handoff registered `word`: takes its write
+    /// index from the handoff's table, then writes.
+    #[cold]
+    #[inline(never)]
+    fn write_adopted(&self, word: &AtomicU32, guard: &data_file::EmitGuard, values: &[Value<'_>]) -> Result<(), Error> {
+        let adopted = handoff::adopt(word, |index| {
+            // ATOMICS: Release, as a registration's store; under the
+            // handoff's lock, so that an unregistration sees one or the other.
+            let _ = self.state.compare_exchange(WAITING, REGISTERED | u64::from(index), Ordering::Release, Ordering::Relaxed);
+        });
+        let (Some(index), Some(fd)) = (adopted, guard.fd()) else { return Ok(()) };
+        write_event(fd, index, &self.name, &self.fields, values)
+    }
+}
+
+/// Registers the enable word at `address` under `name_args` with `flags`
+/// (`ioctl(fd, DIAG_IOCSREG, &user_reg)`); returns the write index. A
+/// kernel before 6.10 that rejects `USER_EVENT_REG_MULTI_FORMAT` is
+/// asked again without it.
+pub(crate) fn register_word(fd: RawFd, address: u64, name_args: &CStr, mut flags: u16) -> Result<u32, Errno> {
+    loop {
+        let mut reg = UserReg {
+            size: std::mem::size_of::<UserReg>() as u32,
+            enable_bit: KERNEL_BIT,
+            enable_size: 4,
+            flags,
+            enable_addr: address,
+            name_args: name_args.as_ptr() as u64,
+            write_index: 0,
+        };
+        match sys::register(fd, &mut reg) {
+            Ok(()) => return Ok(reg.write_index),
+            Err(Errno(libc::EINVAL)) if flags & USER_EVENT_REG_MULTI_FORMAT != 0 => flags &= !USER_EVENT_REG_MULTI_FORMAT,
+            Err(errno) => return Err(errno),
+        }
     }
 }
 

@@ -111,7 +111,7 @@ impl Tracepoint {
 
     /// Whether the kernel currently has this tracepoint registered.
     pub fn is_registered(&self) -> bool {
-        self.registration.is_registered()
+        self.registration.is_registered_at(&self.enable.0)
     }
 
     /// The address of the enable word, for bindings that read it directly

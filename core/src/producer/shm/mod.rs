@@ -152,7 +152,8 @@ fn tsc_is_monotonic_scaled() -> bool {
 
 /// Makes the directory (0700), or checks that the one there is ours and
 /// private: in world-writable /dev/shm, anyone could have made it first.
-fn prepare_directory(uid: u32) -> Result<(), Error> {
+/// The handoff socket (`handoff`) lives there too.
+pub(crate) fn prepare_directory(uid: u32) -> Result<(), Error> {
     let dir = shm_layout::directory(uid);
     let shown = || dir.display().to_string();
     match sys::make_private_directory(&dir) {

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use perf_event_open_sys::bindings::perf_event_attr;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use usertrace::Pattern;
 
 use super::archive::{ArchiveWriter, EXIT_PROBE_NAME};
@@ -243,6 +243,8 @@ pub(crate) struct DrainSetup {
     /// `SessionOptions::yield_events`.
     pub yield_events: bool,
     pub stacks: StackScope,
+    /// The processes running when the session started, described then.
+    pub running: FxHashMap<u32, ProcessInfo>,
 }
 
 impl Drain {
@@ -250,7 +252,7 @@ impl Drain {
     /// now attached, on either transport. Err: an exact name that matches
     /// no tracepoint (unless it is waited for), or a failed attach.
     pub(crate) fn open(setup: DrainSetup) -> Result<Drain, Error> {
-        let DrainSetup { tracefs, patterns, rings, archive, dumps, wait_for_exact, rescan_interval, sched, containers, hand_off, yield_events, stacks } =
+        let DrainSetup { tracefs, patterns, rings, archive, dumps, wait_for_exact, rescan_interval, sched, containers, hand_off, yield_events, stacks, running } =
             setup;
         let mut drain = Drain {
             tracefs,
@@ -266,7 +268,7 @@ impl Drain {
             attach_requests: None,
             archive,
             dumps,
-            described: Described::default(),
+            described: Described::with_running(running),
             attached: Vec::new(),
             sched: sched.then(SchedScope::default),
             shm_busy: false,
@@ -730,9 +732,19 @@ pub(crate) struct Described {
     /// The pid of the last sample, known described: a ring holds runs of
     /// one process's samples, and this spares each a look in `pids`.
     last_sample_pid: Option<u32>,
+    /// The processes running when the session started, as `/proc` showed
+    /// them then (`processes::describe_running`): the description of one
+    /// gone before its first event was read. Each is forgotten at its
+    /// first event, its exec or its exit.
+    at_start: FxHashMap<u32, ProcessInfo>,
 }
 
 impl Described {
+    /// Knowing the processes that were running when the session started.
+    pub(crate) fn with_running(at_start: FxHashMap<u32, ProcessInfo>) -> Described {
+        Described { at_start, ..Described::default() }
+    }
+
     /// Starts a round: forgets the exits of the round before the last.
     fn next_round(&mut self) {
         // A pid forgotten below may come back as a new process.
@@ -740,8 +752,20 @@ impl Described {
         let [older, last] = &mut self.exited;
         for pid in older.drain(..) {
             self.pids.remove(&pid);
+            self.at_start.remove(&pid);
         }
         std::mem::swap(older, last);
+    }
+
+    /// `pid`'s description at its first event: `/proc` now, or, if the
+    /// process is gone already, what it showed when the session started.
+    fn at_first_event(&mut self, pid: u32) -> ProcessInfo {
+        let now = ProcessInfo::read(Path::new("/proc"), pid);
+        let at_start = self.at_start.remove(&pid);
+        match at_start {
+            Some(at_start) if now.is_gone() => at_start,
+            _ => now,
+        }
     }
 }
 
@@ -751,18 +775,24 @@ impl Described {
 /// its events were on, which may have exited since).
 fn description_needed(glance: &Glance, record: &[u8], described: &mut Described, known: Option<&ProcessInfo>) -> Option<(u32, ProcessInfo)> {
     let pid = glance.pid(record)?;
-    let read = || Some((pid, known.cloned().unwrap_or_else(|| ProcessInfo::read(Path::new("/proc"), pid))));
     match glance.kind {
         PERF_RECORD_SAMPLE if described.last_sample_pid == Some(pid) => None,
         PERF_RECORD_SAMPLE => {
             described.last_sample_pid = Some(pid);
-            if described.pids.insert(pid) {
-                read()
-            } else {
-                None
+            if !described.pids.insert(pid) {
+                return None;
             }
+            let info = match known {
+                Some(known) => known.clone(),
+                None => described.at_first_event(pid),
+            };
+            Some((pid, info))
         }
-        PERF_RECORD_COMM if u16_at(record, 4)? & PERF_RECORD_MISC_COMM_EXEC != 0 => read(),
+        PERF_RECORD_COMM if u16_at(record, 4)? & PERF_RECORD_MISC_COMM_EXEC != 0 => {
+            // Another program now: what the start showed is not it.
+            described.at_start.remove(&pid);
+            Some((pid, known.cloned().unwrap_or_else(|| ProcessInfo::read(Path::new("/proc"), pid))))
+        }
         PERF_RECORD_EXIT => {
             // pid, ppid, tid: the process itself exits when tid == pid.
             if u32_at(record, HEADER_LEN + 8)? == pid {
@@ -778,4 +808,50 @@ fn description_needed(glance: &Glance, record: &[u8], described: &mut Described,
 fn samples_in(round: &Round) -> u64 {
     let counted: u64 = round.counted.iter().map(|(_, n)| n).sum();
     counted + back_to_back(&round.bytes).filter(|r| kind(r) == PERF_RECORD_SAMPLE).count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn described_at_start(pid: u32, executable: &str) -> Described {
+        let info = ProcessInfo { executable: Some(executable.into()), pid_in_container: Some(1), ..ProcessInfo::default() };
+        Described::with_running([(pid, info)].into_iter().collect())
+    }
+
+    /// The pid of a process that has exited and been reaped.
+    fn a_gone_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        child.wait().unwrap();
+        child.id()
+    }
+
+    #[test]
+    fn a_process_gone_before_its_first_event_is_described_as_the_start_showed_it() {
+        let pid = a_gone_pid();
+        let mut described = described_at_start(pid, "/usr/bin/short-lived");
+        let info = described.at_first_event(pid);
+        assert_eq!((info.executable.as_deref(), info.pid_in_container), (Some("/usr/bin/short-lived"), Some(1)));
+        assert!(described.at_first_event(pid).is_gone(), "used once: a later process under the pid is not it");
+    }
+
+    #[test]
+    fn a_process_still_running_at_its_first_event_is_described_as_it_is_now() {
+        let me = std::process::id();
+        let mut described = described_at_start(me, "/what/the/start/showed");
+        let info = described.at_first_event(me);
+        assert_eq!(info.executable, ProcessInfo::read(Path::new("/proc"), me).executable);
+        assert!(described.at_start.is_empty());
+    }
+
+    #[test]
+    fn what_the_start_showed_of_a_process_is_forgotten_two_rounds_after_its_exit() {
+        let pid = a_gone_pid();
+        let mut described = described_at_start(pid, "/usr/bin/short-lived");
+        described.exited[1].push(pid);
+        described.next_round();
+        assert!(described.at_start.contains_key(&pid), "a sample older than the exit may still come this round");
+        described.next_round();
+        assert!(described.at_first_event(pid).is_gone());
+    }
 }

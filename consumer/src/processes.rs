@@ -70,6 +70,12 @@ impl ProcessInfo {
 }
 
 impl ProcessInfo {
+    /// Whether `/proc` showed nothing of it: it had exited (or is a
+    /// kernel thread, which has no executable and no command line).
+    pub(crate) fn is_gone(&self) -> bool {
+        self.executable.is_none() && self.command_line.is_none()
+    }
+
     /// Takes from `now` (read later, of the same program) what this lacks.
     fn fill_in(&mut self, now: ProcessInfo) {
         self.executable = self.executable.take().or(now.executable);
@@ -81,6 +87,21 @@ impl ProcessInfo {
             self.resource = now.resource;
         }
     }
+}
+
+/// Every process running now, described, but kernel threads: what a
+/// session knows of a process that was running when it started and exits
+/// before its first event is read (a container's short-lived program on a
+/// loaded node), when `/proc` no longer shows it. A read per process at
+/// the start, once; `Described` forgets each at its exit.
+pub(crate) fn describe_running(proc_root: &Path) -> FxHashMap<u32, ProcessInfo> {
+    let Ok(entries) = std::fs::read_dir(proc_root) else { return FxHashMap::default() };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .map(|pid| (pid, ProcessInfo::read(proc_root, pid)))
+        .filter(|(_, info)| !info.is_gone())
+        .collect()
 }
 
 /// The first [`ENVIRON_LIMIT`] bytes of `dir/environ`.
@@ -191,6 +212,15 @@ mod tests {
     fn info(exe: &str) -> ProcessInfo {
         let resource = [("service.name".to_owned(), "svc".to_owned())].into();
         ProcessInfo { executable: Some(exe.into()), command_line: Some(vec![exe.into(), "--flag".into()]), resource, ..ProcessInfo::default() }
+    }
+
+    #[test]
+    fn the_processes_running_are_described_and_kernel_threads_left_out() {
+        let running = describe_running(Path::new("/proc"));
+        let me = std::process::id();
+        let exe = std::env::current_exe().unwrap();
+        assert_eq!(running.get(&me).and_then(|i| i.executable.as_deref()), exe.to_str());
+        assert!(running.values().all(|info| !info.is_gone()));
     }
 
     #[test]

@@ -35,7 +35,7 @@ use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -140,6 +140,8 @@ impl Session {
         opened.enable_sideband()?;
         let namespaces = opened.namespaces;
         let threads = open::snapshot(options, &mut archive, sideband_id, namespaces)?;
+        // Before any tracepoint is on: a process may emit and exit at once.
+        let running = crate::processes::describe_running(Path::new("/proc"));
         let (dumps_tx, dumps_rx) = match &archive {
             Some(Archive::Flight(_)) => {
                 let (tx, rx) = mpsc::channel();
@@ -161,6 +163,7 @@ impl Session {
             hand_off: options.hand_off,
             yield_events: options.yield_events,
             stacks,
+            running,
         })?;
         let lost = drain.cpus().map(|cpu| (cpu, 0)).collect();
         let mut session = Session {

@@ -97,6 +97,11 @@ pub(crate) struct Attribution {
     /// first event that comes with no description.
     programs: FxHashMap<u32, ProcessInfo>,
     fallback: Fallback,
+    /// What the drain read of a process at the first of its samples it
+    /// read, until the first of its samples in time order is released:
+    /// the rings are read one after the other, so under load the sample
+    /// read first may be a later one, from another CPU's ring.
+    read_ahead: FxHashMap<u32, ProcessInfo>,
     /// Events released.
     pub(crate) events: u64,
     /// Events counted and not released, by perf id (`count_events`).
@@ -125,6 +130,7 @@ impl Attribution {
             processes: Descriptions::default(),
             programs: FxHashMap::default(),
             fallback,
+            read_ahead: FxHashMap::default(),
             events: 0,
             counted: FxHashMap::default(),
             forget_before: None,
@@ -149,7 +155,10 @@ impl Attribution {
     }
 
     /// Queues a record of this round.
-    pub(crate) fn push(&mut self, time: u64, pending: Pending) {
+    pub(crate) fn push(&mut self, time: u64, mut pending: Pending) {
+        if let Pending::Sample { pid, described: described @ Some(_), .. } = &mut pending {
+            self.read_ahead.extend(described.take().map(|info| (*pid, *info)));
+        }
         self.orderer.push(time, pending);
     }
 
@@ -199,7 +208,7 @@ impl Attribution {
 
     fn release(&mut self, time: u64, pending: Pending, out: &mut impl FnMut(Output)) {
         match pending {
-            Pending::Sample { id, pid, tid, cpu, raw, stack, described } => {
+            Pending::Sample { id, pid, tid, cpu, raw, stack, described: _ } => {
                 let Some(format) = self.by_id.get(&id) else { return };
                 let stack = match &mut self.stacks {
                     Some(stacks) if !stack.is_empty() => {
@@ -214,8 +223,8 @@ impl Attribution {
                     _ => Box::default(),
                 };
                 let identity = self.threads.identity(pid, tid, time);
-                let (fallback, programs) = (&self.fallback, &self.programs);
-                let read = || described.map(|info| *info).or_else(|| programs.get(&pid).cloned()).unwrap_or_else(|| fallback.read(pid));
+                let (fallback, programs, read_ahead) = (&self.fallback, &self.programs, &mut self.read_ahead);
+                let read = || read_ahead.remove(&pid).or_else(|| programs.get(&pid).cloned()).unwrap_or_else(|| fallback.read(pid));
                 if let Describe::Process(info) = self.processes.event(pid, read) {
                     self.programs.insert(pid, info.clone());
                     out(Output::Process { time_ns: time, pid, info });
@@ -385,5 +394,28 @@ mod tests {
         a.push(10, Pending::Exit { tid: 100 });
         a.push(20, sample(100));
         assert_eq!(executables(&mut a), [(100, None)]);
+    }
+
+    #[test]
+    fn a_description_read_with_a_later_sample_names_the_process_at_its_first_event() {
+        let mut a = attribution();
+        // A short-lived process's three events, on two CPUs, read in one
+        // round: the ring read first held its second event, which the
+        // drain described; the process was gone at the release.
+        let described = ProcessInfo { executable: Some("/usr/bin/short-lived".into()), pid_in_container: Some(1), ..ProcessInfo::default() };
+        let with_description = |pid| match sample(pid) {
+            Pending::Sample { id, pid, tid, cpu, raw, stack, .. } => Pending::Sample { id, pid, tid, cpu, raw, stack, described: Some(Box::new(described.clone())) },
+            _ => unreachable!(),
+        };
+        a.push(20, with_description(4_000_000));
+        a.push(10, sample(4_000_000));
+        a.push(30, sample(4_000_000));
+        let mut told = Vec::new();
+        a.flush(&mut |o| match o {
+            Output::Process { time_ns, info, .. } => told.push((time_ns, info.executable, info.pid_in_container)),
+            Output::Event(e) => told.push((e.time_ns, None, None)),
+            _ => {}
+        });
+        assert_eq!(told, [(10, Some("/usr/bin/short-lived".into()), Some(1)), (10, None, None), (20, None, None), (30, None, None)]);
     }
 }

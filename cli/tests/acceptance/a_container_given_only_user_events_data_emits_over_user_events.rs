@@ -139,7 +139,7 @@ fn a_container_given_only_user_events_data_emits_over_user_events() {
     let process = stdout.lines().find(|l| l.starts_with("{\"type\":\"process\"")).map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap());
     let process = process.unwrap_or_else(|| panic!("no process record: {stdout}"));
     assert!(events.iter().all(|e| e["pid"] == host_pid && e["event"] == name.as_str()), "{stdout}");
-    assert_eq!((&process["pid"], &process["pid_in_container"]), (&host_pid.into(), &1.into()), "{process}");
+    assert_eq!((&process["pid"], &process["pid_in_container"]), (&host_pid.into(), &1.into()), "{process}\n{stderr}");
     assert!(process["executable"].as_str().is_some_and(|e| e.ends_with("/ut_emit")), "{process}");
     assert_eq!(std::fs::metadata(DATA).map(|m| (m.gid(), m.mode())).ok(), before, "the file's group and mode are put back");
 }

@@ -407,7 +407,10 @@ def test_record_sched_says_a_traced_sleep_was_blocked(tmp_path: Path) -> None:
     assert nap["count"] == 1
     assert took >= 300_000_000
     assert nap["blocked"]["total_ns"] >= 280_000_000, nap
-    assert nap["on_cpu"]["total_ns"] < 30_000_000, nap
+    # On a CPU for a small part of it: the span's own begin and end. Not a
+    # fixed bound: under emulation on a loaded host they took 31 ms (CI).
+    # A sleep counted as on-CPU would be 300 ms here.
+    assert nap["on_cpu"]["total_ns"] < nap["blocked"]["total_ns"] / 4, nap
     assert nap["on_cpu"]["total_ns"] + nap["runnable"]["total_ns"] + nap["blocked"]["total_ns"] <= took
 
 

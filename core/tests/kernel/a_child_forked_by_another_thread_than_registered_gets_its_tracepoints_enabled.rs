@@ -50,7 +50,10 @@ fn a_child_forked_by_another_thread_than_registered_gets_its_tracepoints_enabled
         set_ftrace(&name, false);
         done.0.send(()).unwrap();
         // SAFETY: our own descriptors, closed once.
-        unsafe { libc::close(go[0]) + libc::close(go[1]) };
+        unsafe {
+            libc::close(go[0]);
+            libc::close(go[1]);
+        }
         assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the child did not see its tracepoint enabled");
         let lines = trace_lines(&name, &["x"]);
         assert_eq!(lines.len(), 1, "{lines:?}");

@@ -47,7 +47,7 @@ use std::sync::atomic::AtomicU32;
 use std::sync::{Mutex, MutexGuard};
 
 use super::data_file;
-use super::registration::register_word;
+use super::registrar;
 use crate::status::{Availability, Status};
 use crate::sys::{self, OwnedFd};
 use crate::transport;
@@ -165,7 +165,7 @@ pub(crate) fn install(fd: OwnedFd) -> Result<(), String> {
     data_file::install_handed(fd)?;
     handoff.register_all(|entry| {
         data_file::with_fd_for_registration(|fd| {
-            register_word(fd, entry.word as u64, &entry.name_args, entry.flags).map_err(|errno| Error::Kernel {
+            registrar::register(fd, entry.word as u64, &entry.name_args, entry.flags).map_err(|errno| Error::Kernel {
                 op: "registration",
                 event: entry.name_args.to_string_lossy().split(' ').next().unwrap_or_default().to_owned(),
                 errno,

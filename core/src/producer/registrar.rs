@@ -50,6 +50,7 @@ use crate::abi::{UserReg, UserUnreg, USER_EVENT_REG_MULTI_FORMAT};
 use crate::sys::{self, Errno, RawFd};
 
 /// One word the kernel has registered, as the fork child registers it again.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct Word {
     fd: RawFd,
     address: u64,

@@ -29,7 +29,9 @@
 //! pending registration, never in the fork handler.
 //!
 //! Lock order: the registration lock, then [`PENDING`], then the data
-//! file's. The listening thread takes only the last two.
+//! file's. The listening thread takes only the last two. Registering
+//! waits for the registrar thread (`producer::registrar`) under them; it
+//! takes none of them, so that cannot deadlock.
 
 // Off Linux nothing listens (`awaits` is false there), so what only the
 // listening thread calls is unused.

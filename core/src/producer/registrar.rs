@@ -207,3 +207,6 @@ use thread::submit;
 
 #[cfg(target_os = "linux")]
 mod thread;
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests;

@@ -16,12 +16,10 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * TraceContext incoming = TraceContext.extract(exchange.getRequestHeaders()::getFirst);
- * try (Scope s = TraceContext.makeCurrent(incoming);
- *      Span handle = HANDLE.begin(requestId)) {         // in the caller's trace
- *     try (Scope inner = handle.makeCurrent()) {
- *         Map<String, String> headers = new HashMap<>();
- *         TraceContext.injectCurrent(headers::put);     // handle's traceparent
- *     }
+ * try (Span handle = HANDLE.beginIn(incoming, requestId); // the caller's trace, or a new one
+ *      Scope inner = handle.makeCurrent()) {
+ *     Map<String, String> headers = new HashMap<>();
+ *     TraceContext.injectCurrent(headers::put);         // handle's traceparent
  * }
  * }</pre>
  */

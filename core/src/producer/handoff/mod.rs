@@ -29,9 +29,7 @@
 //! pending registration, never in the fork handler.
 //!
 //! Lock order: the registration lock, then [`PENDING`], then the data
-//! file's. The listening thread takes only the last two. Registering
-//! waits for the registrar thread (`producer::registrar`) under them; it
-//! takes none of them, so that cannot deadlock.
+//! file's. The listening thread takes only the last two.
 
 // Off Linux nothing listens (`awaits` is false there), so what only the
 // listening thread calls is unused.
@@ -49,7 +47,7 @@ use std::sync::atomic::AtomicU32;
 use std::sync::{Mutex, MutexGuard};
 
 use super::data_file;
-use super::registrar;
+use super::registration::register_word;
 use crate::status::{Availability, Status};
 use crate::sys::{self, OwnedFd};
 use crate::transport;
@@ -167,7 +165,7 @@ pub(crate) fn install(fd: OwnedFd) -> Result<(), String> {
     data_file::install_handed(fd)?;
     handoff.register_all(|entry| {
         data_file::with_fd_for_registration(|fd| {
-            registrar::register(fd, entry.word as u64, &entry.name_args, entry.flags).map_err(|errno| Error::Kernel {
+            register_word(fd, entry.word as u64, &entry.name_args, entry.flags).map_err(|errno| Error::Kernel {
                 op: "registration",
                 event: entry.name_args.to_string_lossy().split(' ').next().unwrap_or_default().to_owned(),
                 errno,

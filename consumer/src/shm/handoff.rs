@@ -33,7 +33,9 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
 
-use rustix::fs::{openat2, FileType, Mode, OFlags, ResolveFlags};
+use rustix::fs::{openat2, FileType, Mode, OFlags};
+
+use super::place::beneath;
 use rustix::net::{AddressFamily, SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketAddrUnix, SocketFlags, SocketType};
 use usertrace::shm_layout::{parse_handoff_socket_file_name, HANDOFF_MESSAGE, HANDOFF_SUFFIX};
 
@@ -98,13 +100,19 @@ impl Giver {
 
     /// Serves the handoff sockets in `dir`.
     pub(crate) fn serve_directory(&mut self, dir: &OwnedFd, members: &[u32], selectors: &[ContainerSelector]) {
-        for name in socket_names(dir) {
+        let names = socket_names(dir);
+        if names.is_empty() {
+            return;
+        }
+        // Each member's pid inside its namespace, read once per directory.
+        let inside: Vec<(u32, Option<u32>)> = members.iter().map(|&host| (host, own_pid(&format!("/proc/{host}/status")))).collect();
+        for name in names {
             let Some((pid, _)) = parse_handoff_socket_file_name(&name) else { continue };
             let Ok(stat) = rustix::fs::statat(dir, name.as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW) else { continue };
             let key = (stat.st_dev, stat.st_ino);
             self.seen.insert(key);
             // Its process may not be among the last walk's yet: next walk.
-            let candidates: Vec<u32> = members.iter().copied().filter(|&host| own_pid(&format!("/proc/{host}/status")) == Some(pid)).collect();
+            let candidates: Vec<u32> = inside.iter().filter(|(_, own)| *own == Some(pid)).map(|(host, _)| *host).collect();
             if self.done.contains(&key) || candidates.is_empty() {
                 continue;
             }
@@ -126,11 +134,6 @@ impl Giver {
 
 fn is_selected(pid: u32, selectors: &[ContainerSelector]) -> bool {
     selectors.is_empty() || ContainerIdentity::read(pid).is_some_and(|who| selected(selectors, &who))
-}
-
-/// Flags for everything opened inside a producers' directory (as `place.rs`).
-fn beneath() -> ResolveFlags {
-    ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_XDEV
 }
 
 /// The handoff socket names in `dir`, bounded like any listing.

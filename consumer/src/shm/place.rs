@@ -38,7 +38,7 @@ pub(crate) struct Place {
 
 /// Flags for everything opened inside a producers' directory: beneath it,
 /// no symlink of any kind, no other file system mounted over a name.
-fn beneath() -> ResolveFlags {
+pub(crate) fn beneath() -> ResolveFlags {
     ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_XDEV
 }
 

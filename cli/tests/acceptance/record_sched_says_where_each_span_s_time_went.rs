@@ -55,7 +55,10 @@ fn record_sched_says_where_each_span_s_time_went() {
     let sleep = span("sleep_span");
     assert!(took["sleep_span"] >= 300 * MS);
     assert!(total(sleep, "blocked") >= 280 * MS, "{sleep}");
-    assert!(total(sleep, "on_cpu") < 30 * MS, "{sleep}");
+    // On a CPU for a small part of it, not a fixed bound: under emulation
+    // on a loaded host a span's own begin and end can take 30 ms. A sleep
+    // counted as on-CPU would be 300 ms.
+    assert!(total(sleep, "on_cpu") < total(sleep, "blocked") / 4, "{sleep}");
 
     let spin = span("spin_span");
     assert!(total(spin, "on_cpu") >= 180 * MS, "{spin}");

@@ -14,6 +14,7 @@ pub mod otel_span;
 pub(crate) mod macros;
 pub(crate) mod payload;
 mod provider;
+mod registrar;
 mod registration;
 mod shm;
 pub mod span;

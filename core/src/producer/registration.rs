@@ -15,7 +15,7 @@
 #![allow(unsafe_code)]
 
 use std::borrow::Cow;
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -28,8 +28,8 @@ use super::payload::write_event;
 use super::shm;
 use super::tracepoint::RegisterOptions;
 use super::value::Value;
-use crate::abi::{UserReg, UserUnreg, USER_EVENT_REG_MULTI_FORMAT};
-use crate::sys::{self, Errno, RawFd};
+use super::registrar;
+use crate::sys::{Errno, RawFd};
 use crate::transport::{chosen, Transport};
 use crate::Error;
 
@@ -180,7 +180,7 @@ impl Registration {
 
     fn register_with(&self, fd: RawFd, word: &AtomicU32, format: &str) -> Result<(), Error> {
         let name_args = CString::new(format).expect("validated names contain no NUL");
-        match register_word(fd, word.as_ptr() as u64, &name_args, self.options.flags()) {
+        match registrar::register(fd, word.as_ptr() as u64, &name_args, self.options.flags()) {
             Ok(index) => {
                 // ATOMICS: Release pairs with the load in
                 // `write_if_enabled`: who sees REGISTERED sees the index.
@@ -269,16 +269,11 @@ impl Registration {
 
     fn unregister_kernel(&self, word: &AtomicU32) -> Result<(), Error> {
         data_file::with_fd_for_unregistration(|fd| {
-            let unreg = UserUnreg {
-                size: std::mem::size_of::<UserUnreg>() as u32,
-                disable_bit: KERNEL_BIT,
-                disable_addr: word.as_ptr() as u64,
-                ..Default::default()
-            };
-            match sys::unregister(fd, &unreg) {
-                // ENOENT: the kernel no longer knows this word (e.g. a child
-                // whose enablers were not copied at fork); it will not write
-                // it either way.
+            match registrar::unregister(fd, word.as_ptr() as u64) {
+                // ENOENT: the registrar's `user_event_mm`, which holds every
+                // enabler of this process, has none for this word: a fork
+                // child whose handler could not register it again. The
+                // kernel will not write it either way.
                 Ok(()) | Err(Errno(libc::ENOENT)) => {
                     self.state.store(0, Ordering::SeqCst);
                     Ok(())
@@ -329,29 +324,6 @@ impl Registration {
         });
         let (Some(index), Some(fd)) = (adopted, guard.fd()) else { return Ok(()) };
         write_event(fd, index, &self.name, &self.fields, values)
-    }
-}
-
-/// Registers the enable word at `address` under `name_args` with `flags`
-/// (`ioctl(fd, DIAG_IOCSREG, &user_reg)`); returns the write index. A
-/// kernel before 6.10 that rejects `USER_EVENT_REG_MULTI_FORMAT` is
-/// asked again without it.
-pub(crate) fn register_word(fd: RawFd, address: u64, name_args: &CStr, mut flags: u16) -> Result<u32, Errno> {
-    loop {
-        let mut reg = UserReg {
-            size: std::mem::size_of::<UserReg>() as u32,
-            enable_bit: KERNEL_BIT,
-            enable_size: 4,
-            flags,
-            enable_addr: address,
-            name_args: name_args.as_ptr() as u64,
-            write_index: 0,
-        };
-        match sys::register(fd, &mut reg) {
-            Ok(()) => return Ok(reg.write_index),
-            Err(Errno(libc::EINVAL)) if flags & USER_EVENT_REG_MULTI_FORMAT != 0 => flags &= !USER_EVENT_REG_MULTI_FORMAT,
-            Err(errno) => return Err(errno),
-        }
     }
 }
 

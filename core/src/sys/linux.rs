@@ -388,6 +388,45 @@ pub unsafe fn at_fork_in_child(child: unsafe extern "C" fn()) -> Result<(), Errn
     }
 }
 
+/// `pthread_atfork(prepare, parent, child)`: `prepare` runs in the
+/// forking thread before `fork()`, `parent` and `child` in the parent and
+/// the child before it returns there.
+///
+/// # Safety
+/// `child` may run only async-signal-safe code: another thread of the
+/// parent may have held any lock at the fork (but those `prepare` took).
+pub unsafe fn at_fork(prepare: unsafe extern "C" fn(), parent: unsafe extern "C" fn(), child: unsafe extern "C" fn()) -> Result<(), Errno> {
+    // SAFETY: the caller vouches for what the handlers do.
+    match unsafe { libc::pthread_atfork(Some(prepare), Some(parent), Some(child)) } {
+        0 => Ok(()),
+        errno => Err(Errno(errno)),
+    }
+}
+
+/// Starts `run` on a thread named `name` that no signal is delivered to:
+/// born with every signal blocked (`pthread_sigmask(SIG_BLOCK, all)`
+/// before `pthread_create`: a thread inherits its creator's mask); the
+/// caller's mask is put back after.
+///
+/// References: pthread_sigmask(3), "A new thread inherits a copy of its
+/// creator's signal mask".
+pub fn spawn_without_signals(name: &str, run: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    let mut all = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    let mut before = std::mem::MaybeUninit::<libc::sigset_t>::uninit();
+    // SAFETY: sigfillset initializes the set it is given, and
+    // pthread_sigmask(SIG_BLOCK, set, old) only reads `all` and writes the
+    // calling thread's previous mask into `before`.
+    let blocked = unsafe { libc::sigfillset(all.as_mut_ptr()) == 0 && libc::pthread_sigmask(libc::SIG_BLOCK, all.as_ptr(), before.as_mut_ptr()) == 0 };
+    if !blocked {
+        return Err(std::io::Error::other("cannot block signals"));
+    }
+    let thread = std::thread::Builder::new().name(name.into()).spawn(run);
+    // SAFETY: `before` was written by the successful call above; this sets
+    // the calling thread's mask back to it.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, before.as_ptr(), std::ptr::null_mut()) };
+    thread.map(drop)
+}
+
 /// `mkdir(path, 0700)`, then `chmod(path, 0700)` past the umask; an
 /// existing entry is `EEXIST`.
 pub fn make_private_directory(path: &Path) -> Result<(), Errno> {

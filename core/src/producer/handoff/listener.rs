@@ -8,9 +8,8 @@
 //! refused, named in `transport()`, and the thread listens on. A peer that
 //! connects and sends nothing costs one receive's timeout.
 //!
-//! Once it has registered the pending tracepoints the thread sleeps for
-//! the rest of the process's life, as the kernel drops a thread's
-//! registrations when it exits (see the end of `accept_until_installed`).
+//! Once the pending tracepoints are registered (by the registrar, as every
+//! registration is: see `producer::registrar`) the thread ends.
 //!
 //! # Safety
 //! The thread is started with every signal blocked (`pthread_sigmask`,
@@ -50,7 +49,7 @@ pub(super) fn listen() -> Result<Listening, Error> {
     remove_at_exit();
     let number = fd.as_raw_fd();
     let thread_path = path.clone();
-    if let Err(e) = spawn_without_signals(move || accept_until_installed(number, &thread_path)) {
+    if let Err(e) = sys::spawn_without_signals("usertrace-handoff", move || accept_until_installed(number, &thread_path)) {
         let _ = std::fs::remove_file(&path);
         return Err(failed("start the thread that listens at", e));
     }
@@ -94,15 +93,9 @@ fn accept_until_installed(number: i32, path: &Path) {
     }
     let _ = std::fs::remove_file(path);
     super::stopped_listening();
-    // This thread must outlive the registrations it made: the kernel ties
-    // a process's enablers to the threads that registered them (a
-    // `user_event_mm` per task, counted in its `tasks`) and removes them
-    // all, bits unwritten from then on, when the last of those exits
-    // (`user_events_exit`). Measured on 6.12: a thread that registered
-    // and returned left its tracepoints off for good. So it stays, asleep.
-    loop {
-        std::thread::park();
-    }
+    // The thread ends here: the registrations it asked for were made by
+    // the registrar (`producer::registrar`), whose thread holds them for
+    // the process's life, so nothing is lost with this one.
 }
 
 /// Receives one message on `connection`: exactly [`HANDOFF_MESSAGE`]
@@ -165,24 +158,4 @@ fn remove_at_exit() {
 extern "C" fn at_exit() {
     // Nothing here may unwind into libc.
     let _ = std::panic::catch_unwind(super::remove_socket_at_exit);
-}
-
-/// Starts `run` on a thread no signal is delivered to: born with every
-/// signal blocked (a thread inherits its creator's mask); the caller's
-/// mask is put back after.
-fn spawn_without_signals(run: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
-    let mut all = MaybeUninit::<libc::sigset_t>::uninit();
-    let mut before = MaybeUninit::<libc::sigset_t>::uninit();
-    // SAFETY: sigfillset initializes the set it is given, and
-    // pthread_sigmask(SIG_BLOCK, set, old) only reads `all` and writes the
-    // calling thread's previous mask into `before` ("pthread_sigmask(3)").
-    let blocked = unsafe { libc::sigfillset(all.as_mut_ptr()) == 0 && libc::pthread_sigmask(libc::SIG_BLOCK, all.as_ptr(), before.as_mut_ptr()) == 0 };
-    if !blocked {
-        return Err(std::io::Error::other("cannot block signals"));
-    }
-    let thread = std::thread::Builder::new().name("usertrace-handoff".into()).spawn(run);
-    // SAFETY: `before` was written by the successful call above; this sets
-    // the calling thread's mask back to it.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, before.as_ptr(), std::ptr::null_mut()) };
-    thread.map(drop)
 }

@@ -29,7 +29,9 @@
 //! pending registration, never in the fork handler.
 //!
 //! Lock order: the registration lock, then [`PENDING`], then the data
-//! file's. The listening thread takes only the last two.
+//! file's. The listening thread takes only the last two. Registering
+//! waits for the registrar thread (`producer::registrar`) under them; it
+//! takes none of them, so that cannot deadlock.
 
 // Off Linux nothing listens (`awaits` is false there), so what only the
 // listening thread calls is unused.
@@ -47,7 +49,7 @@ use std::sync::atomic::AtomicU32;
 use std::sync::{Mutex, MutexGuard};
 
 use super::data_file;
-use super::registration::register_word;
+use super::registrar;
 use crate::status::{Availability, Status};
 use crate::sys::{self, OwnedFd};
 use crate::transport;
@@ -165,7 +167,7 @@ pub(crate) fn install(fd: OwnedFd) -> Result<(), String> {
     data_file::install_handed(fd)?;
     handoff.register_all(|entry| {
         data_file::with_fd_for_registration(|fd| {
-            register_word(fd, entry.word as u64, &entry.name_args, entry.flags).map_err(|errno| Error::Kernel {
+            registrar::register(fd, entry.word as u64, &entry.name_args, entry.flags).map_err(|errno| Error::Kernel {
                 op: "registration",
                 event: entry.name_args.to_string_lossy().split(' ').next().unwrap_or_default().to_owned(),
                 errno,

@@ -386,6 +386,11 @@ fn sched(name: &str) {
         std::io::Read::read_exact(&mut out, &mut byte).unwrap();
     });
     writer.wait().unwrap();
+    // Its threads now (the main one, and any the library started, such as
+    // the registrar): a recording that follows this process follows them.
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        println!("thread {}", task.unwrap().file_name().to_string_lossy());
+    }
 }
 
 fn set_name(name: &str) {

@@ -19,7 +19,7 @@ fn a_sched_recording_in_perf_data_says_again_where_each_span_s_time_went() {
     let dir = std::env::temp_dir().join(&name);
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("rec.data");
-    let took = record_ut_emit_sched(&name, &data);
+    let took = record_ut_emit_sched(&name, &data).took;
 
     let report: Value = serde_json::from_str(&usertrace_ok(&["report", "--format", "json", data.to_str().unwrap()])).unwrap();
     let span = |label: &str| -> &Value {
@@ -29,7 +29,9 @@ fn a_sched_recording_in_perf_data_says_again_where_each_span_s_time_went() {
     let total = |s: &Value, what: &str| s[what]["total_ns"].as_u64().unwrap_or_else(|| panic!("no {what}: {s}"));
     let sleep = span("sleep_span");
     assert!(total(sleep, "blocked") >= 280 * MS, "{sleep}");
-    assert!(total(sleep, "on_cpu") < 30 * MS, "{sleep}");
+    // A small part of it, not a fixed bound (see record_sched_says_where_
+    // each_span_s_time_went): a sleep counted as on-CPU would be 300 ms.
+    assert!(total(sleep, "on_cpu") < total(sleep, "blocked") / 4, "{sleep}");
     assert!(total(span("spin_span"), "on_cpu") >= 180 * MS, "{}", span("spin_span"));
     for label in ["sleep_span", "spin_span", "contended_span"] {
         let s = span(label);

@@ -25,10 +25,12 @@ fn record_sched_says_where_each_span_s_time_went() {
     std::fs::create_dir_all(&dir).unwrap();
     let jsonl = dir.join("rec.jsonl");
     // What ut_emit measured itself.
-    let took = record_ut_emit_sched(&name, &jsonl);
+    let SchedRun { took, threads } = record_ut_emit_sched(&name, &jsonl);
 
     // Scheduler records of ut_emit's threads only: each names one of them
-    // (or what they forked: sh, sleep) on one side at least.
+    // (or what they forked: sh, sleep) on one side at least. Its threads
+    // are those it listed at its end (its own and the library's, such as
+    // the registrar) and the hog it joined before, named as it is.
     let recorded = std::fs::read_to_string(&jsonl).unwrap();
     let lines: Vec<Value> = recorded.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let sleep_begin = format!("{name}_sleep_span");
@@ -37,7 +39,9 @@ fn record_sched_says_where_each_span_s_time_went() {
     assert!(switches.len() >= 8, "a few switches at least: {}", switches.len());
     // (ut_emit's own pid may still be named as the recorder that forked
     // it, around its exec.)
-    let ours = |comm: &Value, tid: &Value| matches!(comm.as_str(), Some("ut_emit" | "sh" | "sleep")) || *tid == pid;
+    let ours = |comm: &Value, tid: &Value| {
+        matches!(comm.as_str(), Some("ut_emit" | "sh" | "sleep")) || tid.as_u64().is_some_and(|tid| threads.contains(&tid))
+    };
     for s in &switches {
         let f = &s["fields"];
         assert!(ours(&f["prev_comm"], &f["prev_pid"]) || ours(&f["next_comm"], &f["next_pid"]), "a switch of nobody followed: {s}");

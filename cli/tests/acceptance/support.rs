@@ -114,8 +114,8 @@ pub fn event_lines(stdout: &str) -> Vec<serde_json::Value> {
 /// sleep, 200 ms of CPU on a CPU of its own, a spin beside a hog on the same
 /// CPU, a pipe read that `sh` wakes). The recorder runs on CPU 0, so that
 /// the spin (pinned by ut_emit to the last CPU) has a CPU to itself. Returns
-/// what ut_emit measured: span label to nanoseconds, all four of them.
-pub fn record_ut_emit_sched(name: &str, output: &std::path::Path) -> std::collections::HashMap<String, u64> {
+/// what ut_emit said: each span's length by its own clock, and its threads.
+pub fn record_ut_emit_sched(name: &str, output: &std::path::Path) -> SchedRun {
     let out = std::process::Command::new("taskset")
         .args(["-c", "0"])
         .arg(usertrace())
@@ -134,5 +134,14 @@ pub fn record_ut_emit_sched(name: &str, output: &std::path::Path) -> std::collec
         .map(|l| l.split_once(' ').map(|(n, ns)| (n.to_owned(), ns.parse().unwrap())).unwrap())
         .collect();
     assert_eq!(took.len(), 4, "{stdout}");
-    took
+    let threads: Vec<u64> = stdout.lines().filter_map(|l| l.strip_prefix("thread ")).map(|tid| tid.parse().unwrap()).collect();
+    assert!(!threads.is_empty(), "{stdout}");
+    SchedRun { took, threads }
+}
+
+/// What `ut_emit sched` said of itself: how long each span took, by its
+/// clock, and the threads it had at its end.
+pub struct SchedRun {
+    pub took: std::collections::HashMap<String, u64>,
+    pub threads: Vec<u64>,
 }

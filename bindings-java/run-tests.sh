@@ -278,20 +278,30 @@ jdk_home() {
   done | sort -n | tail -1 | cut -d' ' -f2
 }
 
+# Extracts each library the API jar ships into WORK; prints their paths in
+# the jar, one per line.
+extract_shipped_libraries() { # WORK
+  local jar lib libs
+  jar=$(ls "$here"/java/usertrace/target/usertrace-*.jar 2>/dev/null | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$' | head -1 || true)
+  [ -n "$jar" ] || { echo "no API jar in $here/java/usertrace/target" >&2; return 1; }
+  libs=$(unzip -Z1 "$jar" | grep '\.so$') || { echo "no library in $jar" >&2; return 1; }
+  for lib in $libs; do
+    mkdir -p "$1/$(dirname "$lib")" && unzip -p "$jar" "$lib" >"$1/$lib" || return 1
+    echo "$lib"
+  done
+}
+
 # The library users load, each one in the API jar, exports the binding's
 # native methods (dev.usertrace.internal.Native) and nothing else: no
 # benchmark entry point, such as RawWritev's, which take raw addresses and
 # check nothing. Those are in the bench jar's own library (bench-native/).
 shipped_library_exports_only_the_bindings_native_methods() {
-  local jar work rc=0 out
-  jar=$(ls "$here"/java/usertrace/target/usertrace-*.jar 2>/dev/null | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$' | head -1 || true)
+  local work rc=0 out
   work=$(mktemp -d /tmp/usertrace-java-exports.XXXXXX)
   out=$({
-    [ -n "$jar" ] || { echo "no API jar in $here/java/usertrace/target"; exit 1; }
-    libs=$(unzip -Z1 "$jar" | grep '\.so$') || { echo "no library in $jar"; exit 1; }
+    libs=$(extract_shipped_libraries "$work") || exit 1
     for lib in $libs; do
-      unzip -p "$jar" "$lib" >"$work/lib.so" || exit 1
-      exports=$(nm -D --defined-only "$work/lib.so" | awk '$2 ~ /^[TtWi]$/ {print $3}') || exit 1
+      exports=$(nm -D --defined-only "$work/$lib" | awk '$2 ~ /^[TtWi]$/ {print $3}') || exit 1
       echo "$lib: $(grep -c '^Java_dev_usertrace_internal_Native_' <<<"$exports") native methods of dev.usertrace.internal.Native"
       grep -q '^Java_dev_usertrace_internal_Native_' <<<"$exports" || { echo "$lib exports no native method of Native"; exit 1; }
       others=$(grep -v -e '^Java_dev_usertrace_internal_Native_' -e '^JNI_OnLoad$' -e '^JNI_OnUnload$' <<<"$exports" || true)
@@ -304,6 +314,25 @@ shipped_library_exports_only_the_bindings_native_methods() {
   } 2>&1) || rc=1
   rm -rf "$work"
   script_result shipped_library_exports_only_the_bindings_native_methods "$rc" "$out"
+}
+
+# A JVM unloads a JNI library when the class loader that loaded it is
+# collected (an agent extension's, a web application's). Over user_events
+# the library's registrar thread lives until the process exits, in its
+# code: so each library the API jar ships is marked never to be unloaded.
+shipped_library_is_never_unloaded() {
+  local work rc=0 out
+  work=$(mktemp -d /tmp/usertrace-java-nodelete.XXXXXX)
+  out=$({
+    libs=$(extract_shipped_libraries "$work") || exit 1
+    for lib in $libs; do
+      flags=$(readelf -d "$work/$lib" | grep 'FLAGS_1') || true
+      echo "$lib: ${flags:-no FLAGS_1}"
+      grep -q 'NODELETE' <<<"$flags" || { echo "$lib is not linked with -z nodelete"; exit 1; }
+    done
+  } 2>&1) || rc=1
+  rm -rf "$work"
+  script_result shipped_library_is_never_unloaded "$rc" "$out"
 }
 
 # Sums Surefire/Failsafe XML reports, and this script's checks, into the
@@ -338,6 +367,7 @@ host() {
   api_jar_is_a_module_exporting_only_the_api
   api_jar_reads_words_through_the_segment_on_jdk_24_and_later
   shipped_library_exports_only_the_bindings_native_methods
+  shipped_library_is_never_unloaded
   release_deploys_signed_api_and_agent_and_no_benchmarks_or_test_support
   api_jar_builds_with_jdk_17_alone
   summarize_reports "$rc"

@@ -74,6 +74,7 @@ build_all() {
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin.c" "${LIBS_TEST[@]}" -o "$b/libcplug.so" &&
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin_raw.c" -o "$b/libcraw.so" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_main" &&
+    cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_keeps_library.c" -ldl -o "$b/dlclose_keeps_library" &&
     cc "${CFLAGS_TEST[@]}" -fPIC -shared "$here/tests/c/plugin_leak.c" "${LIBS_TEST[@]}" -o "$b/libcleak.so" &&
     cc "${CFLAGS_TEST[@]}" "$here/tests/c/dlclose_shm_main.c" "${LIBS_TEST[@]}" -ldl -o "$b/dlclose_shm_main" &&
     cc "${CFLAGS_TEST[@]}" -fsanitize=address "$here/tests/c/span_errors.c" "${LIBS_TEST[@]}" -o "$b/span_errors" &&
@@ -416,6 +417,7 @@ host() {
   run_test span_macros_call_begin_and_end_at_scope_exit "$build/bin/span_macros"
   run_test span_guard_in_cxx_ends_once_and_moves "$build/bin/span_guard"
   run_test two_files_share_one_event "$build/bin/two_files"
+  run_test dlclose_of_its_last_user_keeps_libusertrace_loaded "$build/bin/dlclose_keeps_library" "$build/bin/libcplug.so"
   run_test two_files_share_one_event_with_cxx "$build/bin/two_files_cxx"
   run_test benchmark_builds "$here/bench/run-bench.sh" build
   # Then the guest's tests that need only `usertrace record`, through shared
@@ -676,6 +678,7 @@ guest() {
   run_test threaded_emitters_lose_nothing threaded_emitters_lose_nothing
   run_test release_while_emitting_is_safe release_while_emitting_is_safe
   run_test dlclose_unregisters_tracepoints dlclose_unregisters_tracepoints
+  run_test dlclose_of_its_last_user_keeps_libusertrace_and_its_registrar "$build/bin/dlclose_keeps_library" "$build/bin/libcplug.so"
   run_test dlclose_control_shows_the_hazard dlclose_control_shows_the_hazard
   run_test examples_events_arrive examples_events_arrive
   run_test span_errors_with_user_events span_errors_with_a_transport

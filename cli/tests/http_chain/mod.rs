@@ -54,13 +54,14 @@ use std::io::{BufRead, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value as Json};
 use usertrace::TraceContext;
 
 use crate::otel_components::jaeger::{parent, trace_id, Jaeger};
+use crate::otel_components::services::{get, service_logs, wait_for, Services};
 use crate::otel_components::{component, free_port, TempDir};
 
 /// What the test hands the Rust service (JSON): paths and the provider prefix.
@@ -72,6 +73,8 @@ const REQUESTS: usize = 2;
 /// How long a service may take to say its port: a JVM under emulation
 /// (the guest, without KVM) takes tens of seconds.
 const START_LIMIT: Duration = Duration::from_secs(300);
+/// The services the Rust one starts, and itself, by the names of their logs.
+const SERVICES: [&str; 5] = ["c", "python", "java", "rust", "otlp"];
 
 /// The services that print their ids, in the order a request passes them.
 const NATIVE: [&str; 4] = ["c", "python", "java", "rust"];
@@ -114,7 +117,7 @@ pub fn each_request_is_one_trace_in_jaeger(transport: &str, rust_service: &str) 
     // SAFETY: kill(2) on our recorder's process group: whatever of it is left.
     unsafe { libc::kill(-(recorder.id() as i32), libc::SIGKILL) };
     let (stdout, stderr) = (std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&err).unwrap());
-    let logs = || format!("{stderr}\n{stdout}\n{}\njaeger:\n{}", service_logs(&dir.0), jaeger.log());
+    let logs = || format!("{stderr}\n{stdout}\n{}\njaeger:\n{}", service_logs(&dir.0, &SERVICES), jaeger.log());
     assert!(status.is_some_and(|s| s.success()), "record: {status:?}\n{}", logs());
     // Four spans a request, each sent.
     let spans = format!("({} spans, 0 log records), 0 dropped (queue full or unsent at exit), 0 failed", NATIVE.len() * REQUESTS);
@@ -209,28 +212,6 @@ fn printed(log: &Path) -> Vec<Printed> {
         .collect()
 }
 
-/// What each service printed, for a failure's message.
-fn service_logs(dir: &Path) -> String {
-    ["c", "python", "java", "rust", "otlp"]
-        .iter()
-        .map(|s| format!("{s}:\n{}\n", std::fs::read_to_string(dir.join(format!("{s}.log"))).unwrap_or_default()))
-        .collect()
-}
-
-/// The child's exit status, or None if it did not exit within `limit`.
-fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return Some(status);
-        }
-        if Instant::now() > deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Where each prerequisite was built, or a failure saying how to build it.
 struct Needs {
     python: PathBuf,
@@ -320,7 +301,7 @@ pub fn rust_service() {
 
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let rust = listener.local_addr().unwrap().port();
-    let mut services = Services { children: Vec::new(), dir: dir.clone() };
+    let mut services = Services::new(&dir, START_LIMIT);
     let otlp = free_port();
     let mut command = Command::new(path("python"));
     command.arg(Path::new(ROOT).join("bindings-python/tests/opentelemetry_apps/otlp_service.py"));
@@ -337,14 +318,14 @@ pub fn rust_service() {
     java.args(["-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC"]);
     java.arg("-Djava.io.tmpdir=/tmp").arg("-cp").arg(format!("{}:{}", path("jar").display(), path("classes").display()));
     java.args(["HttpService", &format!("{provider}java"), &format!("http://127.0.0.1:{rust}/rust"), &count]);
-    let java = services.start("java", java);
+    let java = start(&mut services, "java", java);
     let mut python = Command::new(path("python"));
     python.arg(Path::new(HERE).join("service.py")).args([&format!("http://127.0.0.1:{java}/java"), &count]);
     python.env("USERTRACE_PROVIDER", format!("{provider}py")).env("PYTHONDONTWRITEBYTECODE", "1");
-    let python = services.start("python", python);
+    let python = start(&mut services, "python", python);
     let mut c = Command::new(path("c"));
     c.args([&format!("{provider}c"), &format!("http://127.0.0.1:{python}/python"), &count]);
-    let c = services.start("c", c);
+    let c = start(&mut services, "c", c);
     services.wait_listening(otlp);
 
     let next = format!("http://127.0.0.1:{otlp}/end");
@@ -357,7 +338,9 @@ pub fn rust_service() {
         println!("request trace={trace} client={client} reply={reply}");
     }
     server.join().unwrap();
-    services.finish();
+    // The native services end after their requests; the OpenTelemetry one
+    // is stopped with SIGTERM, so that it shuts its SDK down.
+    services.end(|name| (name == "otlp").then_some(libc::SIGTERM), |_, status| status.success());
 }
 
 /// Serves `count` requests as the Rust service: a `tracing` span under
@@ -404,84 +387,18 @@ fn read_headers(stream: &mut TcpStream) -> Vec<(String, String)> {
     headers
 }
 
-/// GET `url` (with a `traceparent`); the reply's body, which must be a 200's.
-fn get(url: &str, traceparent: Option<&str>) -> String {
-    let mut request = ureq::get(url);
-    if let Some(t) = traceparent {
-        request = request.header("traceparent", t);
-    }
-    let mut reply = request.call().unwrap_or_else(|e| panic!("GET {url}: {e}"));
-    reply.body_mut().read_to_string().unwrap()
-}
-
-/// The Rust service's neighbours, its children, each writing to
-/// `<name>.log`; killed if still running when dropped (a failed test).
-struct Services {
-    children: Vec<(&'static str, Child)>,
-    dir: PathBuf,
-}
-
-impl Drop for Services {
-    fn drop(&mut self) {
-        for (_, child) in &mut self.children {
-            let _ = child.kill();
-            let _ = child.wait();
+/// Starts the service `name`, under its own service name, and returns the
+/// port it says it listens on.
+fn start(services: &mut Services, name: &'static str, mut command: Command) -> u16 {
+    command.env("OTEL_SERVICE_NAME", service_name(name));
+    services.spawn(name, command);
+    let deadline = Instant::now() + START_LIMIT;
+    loop {
+        if let Some(port) = services.printed(name).lines().find_map(|l| l.strip_prefix("port=")) {
+            return port.parse().unwrap();
         }
-    }
-}
-
-impl Services {
-    fn spawn(&mut self, name: &'static str, mut command: Command) {
-        command.env("OTEL_SERVICE_NAME", if name == "otlp" { OTLP.to_owned() } else { service_name(name) });
-        let log = File::create(self.dir.join(format!("{name}.log"))).unwrap();
-        let child = command.stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap_or_else(|e| panic!("{name}: {e}"));
-        self.children.push((name, child));
-    }
-
-    /// Starts `name` and returns the port it says it listens on.
-    fn start(&mut self, name: &'static str, command: Command) -> u16 {
-        self.spawn(name, command);
-        let deadline = Instant::now() + START_LIMIT;
-        loop {
-            let log = std::fs::read_to_string(self.dir.join(format!("{name}.log"))).unwrap_or_default();
-            if let Some(port) = log.lines().find_map(|l| l.strip_prefix("port=")) {
-                return port.parse().unwrap();
-            }
-            self.none_exited();
-            assert!(Instant::now() < deadline, "{name} said no port in {START_LIMIT:?}:\n{}", service_logs(&self.dir));
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Returns once `port` takes connections.
-    fn wait_listening(&mut self, port: u16) {
-        let deadline = Instant::now() + START_LIMIT;
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            self.none_exited();
-            assert!(Instant::now() < deadline, "port {port} not listening in {START_LIMIT:?}:\n{}", service_logs(&self.dir));
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn none_exited(&mut self) {
-        for (name, child) in &mut self.children {
-            if let Some(status) = child.try_wait().unwrap() {
-                panic!("{name} exited ({status}) before listening:\n{}", service_logs(&self.dir));
-            }
-        }
-    }
-
-    /// Waits for the native services, which end after their requests, then
-    /// stops the OpenTelemetry one with SIGTERM (it shuts its SDK down);
-    /// each must end well.
-    fn finish(&mut self) {
-        for (name, child) in &mut self.children {
-            if *name == "otlp" {
-                // SAFETY: kill(2) on our own child, not yet reaped.
-                unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-            }
-            let status = wait_for(child, START_LIMIT);
-            assert!(status.is_some_and(|s| s.success()), "{name} ended {status:?}:\n{}", service_logs(&self.dir));
-        }
+        services.none_exited();
+        assert!(Instant::now() < deadline, "{name} said no port in {START_LIMIT:?}:\n{}", services.logs());
+        std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod collector;
 pub mod jaeger;
+pub mod services;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

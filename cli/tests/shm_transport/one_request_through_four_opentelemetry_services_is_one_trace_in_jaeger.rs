@@ -36,11 +36,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::{Link, SpanContext, SpanId, SpanKind, Status, TraceContextExt, TraceFlags, TraceId, TraceState, Tracer, TracerProvider as _};
@@ -54,6 +53,7 @@ use serde_json::{json, Value as Json};
 
 use crate::a_rust_sdk_s_spans_and_logs_arrive_exactly_as_it_exported_them::{frame, unframe, Kept};
 use crate::otel_components::jaeger::{as_jaeger_has_it, as_jaeger_shows, hex, parent, tag, trace_id, Jaeger};
+use crate::otel_components::services::{get, service_logs, wait_for, Services};
 use crate::otel_components::{component, free_port, TempDir};
 use crate::support::usertrace;
 
@@ -64,6 +64,8 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// How long a service may take to listen: the JVM with the agent takes
 /// seconds on a quiet machine, and far more on a loaded one.
 const START_LIMIT: Duration = Duration::from_secs(120);
+/// The services the Rust one starts, by the names of their logs.
+const SERVICES: [&str; 3] = ["flask", "java", "otlp"];
 /// A link the Rust service's call carries, to a span of another trace.
 const LINKED: (&str, &str) = ("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331");
 
@@ -98,7 +100,7 @@ fn one_request_through_four_opentelemetry_services_is_one_trace_in_jaeger() {
         "classes": needs.classes,
     });
     let (stdout, stderr) = record(&provider, &jaeger, &dir.0, &setup);
-    let logs = || format!("{stderr}\n{stdout}\n{}\njaeger:\n{}", service_logs(&dir.0), jaeger.log());
+    let logs = || format!("{stderr}\n{stdout}\n{}\njaeger:\n{}", service_logs(&dir.0, &SERVICES), jaeger.log());
     // The reply is the traceparent the last service was sent: the trace,
     // and the Rust service's CLIENT span.
     let reply = stdout.lines().find_map(|l| l.strip_prefix("reply=")).unwrap_or_else(|| panic!("no reply: {}", logs()));
@@ -241,27 +243,8 @@ fn record(provider: &str, jaeger: &Jaeger, dir: &Path, setup: &Json) -> (String,
     // SAFETY: kill(2) on our recorder's process group: whatever of it is left.
     unsafe { libc::kill(-(recorder.id() as i32), libc::SIGKILL) };
     let (stdout, stderr) = (std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&err).unwrap());
-    assert!(status.is_some_and(|s| s.success()), "record: {status:?}\n{stderr}\n{stdout}\n{}", service_logs(dir));
+    assert!(status.is_some_and(|s| s.success()), "record: {status:?}\n{stderr}\n{stdout}\n{}", service_logs(dir, &SERVICES));
     (stdout, stderr)
-}
-
-/// The child's exit status, or None if it did not exit within `limit`.
-fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return Some(status);
-        }
-        if Instant::now() > deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// What the services printed, for a failure's message.
-fn service_logs(dir: &Path) -> String {
-    ["flask", "java", "otlp"].iter().map(|s| format!("{s}:\n{}\n", std::fs::read_to_string(dir.join(format!("{s}.log"))).unwrap_or_default())).collect()
 }
 
 /// The Rust service, run under the recorder by the test above, with the
@@ -275,7 +258,7 @@ fn the_rust_service() {
     let ports = [free_port(), free_port(), free_port(), free_port()];
     let [flask, java, rust, end] = ports;
     let server = tiny_http::Server::http(("127.0.0.1", rust)).unwrap();
-    let mut services = Services::start(&setup, provider, ports);
+    let mut services = start_services(&setup, provider, ports);
     let kept = Kept::default();
     let exporter = usertrace_opentelemetry::UsertraceSpanExporter::new(&format!("{provider}rs")).unwrap();
     let tracer_provider = SdkTracerProvider::builder().with_simple_exporter(exporter).with_simple_exporter(kept.clone()).build();
@@ -288,20 +271,14 @@ fn the_rust_service() {
         get(&format!("http://127.0.0.1:{flask}/front"), None)
     });
     println!("reply={reply}");
-    services.stop();
+    // Each stopped as an operator would, so its SDK flushes: the Flask app
+    // with Ctrl-C's SIGINT, the others with SIGTERM; each must end well
+    // (the JVM's 143 is SIGTERM's end after its shutdown hooks).
+    let signal = |name: &str| Some(if name == "flask" { libc::SIGINT } else { libc::SIGTERM });
+    services.end(signal, |name, status| status.success() || (name == "java" && status.code() == Some(143)));
     tracer_provider.shutdown().unwrap();
     let spans: Vec<u8> = kept.0.lock().unwrap().iter().flat_map(|(s, scope)| frame(&s.encode_to_vec(), scope)).collect();
     std::fs::write(dir.join("rust-seen"), spans).unwrap();
-}
-
-/// GET `url` (with a `traceparent`); the reply's body, which must be a 200's.
-fn get(url: &str, traceparent: Option<&str>) -> String {
-    let mut request = ureq::get(url);
-    if let Some(t) = traceparent {
-        request = request.header("traceparent", t);
-    }
-    let mut reply = request.call().unwrap_or_else(|e| panic!("GET {url}: {e}"));
-    reply.body_mut().read_to_string().unwrap()
 }
 
 /// One request, as a service instrumented by hand handles it: a SERVER span
@@ -332,85 +309,30 @@ fn serve(tracer: &SdkTracer, request: tiny_http::Request, next: &str) {
     request.respond(tiny_http::Response::from_string(body)).unwrap();
 }
 
-/// The Rust service's neighbours, its children, each writing to
-/// `<name>.log`; killed if still running when dropped (a failed test).
-struct Services {
-    children: Vec<(&'static str, Child)>,
-    dir: PathBuf,
-}
-
-impl Drop for Services {
-    fn drop(&mut self) {
-        for (_, child) in &mut self.children {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Services {
-    /// The OTLP service on `end`, the Java app on `java` calling the Rust
-    /// service on `rust`, the Flask app on `flask` calling the Java app.
-    fn start(setup: &Json, provider: &str, [flask, java, rust, end]: [u16; 4]) -> Services {
-        let path = |k: &str| PathBuf::from(setup[k].as_str().unwrap());
-        let (dir, python, apps) = (path("dir"), path("python"), path("apps"));
-        let mut services = Services { children: Vec::new(), dir: dir.clone() };
-        let mut otlp = Command::new(&python);
-        otlp.arg(apps.join("otlp_service.py")).env("APP_PORT", end.to_string()).env("OTEL_SERVICE_NAME", "chain-otlp");
-        otlp.env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", format!("{}/v1/traces", setup["jaeger"].as_str().unwrap()));
-        services.spawn("otlp", otlp);
-        let mut jvm = Command::new("java");
-        jvm.arg("-Djava.io.tmpdir=/tmp").arg(format!("-javaagent:{}", path("agent").display()));
-        jvm.arg(format!("-Dotel.javaagent.extensions={}", setup["extensions"].as_str().unwrap()));
-        jvm.args(["-Dotel.traces.exporter=usertrace,seen", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none", "-Dotel.bsp.schedule.delay=50"]);
-        jvm.arg(format!("-Dseen.file={}", dir.join("java-seen.pb").display())).arg("-cp").arg(path("classes"));
-        jvm.args(["dev.usertrace.opentelemetry.ChainApp", &java.to_string(), &format!("http://127.0.0.1:{rust}/rust")]);
-        jvm.env("OTEL_SERVICE_NAME", "chain-java").env("USERTRACE_OTEL_PROVIDER", format!("{provider}java"));
-        services.spawn("java", jvm);
-        let mut app = Command::new(python.with_file_name("opentelemetry-instrument"));
-        app.arg(&python).arg(apps.join("flask_app.py")).env("PYTHONPATH", &apps).env("APP_PORT", flask.to_string());
-        app.env("BACK_URL", format!("http://127.0.0.1:{java}/chain")).env("OTEL_SERVICE_NAME", "chain-flask");
-        app.env("OTEL_TRACES_EXPORTER", "usertrace,usertrace_test_memory").env("USERTRACE_OTEL_PROVIDER", format!("{provider}py"));
-        app.envs([("OTEL_METRICS_EXPORTER", "none"), ("OTEL_LOGS_EXPORTER", "none"), ("OTEL_BSP_SCHEDULE_DELAY", "50")]);
-        app.env("MEMORY_SPANS_FILE", dir.join("flask-seen.pb"));
-        services.spawn("flask", app);
-        services
-    }
-
-    fn spawn(&mut self, name: &'static str, mut command: Command) {
-        let log = File::create(self.dir.join(format!("{name}.log"))).unwrap();
-        let child = command.stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap_or_else(|e| panic!("{name}: {e}"));
-        self.children.push((name, child));
-    }
-
-    /// Returns once `port` takes connections; fails at once if a service
-    /// exits meanwhile.
-    fn wait_listening(&mut self, port: u16) {
-        let deadline = Instant::now() + START_LIMIT;
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            for (name, child) in &mut self.children {
-                if let Some(status) = child.try_wait().unwrap() {
-                    panic!("{name} exited ({status}) before listening:\n{}", service_logs(&self.dir));
-                }
-            }
-            assert!(Instant::now() < deadline, "port {port} not listening in {START_LIMIT:?}:\n{}", service_logs(&self.dir));
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Stops each as an operator would, so its SDK flushes: the Flask app
-    /// with Ctrl-C's SIGINT, the others with SIGTERM; each must end well
-    /// (the JVM's 143 is SIGTERM's end after its shutdown hooks).
-    fn stop(&mut self) {
-        for (name, child) in &mut self.children {
-            let signal = if *name == "flask" { libc::SIGINT } else { libc::SIGTERM };
-            // SAFETY: kill(2) on our own child, not yet reaped.
-            unsafe { libc::kill(child.id() as i32, signal) };
-            let status = wait_for(child, START_LIMIT);
-            let well = status.is_some_and(|s| s.success() || (*name == "java" && s.code() == Some(143)));
-            assert!(well, "{name} ended {status:?}:\n{}", service_logs(&self.dir));
-        }
-    }
+fn start_services(setup: &Json, provider: &str, [flask, java, rust, end]: [u16; 4]) -> Services {
+    let path = |k: &str| PathBuf::from(setup[k].as_str().unwrap());
+    let (dir, python, apps) = (path("dir"), path("python"), path("apps"));
+    let mut services = Services::new(&dir, START_LIMIT);
+    let mut otlp = Command::new(&python);
+    otlp.arg(apps.join("otlp_service.py")).env("APP_PORT", end.to_string()).env("OTEL_SERVICE_NAME", "chain-otlp");
+    otlp.env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", format!("{}/v1/traces", setup["jaeger"].as_str().unwrap()));
+    services.spawn("otlp", otlp);
+    let mut jvm = Command::new("java");
+    jvm.arg("-Djava.io.tmpdir=/tmp").arg(format!("-javaagent:{}", path("agent").display()));
+    jvm.arg(format!("-Dotel.javaagent.extensions={}", setup["extensions"].as_str().unwrap()));
+    jvm.args(["-Dotel.traces.exporter=usertrace,seen", "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none", "-Dotel.bsp.schedule.delay=50"]);
+    jvm.arg(format!("-Dseen.file={}", dir.join("java-seen.pb").display())).arg("-cp").arg(path("classes"));
+    jvm.args(["dev.usertrace.opentelemetry.ChainApp", &java.to_string(), &format!("http://127.0.0.1:{rust}/rust")]);
+    jvm.env("OTEL_SERVICE_NAME", "chain-java").env("USERTRACE_OTEL_PROVIDER", format!("{provider}java"));
+    services.spawn("java", jvm);
+    let mut app = Command::new(python.with_file_name("opentelemetry-instrument"));
+    app.arg(&python).arg(apps.join("flask_app.py")).env("PYTHONPATH", &apps).env("APP_PORT", flask.to_string());
+    app.env("BACK_URL", format!("http://127.0.0.1:{java}/chain")).env("OTEL_SERVICE_NAME", "chain-flask");
+    app.env("OTEL_TRACES_EXPORTER", "usertrace,usertrace_test_memory").env("USERTRACE_OTEL_PROVIDER", format!("{provider}py"));
+    app.envs([("OTEL_METRICS_EXPORTER", "none"), ("OTEL_LOGS_EXPORTER", "none"), ("OTEL_BSP_SCHEDULE_DELAY", "50")]);
+    app.env("MEMORY_SPANS_FILE", dir.join("flask-seen.pb"));
+    services.spawn("flask", app);
+    services
 }
 
 /// What the Flask app's `usertrace_test_memory` exporter saw: one OTLP

@@ -3,7 +3,8 @@
 //! module).
 
 use std::cell::Cell;
-use std::sync::mpsc;
+use std::collections::VecDeque;
+use std::sync::{mpsc, Arc, Condvar, Mutex, PoisonError};
 
 use super::{perform, register_word, Request, WORDS};
 use crate::sys::{self, Errno};
@@ -16,11 +17,45 @@ struct Job {
     reply: mpsc::SyncSender<Result<u32, Errno>>,
 }
 
+/// The requests waiting for the registrar.
+///
+/// A mutex and a condition variable, not a channel: the registrar must
+/// never make a thread-local with a destructor once it serves requests.
+/// glibc registers such a destructor under the dynamic loader's lock
+/// (`__cxa_thread_atexit_impl` takes `dl_load_lock`), and a C plugin's
+/// destructor unregisters its tracepoints inside `dlclose`, which holds
+/// that lock while it waits for our answer. A channel's first blocking
+/// receive makes one (std's `mpmc` context): with a channel here, 9 of 40
+/// runs of `dlclose_keeps_library` hung in the guest. Mutex and Condvar
+/// are futexes, with nothing thread-local.
+#[derive(Default)]
+struct Jobs {
+    waiting: Mutex<VecDeque<Job>>,
+    added: Condvar,
+}
+
+impl Jobs {
+    fn push(&self, job: Job) {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner).push_back(job);
+        self.added.notify_one();
+    }
+
+    fn next(&self) -> Job {
+        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(job) = waiting.pop_front() {
+                return job;
+            }
+            waiting = self.added.wait(waiting).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
 /// The registrar of process `pid` (a fork child inherits its parent's, and
 /// not its thread).
 pub(super) struct Registrar {
     pid: u32,
-    jobs: mpsc::Sender<Job>,
+    jobs: Arc<Jobs>,
 }
 
 thread_local! {
@@ -35,9 +70,9 @@ pub(super) fn submit(request: Request) -> Result<u32, Errno> {
     }
     let jobs = registrar()?;
     let (reply, answer) = mpsc::sync_channel(1);
-    // It lives until the process exits: a closed channel means it died
-    // (a panic, which `serve` catches), so say so rather than hang.
-    jobs.send(Job { request, reply }).map_err(|_| GONE)?;
+    jobs.push(Job { request, reply });
+    // It lives until the process exits and answers every request (`serve`
+    // catches a panic): a closed reply would mean it dropped the request.
     answer.recv().map_err(|_| GONE)?
 }
 
@@ -46,30 +81,32 @@ pub(super) fn submit(request: Request) -> Result<u32, Errno> {
 const GONE: Errno = Errno(libc::EAGAIN);
 
 /// This process's registrar, started if it has none.
-fn registrar() -> Result<mpsc::Sender<Job>, Errno> {
+fn registrar() -> Result<Arc<Jobs>, Errno> {
     let mut state = WORDS.lock();
     let pid = sys::pid();
     if let Some(registrar) = state.registrar.as_ref().filter(|r| r.pid == pid) {
         return Ok(registrar.jobs.clone());
     }
-    // A fork child's copy of its parent's: the channel may have been in use
-    // by a thread the child does not have, so it is never touched, only
-    // leaked.
+    // A fork child's copy of its parent's: the queue's lock may have been
+    // held by a thread the child does not have, so it is never touched,
+    // only leaked.
     if let Some(parents) = state.registrar.take() {
         std::mem::forget(parents);
     }
     install_fork_handlers();
-    let (jobs, receiver) = mpsc::channel();
-    sys::spawn_without_signals(NAME, move || serve(receiver)).map_err(|e| Errno(e.raw_os_error().unwrap_or(GONE.0)))?;
+    let jobs = Arc::new(Jobs::default());
+    let served = jobs.clone();
+    sys::spawn_without_signals(NAME, move || serve(&served)).map_err(|e| Errno(e.raw_os_error().unwrap_or(GONE.0)))?;
     state.registrar = Some(Registrar { pid, jobs: jobs.clone() });
     Ok(jobs)
 }
 
 /// The registrar's life: every request, one after another, until the
-/// process exits (the state keeps a sender, so the channel never closes).
-fn serve(receiver: mpsc::Receiver<Job>) {
+/// process exits (the state keeps the queue).
+fn serve(jobs: &Jobs) {
     ON_REGISTRAR.with(|on| on.set(true));
-    for Job { request, reply } in receiver {
+    loop {
+        let Job { request, reply } = jobs.next();
         // A panic must not end this thread: its enablers would go with it.
         let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| perform(request)));
         let _ = reply.send(answer.unwrap_or(Err(Errno(libc::EIO))));

@@ -291,48 +291,47 @@ extract_shipped_libraries() { # WORK
   done
 }
 
+# Runs CHECK (a function: LIBRARY-IN-JAR FILE) on each library the API jar
+# ships, and reports it as the check NAME.
+check_shipped_libraries() { # NAME CHECK
+  local work rc=0 out
+  work=$(mktemp -d /tmp/usertrace-java-libraries.XXXXXX)
+  out=$({
+    libs=$(extract_shipped_libraries "$work") || exit 1
+    for lib in $libs; do
+      "$2" "$lib" "$work/$lib" || exit 1
+    done
+  } 2>&1) || rc=1
+  rm -rf "$work"
+  script_result "$1" "$rc" "$out"
+}
+
 # The library users load, each one in the API jar, exports the binding's
 # native methods (dev.usertrace.internal.Native) and nothing else: no
 # benchmark entry point, such as RawWritev's, which take raw addresses and
 # check nothing. Those are in the bench jar's own library (bench-native/).
-shipped_library_exports_only_the_bindings_native_methods() {
-  local work rc=0 out
-  work=$(mktemp -d /tmp/usertrace-java-exports.XXXXXX)
-  out=$({
-    libs=$(extract_shipped_libraries "$work") || exit 1
-    for lib in $libs; do
-      exports=$(nm -D --defined-only "$work/$lib" | awk '$2 ~ /^[TtWi]$/ {print $3}') || exit 1
-      echo "$lib: $(grep -c '^Java_dev_usertrace_internal_Native_' <<<"$exports") native methods of dev.usertrace.internal.Native"
-      grep -q '^Java_dev_usertrace_internal_Native_' <<<"$exports" || { echo "$lib exports no native method of Native"; exit 1; }
-      others=$(grep -v -e '^Java_dev_usertrace_internal_Native_' -e '^JNI_OnLoad$' -e '^JNI_OnUnload$' <<<"$exports" || true)
-      if [ -n "$others" ]; then
-        echo "$lib exports functions that are not the binding's:"
-        echo "$others"
-        exit 1
-      fi
-    done
-  } 2>&1) || rc=1
-  rm -rf "$work"
-  script_result shipped_library_exports_only_the_bindings_native_methods "$rc" "$out"
+exports_only_the_bindings_native_methods() { # LIBRARY FILE
+  local exports others
+  exports=$(nm -D --defined-only "$2" | awk '$2 ~ /^[TtWi]$/ {print $3}') || return 1
+  echo "$1: $(grep -c '^Java_dev_usertrace_internal_Native_' <<<"$exports") native methods of dev.usertrace.internal.Native"
+  grep -q '^Java_dev_usertrace_internal_Native_' <<<"$exports" || { echo "$1 exports no native method of Native"; return 1; }
+  others=$(grep -v -e '^Java_dev_usertrace_internal_Native_' -e '^JNI_OnLoad$' -e '^JNI_OnUnload$' <<<"$exports" || true)
+  if [ -n "$others" ]; then
+    echo "$1 exports functions that are not the binding's:"
+    echo "$others"
+    return 1
+  fi
 }
 
 # A JVM unloads a JNI library when the class loader that loaded it is
 # collected (an agent extension's, a web application's). Over user_events
 # the library's registrar thread lives until the process exits, in its
 # code: so each library the API jar ships is marked never to be unloaded.
-shipped_library_is_never_unloaded() {
-  local work rc=0 out
-  work=$(mktemp -d /tmp/usertrace-java-nodelete.XXXXXX)
-  out=$({
-    libs=$(extract_shipped_libraries "$work") || exit 1
-    for lib in $libs; do
-      flags=$(readelf -d "$work/$lib" | grep 'FLAGS_1') || true
-      echo "$lib: ${flags:-no FLAGS_1}"
-      grep -q 'NODELETE' <<<"$flags" || { echo "$lib is not linked with -z nodelete"; exit 1; }
-    done
-  } 2>&1) || rc=1
-  rm -rf "$work"
-  script_result shipped_library_is_never_unloaded "$rc" "$out"
+is_never_unloaded() { # LIBRARY FILE
+  local flags
+  flags=$(readelf -d "$2" | grep 'FLAGS_1') || true
+  echo "$1: ${flags:-no FLAGS_1}"
+  grep -q 'NODELETE' <<<"$flags" || { echo "$1 is not linked with -z nodelete"; return 1; }
 }
 
 # Sums Surefire/Failsafe XML reports, and this script's checks, into the
@@ -366,8 +365,8 @@ host() {
   agent_jar_starts_alone
   api_jar_is_a_module_exporting_only_the_api
   api_jar_reads_words_through_the_segment_on_jdk_24_and_later
-  shipped_library_exports_only_the_bindings_native_methods
-  shipped_library_is_never_unloaded
+  check_shipped_libraries shipped_library_exports_only_the_bindings_native_methods exports_only_the_bindings_native_methods
+  check_shipped_libraries shipped_library_is_never_unloaded is_never_unloaded
   release_deploys_signed_api_and_agent_and_no_benchmarks_or_test_support
   api_jar_builds_with_jdk_17_alone
   summarize_reports "$rc"
